@@ -1,0 +1,209 @@
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { GraphQLError } from 'graphql';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Agenda } from 'agenda';
+import type { Logger } from 'pino';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './config.js';
+import { migrate, openDatabase } from './domain/database.js';
+import { ApiKeyService } from './domain/identity/api-key-service.js';
+import { IdentityService } from './domain/identity/identity-service.js';
+import { OtpService } from './domain/identity/otp-service.js';
+import type { Principal } from './domain/identity/principal.js';
+import { SessionService } from './domain/identity/session-service.js';
+import type { Mailer } from './domain/mail/mailer.js';
+import { OutboxMailer, SmtpMailer } from './domain/mail/nodemailer-mailer.js';
+import { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
+import { RecordService } from './domain/records/record-service.js';
+import { systemClock, type Clock } from './domain/shared/clock.js';
+import { DomainError } from './domain/shared/errors.js';
+import { RateLimiter } from './domain/shared/rate-limiter.js';
+import type { GraphContext } from './graph/context.js';
+import { formatGraphError } from './graph/errors.js';
+import { GraphExecutor } from './graph/executor.js';
+import { AuthResolver } from './graph/resolvers/auth.resolver.js';
+import { IdentityResolver } from './graph/resolvers/identity.resolver.js';
+import { RecordResolver } from './graph/resolvers/record.resolver.js';
+import { buildGraphSchema } from './graph/schema.js';
+import { metaOperations } from './facade-rest/meta.js';
+import { createRestFacade, readCredentials } from './facade-rest/router.js';
+import { createQueue } from './jobs/queue.js';
+import { defineHousekeepingJob, scheduleHousekeeping } from './jobs/housekeeping.job.js';
+import { createLogger, httpLogger } from './logger.js';
+
+export type AppOptions = {
+  logger?: Logger;
+  clock?: Clock;
+  mailer?: Mailer;
+  /** Agenda lock lifetime; tests keep it short so that stopping is quick. */
+  jobLockLifetimeMs?: number;
+};
+
+export type App = {
+  url: string;
+  server: Server;
+  orm: MikroORM;
+  agenda: Agenda | null;
+  logger: Logger;
+  stop: () => Promise<void>;
+};
+
+/** The composition root: config -> database -> services -> schema -> servers -> jobs. */
+export async function startApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
+  if (config.migrateOnStart) await migrate(orm, config.databaseUrl);
+
+  const mailer: Mailer =
+    options.mailer ??
+    (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(config.mailOutboxDir, config.mailFrom));
+  if (!config.smtpUrl && !options.mailer) logger.info({ outbox: config.mailOutboxDir }, 'SMTP_URL not set: mail goes to the local outbox');
+
+  // Domain services: each takes only what it uses.
+  const rateLimiter = new RateLimiter(clock);
+  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp);
+  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
+  const identities = new IdentityService(orm, otp, clock);
+  const apiKeys = new ApiKeyService(orm, clock);
+  const records = new RecordService(orm, clock);
+  const housekeeping = new HousekeepingService(orm, clock);
+
+  const schema = await buildGraphSchema({
+    auth: new AuthResolver(otp, sessions),
+    identity: new IdentityResolver(identities, apiKeys),
+    records: new RecordResolver(records),
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(httpLogger(logger));
+  const server = createServer(app);
+
+  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const wsCleanup = useServer<Record<string, unknown>>(
+    {
+      schema,
+      context: async (ctx) => ({
+        principal: await principalFromParams(sessions, ctx.connectionParams ?? {}),
+        via: 'graphql' as const,
+        requestId: randomUUID(),
+      }),
+    },
+    wsServer,
+  );
+
+  const apollo = new ApolloServer<GraphContext>({
+    schema,
+    formatError: formatGraphError(logger),
+    includeStacktraceInErrorResponses: false,
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+    ],
+  });
+  await apollo.start();
+
+  app.use(
+    '/graphql',
+    express.json({ limit: '256kb' }),
+    expressMiddleware(apollo, {
+      context: async ({ req }) => ({
+        principal: await principalOrGraphError(sessions, readCredentials(req)),
+        via: 'graphql' as const,
+        requestId: typeof req.id === 'string' ? req.id : randomUUID(),
+      }),
+    }),
+  );
+  const executor = new GraphExecutor(apollo);
+  app.use(
+    await createRestFacade({
+      executor,
+      authenticate: (credentials) => sessions.authenticate(credentials),
+      meta: metaOperations({ orm }),
+      logger,
+    }),
+  );
+  app.use(jsonErrorHandler(logger));
+
+  let agenda: Agenda | null = null;
+  let closeQueue: () => Promise<void> = async () => undefined;
+  if (config.jobsEnabled) {
+    const queue = await createQueue({
+      databaseUrl: config.databaseUrl,
+      mongodbUrl: config.mongodbUrl,
+      logger,
+      lockLifetimeMs: options.jobLockLifetimeMs,
+    });
+    agenda = queue.agenda;
+    closeQueue = queue.close;
+    defineHousekeepingJob(agenda, housekeeping, logger);
+    await agenda.start();
+    await scheduleHousekeeping(agenda);
+  }
+
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  const address = server.address() as AddressInfo;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
+  logger.info({ url }, 'record signing service listening');
+
+  return {
+    url,
+    server,
+    orm,
+    agenda,
+    logger,
+    stop: async () => {
+      if (agenda) await agenda.stop();
+      await closeQueue();
+      await apollo.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mailer.close?.();
+      await orm.close();
+    },
+  };
+}
+
+async function principalOrGraphError(
+  sessions: SessionService,
+  credentials: { bearer?: string; apiKey?: string },
+): Promise<Principal | null> {
+  try {
+    return await sessions.authenticate(credentials);
+  } catch (error) {
+    if (error instanceof DomainError) {
+      throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: 401 } } });
+    }
+    throw error;
+  }
+}
+
+/** graphql-ws clients send credentials in connection params: `{ authorization: 'Bearer …' }` or `{ 'x-api-key': … }`. */
+async function principalFromParams(sessions: SessionService, params: Record<string, unknown>): Promise<Principal | null> {
+  const headers: Record<string, string | undefined> = {};
+  for (const [key, value] of Object.entries(params)) if (typeof value === 'string') headers[key.toLowerCase()] = value;
+  return principalOrGraphError(sessions, readCredentials({ headers }));
+}
+
+/** Body-parser failures (malformed JSON, too large) in the REST error shape; never a stack trace. */
+function jsonErrorHandler(logger: Logger): express.ErrorRequestHandler {
+  return (error: { type?: string; status?: number }, _req, res, _next) => {
+    if (error.type === 'entity.parse.failed') {
+      res.status(400).json({ detail: 'Malformed JSON body', error_code: 'malformed_request' });
+    } else if (error.type === 'entity.too.large') {
+      res.status(413).json({ detail: 'Request body too large', error_code: 'payload_too_large' });
+    } else {
+      logger.error({ err: error }, 'unhandled request error');
+      res.status(500).json({ detail: 'Internal server error', error_code: 'internal_error' });
+    }
+  };
+}

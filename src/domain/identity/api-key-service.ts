@@ -1,0 +1,73 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
+import { ApiKey } from './entities.js';
+import { isUuid } from '../shared/ids.js';
+import { API_KEY_SCOPES, requireBearer, type Principal, type Scope } from './principal.js';
+import { API_KEY_PREFIX } from './session-service.js';
+
+export type CreateApiKeyInput = { scopes: string[]; name?: string | null; expiresAt?: Date | null };
+
+/** Scoped machine credentials. Managed with a bearer session only; the full key is shown once. */
+export class ApiKeyService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(principal: Principal | null): Promise<ApiKey[]> {
+    const caller = requireBearer(principal);
+    const now = this.clock.now();
+    return this.orm.em.fork().find(
+      ApiKey,
+      { identity: caller.identityId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+      { orderBy: { createdAt: 'desc' } },
+    );
+  }
+
+  async create(principal: Principal | null, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
+    const caller = requireBearer(principal);
+    const now = this.clock.now();
+    const issues = new IssueCollector();
+    const scopes = input.scopes ?? [];
+    if (scopes.length === 0) issues.add(['scopes'], 'Give at least one scope', 'too_short');
+    scopes.forEach((scope, index) => {
+      if (scope === 'offline_access') {
+        issues.add(['scopes', index], "'offline_access' is for OAuth connectors only and cannot be given to an API key", 'scope_not_allowed');
+      } else if (!(API_KEY_SCOPES as readonly string[]).includes(scope)) {
+        issues.add(['scopes', index], `Scope must be one of ${API_KEY_SCOPES.join(', ')}`, 'invalid_enum');
+      }
+    });
+    if (new Set(scopes).size !== scopes.length) issues.add(['scopes'], 'Scopes must not repeat', 'not_unique');
+    if (input.name != null && input.name.length > 100) issues.add(['name'], 'At most 100 characters', 'too_long');
+    if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
+      issues.add(['expiresAt'], 'Must be in the future', 'in_past');
+    }
+    issues.throwIfAny();
+
+    const key = API_KEY_PREFIX + randomToken(32);
+    const em = this.orm.em.fork();
+    const apiKey = em.create(ApiKey, {
+      identity: caller.identityId,
+      keyPrefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      keyHash: sha256Hex(key),
+      name: input.name ?? null,
+      scopes: scopes as Scope[],
+      expiresAt: input.expiresAt ?? null,
+      createdAt: now,
+    });
+    await em.flush();
+    return { apiKey, key };
+  }
+
+  async revoke(principal: Principal | null, keyId: string): Promise<void> {
+    const caller = requireBearer(principal);
+    const em = this.orm.em.fork();
+    const apiKey = isUuid(keyId) ? await em.findOne(ApiKey, { id: keyId, identity: caller.identityId, revokedAt: null }) : null;
+    if (!apiKey) throw DomainError.notFound('API key');
+    apiKey.revokedAt = this.clock.now();
+    await em.flush();
+  }
+}
+

@@ -1,0 +1,55 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock.js';
+import { ContactPoint } from './entities.js';
+import type { OtpService } from './otp-service.js';
+import { requireBearer, type Principal } from './principal.js';
+import { recordVerifiedContactPoint } from './contact-points.js';
+
+/**
+ * The identity graph: verified contact points linked to one identity. It decides which records a
+ * person may read and which participant they act as; it never makes anyone a signer.
+ */
+export class IdentityService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly otp: OtpService,
+    private readonly clock: Clock,
+  ) {}
+
+  async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
+    const caller = requireBearer(principal);
+    return contactPointsOf(this.orm.em.fork(), caller.identityId);
+  }
+
+  /**
+   * Links the address proven by a `contact_point_link` code to the caller's identity. When the
+   * address already belonged to another identity, the holder has now proven both, so the two
+   * graphs merge into the caller's.
+   */
+  async link(principal: Principal | null, verificationEventId: string, code: string): Promise<ContactPoint> {
+    const caller = requireBearer(principal);
+    return this.orm.em.fork().transactional(async (tx) => {
+      const event = await this.otp.consume(tx, verificationEventId, code, 'contact_point_link');
+      const now = this.clock.now();
+      const existing = await tx.findOne(ContactPoint, { type: 'email', value: event.destination });
+      if (existing && existing.identity !== caller.identityId) {
+        await mergeIdentity(tx, existing.identity, caller.identityId);
+        tx.clear();
+      }
+      return recordVerifiedContactPoint(tx, 'email', event.destination, now, caller.identityId);
+    });
+  }
+}
+
+export async function contactPointsOf(em: EntityManager, identityId: string): Promise<ContactPoint[]> {
+  return em.find(ContactPoint, { identity: identityId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Moves everything that hangs off `from` to `into`; `from` is left empty and removed. */
+async function mergeIdentity(em: EntityManager, from: string, into: string): Promise<void> {
+  for (const table of ['contact_points', 'access_tokens', 'api_keys', 'participants']) {
+    await em.execute(`update ${table} set identity_id = ? where identity_id = ?`, [into, from]);
+  }
+  await em.execute(`update records set initiator_identity_id = ? where initiator_identity_id = ?`, [into, from]);
+  await em.execute(`delete from identities where id = ?`, [from]);
+}

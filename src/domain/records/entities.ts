@@ -1,0 +1,203 @@
+import {
+  Entity,
+  Enum,
+  Index,
+  ManyToOne,
+  OneToMany,
+  PrimaryKey,
+  Property,
+} from '@mikro-orm/decorators/legacy';
+import { Collection, OptionalProps, type Rel } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Identity } from '../identity/entities.js';
+
+export const RECORD_TYPES = ['agreement', 'declaration', 'witnessed_agreement', 'notarization'] as const;
+export type RecordType = (typeof RECORD_TYPES)[number];
+
+export const RECORD_STATUSES = [
+  'draft',
+  'pending_confirmation',
+  'counter_under_review',
+  'sealed',
+  'superseded',
+  'cancelled_draft',
+  'expired',
+  'declined',
+  'rescinded',
+] as const;
+export type RecordStatus = (typeof RECORD_STATUSES)[number];
+
+export const PARTICIPANT_ROLES = ['initiator', 'party', 'witness'] as const;
+export type ParticipantRole = (typeof PARTICIPANT_ROLES)[number];
+
+export const CONTACT_POINT_TYPES = ['email', 'messenger', 'unknown'] as const;
+export type ParticipantContactPointType = (typeof CONTACT_POINT_TYPES)[number];
+
+export type InitiatedVia = 'rest_api' | 'graphql' | 'mcp' | 'web';
+
+/** Notarization details, kept as one document on the record (issue: notarizations). */
+export type NotarizationDetails = {
+  contentType: 'file' | 'text' | 'hash';
+  contentHash: string;
+  hashAlgorithm: 'sha256';
+  filename: string | null;
+  sizeBytes: number | null;
+  mimeType: string | null;
+  label: string | null;
+  textPublic: boolean;
+  signatureMode: 'pending_signature' | 'auto_seal';
+  agentIdentifier: string | null;
+};
+
+/**
+ * A record: agreement, declaration, witnessed agreement or notarization. Its status only changes
+ * through the lifecycle table (records/lifecycle.ts).
+ */
+@Entity({ tableName: 'records' })
+@Index({ properties: ['initiatorIdentity', 'createdAt'] })
+export class SignedRecord {
+  [OptionalProps]?:
+    | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'
+    | 'lapseDays' | 'metadata' | 'notarization' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
+    | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text', unique: true })
+  reference!: string;
+
+  @Enum({ items: () => RECORD_TYPES, nativeEnumName: 'record_type' })
+  type!: RecordType;
+
+  @Enum({ items: () => RECORD_STATUSES, nativeEnumName: 'record_status' })
+  status: RecordStatus = 'draft';
+
+  @Property({ type: 'text', nullable: true })
+  title: string | null = null;
+
+  @Property({ type: 'text' })
+  body!: string;
+
+  @Property({ type: 'text' })
+  bodyHash!: string;
+
+  @Property({ type: 'text', nullable: true })
+  summary: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  language: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  jurisdiction: string | null = null;
+
+  @Property({ type: 'text' })
+  initiatedVia!: InitiatedVia;
+
+  @Property({ type: 'integer' })
+  currentVersion: number = 1;
+
+  @Property({ type: 'smallint' })
+  requiredSignatureMethodCount: number = 1;
+
+  @Property({ type: 'smallint', nullable: true })
+  lapseDays: number | null = null;
+
+  @Property({ type: 'boolean' })
+  onChainFullText!: boolean;
+
+  @Property({ type: 'boolean' })
+  onChainIncludeVerifiedParties!: boolean;
+
+  @Property({ type: 'json' })
+  metadata: Record<string, unknown> = {};
+
+  @Property({ type: 'json', nullable: true })
+  notarization: NotarizationDetails | null = null;
+
+  @ManyToOne(() => Identity, { mapToPk: true })
+  initiatorIdentity!: string;
+
+  @Property({ type: 'uuid', nullable: true })
+  supersedesRecordId: string | null = null;
+
+  @Property({ type: 'uuid', nullable: true })
+  supersededByRecordId: string | null = null;
+
+  @OneToMany(() => Participant, (participant) => participant.record, { orderBy: { position: 'asc' } })
+  participants = new Collection<Participant>(this);
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  expiresAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  sealedAt: Date | null = null;
+
+  /** Optimistic lock: concurrent writers of one record never both win. */
+  @Property({ type: 'integer', version: true })
+  rowVersion!: number;
+}
+
+/** Someone who takes part in a record: the initiator, a party (or co-notarizer) or a witness. */
+@Entity({ tableName: 'participants' })
+@Index({ properties: ['contactPointType', 'contactPointValue'] })
+export class Participant {
+  [OptionalProps]?:
+    | 'displayName' | 'contactPointValue' | 'identity' | 'invitedAt' | 'confirmedAt' | 'confirmedVersion' | 'declinedAt'
+    | 'declinedReason' | 'waivedAt' | 'removedAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => SignedRecord, { deleteRule: 'cascade' })
+  @Index()
+  record!: Rel<SignedRecord>;
+
+  @Enum({ items: () => PARTICIPANT_ROLES, nativeEnumName: 'participant_role' })
+  role!: ParticipantRole;
+
+  @Property({ type: 'smallint' })
+  position!: number;
+
+  @Property({ type: 'text', nullable: true })
+  displayName: string | null = null;
+
+  @Property({ type: 'text' })
+  contactPointType!: ParticipantContactPointType;
+
+  /** Normalized contact value; null when unknown. Shown only to readers in the relevant identity graph. */
+  @Property({ type: 'text', nullable: true })
+  contactPointValue: string | null = null;
+
+  /** The identity this participant acts for, once known (always known for the initiator). */
+  @ManyToOne(() => Identity, { mapToPk: true, nullable: true })
+  @Index()
+  identity: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  invitedAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  confirmedAt: Date | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  confirmedVersion: number | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  declinedAt: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  declinedReason: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  waivedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  removedAt: Date | null = null;
+}

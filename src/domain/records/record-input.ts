@@ -1,0 +1,152 @@
+import { isValidEmail, normalizeEmail, normalizeMessengerHandle } from '../identity/contact-points.js';
+import { IssueCollector } from '../shared/errors.js';
+import type { ParticipantContactPointType, RecordType } from './entities.js';
+import { BODY_LIMITS, countCharacters, countWords, normalizeText } from './text.js';
+
+export type NamedPartyInput = {
+  displayName: string;
+  contactPointType?: 'email' | 'messenger' | null;
+  contactPointValue: string;
+};
+
+export type CreateRecordInput = {
+  type?: RecordType | null;
+  title?: string | null;
+  summary?: string | null;
+  body: string;
+  jurisdiction?: string | null;
+  parties?: NamedPartyInput[] | null;
+  witnesses?: NamedPartyInput[] | null;
+  onChainFullText: boolean;
+  onChainIncludeVerifiedParties: boolean;
+  lapseDays?: number | null;
+  requiredSignatureMethodCount?: number | null;
+};
+
+/** A draft edit: only the given fields change; `null` clears an optional field. */
+export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type'>]?: CreateRecordInput[K] | null };
+
+export const LIMITS = {
+  title: 200,
+  summary: 500,
+  jurisdiction: 100,
+  displayName: 50,
+  parties: 14,
+  witnesses: 5,
+  lapseDays: { min: 1, max: 30 },
+} as const;
+
+export type NormalizedParty = {
+  displayName: string;
+  contactPointType: ParticipantContactPointType;
+  contactPointValue: string;
+};
+
+export function validateBody(issues: IssueCollector, body: unknown, path: string[] = ['body']): void {
+  if (typeof body !== 'string') {
+    issues.add(path, 'Body is required', 'missing');
+    return;
+  }
+  const normalized = normalizeText(body);
+  const characters = countCharacters(normalized);
+  const words = countWords(normalized);
+  if (characters < BODY_LIMITS.minCharacters) {
+    issues.add(path, `Body must have at least ${BODY_LIMITS.minCharacters} characters after normalization`, 'too_short');
+  } else if (characters > BODY_LIMITS.maxCharacters) {
+    issues.add(path, `Body must have at most ${BODY_LIMITS.maxCharacters} characters after normalization`, 'too_long');
+  }
+  if (words < BODY_LIMITS.minWords) {
+    issues.add(path, `Body must have at least ${BODY_LIMITS.minWords} words`, 'too_few_words');
+  } else if (words > BODY_LIMITS.maxWords) {
+    issues.add(path, `Body must have at most ${BODY_LIMITS.maxWords} words`, 'too_many_words');
+  }
+}
+
+/** Trims an optional text field; empty becomes null. */
+export function optionalText(issues: IssueCollector, value: string | null | undefined, field: string, max: number): string | null {
+  if (value == null) return null;
+  const trimmed = value.trim();
+  if ([...trimmed].length > max) issues.add([field], `At most ${max} characters`, 'too_long');
+  return trimmed === '' ? null : trimmed;
+}
+
+export function validateLapseDays(issues: IssueCollector, value: number | null | undefined): number | null {
+  if (value == null) return null;
+  if (!Number.isInteger(value) || value < LIMITS.lapseDays.min || value > LIMITS.lapseDays.max) {
+    issues.add(['lapseDays'], `Must be a whole number of days from ${LIMITS.lapseDays.min} to ${LIMITS.lapseDays.max}`, 'out_of_range');
+  }
+  return value;
+}
+
+export function validateMethodCount(issues: IssueCollector, value: number | null | undefined): number {
+  if (value == null) return 1;
+  if (value !== 1 && value !== 2 && value !== 3) {
+    issues.add(['requiredSignatureMethodCount'], 'Must be 1, 2 or 3', 'invalid_enum');
+  }
+  return value;
+}
+
+export function normalizeParties(
+  issues: IssueCollector,
+  field: 'parties' | 'witnesses',
+  inputs: NamedPartyInput[] | null | undefined,
+  max: number,
+  options: { rejectAliases?: boolean } = {},
+): NormalizedParty[] {
+  const list = inputs ?? [];
+  if (list.length > max) issues.add([field], `At most ${max} ${field}`, 'too_many');
+  return list.map((input, index) => {
+    const displayName = (input.displayName ?? '').trim();
+    const length = [...displayName].length;
+    if (length < 1 || length > LIMITS.displayName) {
+      issues.add([field, index, 'displayName'], `Display name must have 1 to ${LIMITS.displayName} characters`, length < 1 ? 'too_short' : 'too_long');
+    }
+    const type = input.contactPointType ?? 'email';
+    let value = input.contactPointValue ?? '';
+    if (type === 'email') {
+      value = normalizeEmail(value);
+      if (!isValidEmail(value)) issues.add([field, index, 'contactPointValue'], 'Enter a valid email address', 'invalid_email');
+      else if (options.rejectAliases && value.split('@')[0]?.includes('+')) {
+        issues.add([field, index, 'contactPointValue'], 'Use the address without a +alias', 'alias_not_allowed');
+      }
+    } else if (type === 'messenger') {
+      value = normalizeMessengerHandle(value);
+      if (!/^[a-z0-9_]{3,64}$|^[0-9]{3,20}$/.test(value)) {
+        issues.add([field, index, 'contactPointValue'], 'Enter a messenger username (letters, digits, _) or numeric chat id', 'invalid_handle');
+      }
+    } else {
+      issues.add([field, index, 'contactPointType'], "Must be 'email' or 'messenger'", 'invalid_enum');
+    }
+    return { displayName, contactPointType: type, contactPointValue: value };
+  });
+}
+
+/** Rules that depend on the record type and on the whole participant list. */
+export function validateParticipantsForType(
+  issues: IssueCollector,
+  type: RecordType,
+  parties: NormalizedParty[],
+  witnesses: NormalizedParty[],
+  initiatorContact: { type: string; value: string } | null,
+): void {
+  if (type === 'declaration' && parties.length > 0) {
+    issues.add(['parties'], 'A declaration has a single declarant: no other parties', 'not_allowed');
+  }
+  if ((type === 'agreement' || type === 'notarization') && witnesses.length > 0) {
+    issues.add(['witnesses'], `A ${type} has no witnesses: use type witnessed_agreement`, 'not_allowed');
+  }
+  const seen = new Map<string, string>();
+  if (initiatorContact) seen.set(`${initiatorContact.type}:${initiatorContact.value}`, 'the initiator');
+  const check = (field: 'parties' | 'witnesses', list: NormalizedParty[]) =>
+    list.forEach((party, index) => {
+      const key = `${party.contactPointType}:${party.contactPointValue}`;
+      const holder = seen.get(key);
+      if (holder) {
+        issues.add([field, index, 'contactPointValue'], `This contact point is already used by ${holder}`, 'duplicate');
+      } else {
+        seen.set(key, `${field}[${index}]`);
+      }
+    });
+  check('parties', parties);
+  check('witnesses', witnesses);
+}

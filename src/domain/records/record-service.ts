@@ -1,0 +1,257 @@
+import { OptimisticLockError, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { ContactPoint } from '../identity/entities.js';
+import { requireScope, type Principal } from '../identity/principal.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
+import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
+import { transition } from './lifecycle.js';
+import { findReadableRecord, readableRecordIds, viewerFor } from './record-access.js';
+import {
+  LIMITS,
+  normalizeParties,
+  optionalText,
+  validateBody,
+  validateLapseDays,
+  validateMethodCount,
+  validateParticipantsForType,
+  type CreateRecordInput,
+  type NormalizedParty,
+  type UpdateRecordInput,
+} from './record-input.js';
+import { toRecordView, type RecordView } from './record-view.js';
+import { newRecordReference } from './reference.js';
+import { textHash } from './text.js';
+
+export type RecordPage = { records: RecordView[]; total: number; limit: number; offset: number };
+
+export type ListRecordsInput = { status?: string | null; type?: string | null; limit?: number | null; offset?: number | null };
+
+/** Creating, editing and reading records. Status changes go through the lifecycle table. */
+export class RecordService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
+    const caller = requireScope(principal, 'create');
+    const em = this.orm.em.fork();
+    const type: RecordType = input.type ?? 'agreement';
+    const issues = new IssueCollector();
+    if (!RECORD_TYPES.includes(type)) issues.add(['type'], `Type must be one of ${RECORD_TYPES.join(', ')}`, 'invalid_enum');
+    validateBody(issues, input.body);
+    const title = optionalText(issues, input.title, 'title', LIMITS.title);
+    const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);
+    const jurisdiction = optionalText(issues, input.jurisdiction, 'jurisdiction', LIMITS.jurisdiction);
+    const lapseDays = validateLapseDays(issues, input.lapseDays);
+    const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
+    const rejectAliases = type === 'notarization';
+    const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
+    const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
+    const initiatorContact = await this.initiatorContact(em, caller);
+    validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
+    issues.throwIfAny();
+
+    const now = this.clock.now();
+    const record = em.create(SignedRecord, {
+      reference: newRecordReference(),
+      type,
+      status: 'draft',
+      title,
+      body: input.body.normalize('NFC'),
+      bodyHash: textHash(input.body),
+      summary,
+      jurisdiction,
+      initiatedVia: via,
+      requiredSignatureMethodCount: methodCount,
+      lapseDays,
+      onChainFullText: input.onChainFullText,
+      onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties,
+      initiatorIdentity: caller.identityId,
+      notarization:
+        type === 'notarization'
+          ? {
+              contentType: 'text',
+              contentHash: textHash(input.body),
+              hashAlgorithm: 'sha256',
+              filename: null,
+              sizeBytes: null,
+              mimeType: null,
+              label: title,
+              textPublic: false,
+              signatureMode: 'pending_signature',
+              agentIdentifier: null,
+            }
+          : null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    em.create(Participant, {
+      record,
+      role: 'initiator',
+      position: 0,
+      contactPointType: initiatorContact ? (initiatorContact.type as 'email') : 'unknown',
+      contactPointValue: initiatorContact?.value ?? null,
+      identity: caller.identityId,
+      invitedAt: now,
+    });
+    addParticipants(em, record, 'party', parties, 1, now);
+    addParticipants(em, record, 'witness', witnesses, 1 + parties.length, now);
+    await this.flushWithFreshReference(em, record);
+    return toRecordView(record, await viewerFor(em, caller.identityId));
+  }
+
+  async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
+    const caller = requireScope(principal, 'retrieve');
+    const em = this.orm.em.fork();
+    const viewer = await viewerFor(em, caller.identityId);
+    return toRecordView(await findReadableRecord(em, idOrReference, viewer), viewer);
+  }
+
+  async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
+    const caller = requireScope(principal, 'retrieve');
+    const limit = input.limit ?? 20;
+    const offset = input.offset ?? 0;
+    const issues = new IssueCollector();
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.add(['limit'], 'Must be from 1 to 100', 'out_of_range');
+    if (!Number.isInteger(offset) || offset < 0) issues.add(['offset'], 'Must be 0 or more', 'out_of_range');
+    if (input.status && !(RECORD_STATUSES as readonly string[]).includes(input.status)) {
+      issues.add(['status'], `Status must be one of ${RECORD_STATUSES.join(', ')}`, 'invalid_enum');
+    }
+    if (input.type && !(RECORD_TYPES as readonly string[]).includes(input.type)) {
+      issues.add(['type'], `Type must be one of ${RECORD_TYPES.join(', ')}`, 'invalid_enum');
+    }
+    issues.throwIfAny();
+    const em = this.orm.em.fork();
+    const viewer = await viewerFor(em, caller.identityId);
+    const { ids, total } = await readableRecordIds(em, caller.identityId, { status: input.status, type: input.type, limit, offset });
+    const records = ids.length
+      ? await em.find(SignedRecord, { id: { $in: ids } }, { populate: ['participants'], orderBy: { createdAt: 'desc', id: 'desc' } })
+      : [];
+    return { records: records.map((record) => toRecordView(record, viewer)), total, limit, offset };
+  }
+
+  /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
+  async update(principal: Principal | null, idOrReference: string, input: UpdateRecordInput): Promise<RecordView> {
+    const caller = requireScope(principal, 'create');
+    const em = this.orm.em.fork();
+    const viewer = await viewerFor(em, caller.identityId);
+    const record = await findReadableRecord(em, idOrReference, viewer);
+    if (record.initiatorIdentity !== caller.identityId) {
+      throw new DomainError('forbidden', 'Only the initiator can edit a draft');
+    }
+    transition(record.status, 'edit_draft');
+    const issues = new IssueCollector();
+    const has = (field: keyof UpdateRecordInput) => input[field] !== undefined;
+    if (Object.values(input).every((value) => value === undefined)) {
+      issues.add([], 'Give at least one field to change', 'empty_update');
+    }
+    if (has('body')) validateBody(issues, input.body);
+    const title = has('title') ? optionalText(issues, input.title, 'title', LIMITS.title) : record.title;
+    const summary = has('summary') ? optionalText(issues, input.summary, 'summary', LIMITS.summary) : record.summary;
+    const jurisdiction = has('jurisdiction')
+      ? optionalText(issues, input.jurisdiction, 'jurisdiction', LIMITS.jurisdiction)
+      : record.jurisdiction;
+    const lapseDays = has('lapseDays') ? validateLapseDays(issues, input.lapseDays) : record.lapseDays;
+    const methodCount = has('requiredSignatureMethodCount')
+      ? validateMethodCount(issues, input.requiredSignatureMethodCount)
+      : record.requiredSignatureMethodCount;
+    for (const flag of ['onChainFullText', 'onChainIncludeVerifiedParties'] as const) {
+      if (input[flag] === null) issues.add([flag], 'Must be true or false', 'not_nullable');
+    }
+    const current = record.participants.getItems().filter((p) => p.removedAt === null);
+    const asInput = (role: 'party' | 'witness'): NormalizedParty[] =>
+      current
+        .filter((p) => p.role === role)
+        .map((p) => ({ displayName: p.displayName ?? '', contactPointType: p.contactPointType, contactPointValue: p.contactPointValue ?? '' }));
+    const rejectAliases = record.type === 'notarization';
+    const parties = has('parties')
+      ? normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases })
+      : asInput('party');
+    const witnesses = has('witnesses') ? normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses) : asInput('witness');
+    const initiator = current.find((p) => p.role === 'initiator');
+    const initiatorContact = initiator?.contactPointValue ? { type: initiator.contactPointType, value: initiator.contactPointValue } : null;
+    validateParticipantsForType(issues, record.type, parties, witnesses, initiatorContact);
+    issues.throwIfAny();
+
+    const now = this.clock.now();
+    Object.assign(record, { title, summary, jurisdiction, lapseDays, requiredSignatureMethodCount: methodCount });
+    if (input.onChainFullText != null) record.onChainFullText = input.onChainFullText;
+    if (input.onChainIncludeVerifiedParties != null) record.onChainIncludeVerifiedParties = input.onChainIncludeVerifiedParties;
+    if (record.notarization && has('title')) record.notarization = { ...record.notarization, label: title };
+    if (input.body !== undefined && input.body !== null && textHash(input.body) !== record.bodyHash) {
+      record.body = input.body.normalize('NFC');
+      record.bodyHash = textHash(input.body);
+      if (record.notarization) record.notarization = { ...record.notarization, contentHash: record.bodyHash };
+      record.currentVersion += 1;
+      if (initiator) {
+        initiator.confirmedAt = null;
+        initiator.confirmedVersion = null;
+      }
+    }
+    if (has('parties')) replaceParticipants(em, record, current, 'party', parties, now);
+    if (has('witnesses')) replaceParticipants(em, record, current, 'witness', witnesses, now);
+    record.updatedAt = now;
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof OptimisticLockError) {
+        throw new DomainError('stale_version', 'The record changed while you were editing it; read it again and retry');
+      }
+      throw error;
+    }
+    return toRecordView(record, viewer);
+  }
+
+  /** The initiator's contact point: the session's for a bearer, the identity's first email for an API key. */
+  private async initiatorContact(em: EntityManager, caller: Principal): Promise<{ type: string; value: string } | null> {
+    const point =
+      caller.kind === 'bearer'
+        ? await em.findOne(ContactPoint, { id: caller.contactPointId })
+        : await em.findOne(ContactPoint, { identity: caller.identityId, type: 'email' }, { orderBy: { createdAt: 'asc' } });
+    return point ? { type: point.type, value: point.value } : null;
+  }
+
+  /** References are random; on the rare collision draw another. */
+  private async flushWithFreshReference(em: EntityManager, record: SignedRecord): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await em.flush();
+        return;
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintViolationException) || attempt >= 4) throw error;
+        record.reference = newRecordReference();
+      }
+    }
+  }
+}
+
+function addParticipants(
+  em: EntityManager,
+  record: SignedRecord,
+  role: 'party' | 'witness',
+  list: NormalizedParty[],
+  firstPosition: number,
+  now: Date,
+): void {
+  list.forEach((party, index) =>
+    em.create(Participant, { record, role, position: firstPosition + index, ...party, invitedAt: now }),
+  );
+}
+
+/** Drafts have no signatures from others yet, so their participant rows can simply be replaced. */
+function replaceParticipants(
+  em: EntityManager,
+  record: SignedRecord,
+  current: Participant[],
+  role: 'party' | 'witness',
+  list: NormalizedParty[],
+  now: Date,
+): void {
+  for (const old of current.filter((p) => p.role === role)) {
+    record.participants.remove(old);
+    em.remove(old);
+  }
+  const nextPosition = Math.max(0, ...record.participants.getItems().map((p) => p.position)) + 1;
+  addParticipants(em, record, role, list, nextPosition, now);
+}

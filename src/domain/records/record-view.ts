@@ -1,0 +1,193 @@
+import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
+
+/** Who reads a record: decides which private participant data they see. */
+export type Viewer = {
+  identityId: string;
+  /** `type:value` keys of the viewer's verified contact points. */
+  contactKeys: ReadonlySet<string>;
+};
+
+export type PartyView = {
+  id: string;
+  role: ParticipantRole;
+  displayName: string | null;
+  contactPointType: string;
+  contactPointValue: string | null;
+  invitedAt: Date;
+  confirmedAt: Date | null;
+  confirmedVersion: number | null;
+  declinedAt: Date | null;
+  declinedReason: string | null;
+  waivedAt: Date | null;
+};
+
+export type InitiatorSignatureView = {
+  status: 'not_started' | 'in_progress' | 'finalized';
+  requiredSignatureMethodCount: number;
+  satisfiedMethodCount: number;
+  canFinalize: boolean;
+  confirmedVersion: number | null;
+  finalizedAt: Date | null;
+};
+
+export type WitnessSummaryView = { active: number; signed: number; declined: number; waived: number; maxActive: number };
+
+export type NotarizationView = NotarizationDetails & { text: string | null; coNotarizerCount: number };
+
+export type RecordView = {
+  id: string;
+  agrReference: string;
+  type: RecordType;
+  status: RecordStatus;
+  title: string | null;
+  body: string;
+  bodyHash: string;
+  summary: string | null;
+  language: string | null;
+  jurisdiction: string | null;
+  initiatedVia: string;
+  currentVersion: number;
+  requiredSignatureMethodCount: number;
+  lapseDays: number | null;
+  onChainFullText: boolean;
+  onChainIncludeVerifiedParties: boolean;
+  parties: PartyView[];
+  /** Filled by the counter-proposal capability. */
+  activeCounter: null;
+  witnessSummary: WitnessSummaryView | null;
+  supersedesAgrId: string | null;
+  supersededByAgrId: string | null;
+  /** Filled by sealing and anchoring. */
+  blockchain: null;
+  metadata: Record<string, unknown>;
+  notarization: NotarizationView | null;
+  llmAnalysis: Record<string, unknown> | null;
+  initiatorSignature: InitiatorSignatureView | null;
+  readyForSubmission: boolean | null;
+  /** Document identicon and share card exist once sealed. */
+  identicon: null;
+  shareCard: null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  sealedAt: Date | null;
+};
+
+export function contactKey(type: string, value: string): string {
+  return `${type}:${value}`;
+}
+
+/** Whether this participant row is the viewer (linked identity or one of the viewer's contact points). */
+export function isViewerParticipant(participant: Participant, viewer: Viewer): boolean {
+  return (
+    participant.identity === viewer.identityId ||
+    (participant.contactPointValue !== null &&
+      viewer.contactKeys.has(contactKey(participant.contactPointType, participant.contactPointValue)))
+  );
+}
+
+const MAX_ACTIVE_WITNESSES = 5;
+
+/**
+ * The record as a reader in its identity graph sees it. Contact values: the initiator sees every
+ * participant's (they entered them); any other reader sees only the rows that are themselves.
+ */
+export function toRecordView(record: SignedRecord, viewer: Viewer): RecordView {
+  const participants = record.participants.getItems().filter((p) => p.removedAt === null);
+  const initiator = participants.find((p) => p.role === 'initiator') ?? null;
+  const viewerIsInitiator = record.initiatorIdentity === viewer.identityId;
+  const witnesses = participants.filter((p) => p.role === 'witness');
+  const parties = participants.filter((p) => p.role === 'party');
+  const hasWitnessRole = record.type === 'witnessed_agreement' || witnesses.length > 0;
+
+  return {
+    id: record.id,
+    agrReference: record.reference,
+    type: record.type,
+    status: record.status,
+    title: record.title,
+    body: record.body,
+    bodyHash: record.bodyHash,
+    summary: record.summary,
+    language: record.language,
+    jurisdiction: record.jurisdiction,
+    initiatedVia: record.initiatedVia,
+    currentVersion: record.currentVersion,
+    requiredSignatureMethodCount: record.requiredSignatureMethodCount,
+    lapseDays: record.lapseDays,
+    onChainFullText: record.onChainFullText,
+    onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
+    parties: participants.map((p) => ({
+      id: p.id,
+      role: p.role,
+      displayName: p.displayName,
+      contactPointType: p.contactPointType,
+      contactPointValue: viewerIsInitiator || isViewerParticipant(p, viewer) ? p.contactPointValue : null,
+      invitedAt: p.invitedAt,
+      confirmedAt: p.confirmedAt,
+      confirmedVersion: p.confirmedVersion,
+      declinedAt: p.declinedAt,
+      declinedReason: p.declinedReason,
+      waivedAt: p.waivedAt,
+    })),
+    activeCounter: null,
+    witnessSummary: hasWitnessRole
+      ? {
+          active: witnesses.filter((w) => !w.declinedAt && !w.waivedAt).length,
+          signed: witnesses.filter((w) => w.confirmedVersion === record.currentVersion).length,
+          declined: witnesses.filter((w) => w.declinedAt).length,
+          waived: witnesses.filter((w) => w.waivedAt).length,
+          maxActive: MAX_ACTIVE_WITNESSES,
+        }
+      : null,
+    supersedesAgrId: record.supersedesRecordId,
+    supersededByAgrId: record.supersededByRecordId,
+    blockchain: null,
+    metadata: record.metadata,
+    notarization: record.notarization
+      ? {
+          ...record.notarization,
+          text: record.notarization.contentType === 'text' ? record.body : null,
+          coNotarizerCount: parties.length,
+        }
+      : null,
+    llmAnalysis: null,
+    initiatorSignature: initiator ? initiatorSignature(record, initiator) : null,
+    readyForSubmission: record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null,
+    identicon: null,
+    shareCard: null,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    sealedAt: record.sealedAt,
+  };
+}
+
+function initiatorSignature(record: SignedRecord, initiator: Participant): InitiatorSignatureView {
+  const finalized = initiator.confirmedVersion === record.currentVersion;
+  return {
+    status: finalized ? 'finalized' : 'not_started',
+    requiredSignatureMethodCount: record.requiredSignatureMethodCount,
+    satisfiedMethodCount: finalized ? record.requiredSignatureMethodCount : 0,
+    canFinalize: false,
+    confirmedVersion: initiator.confirmedVersion,
+    finalizedAt: finalized ? initiator.confirmedAt : null,
+  };
+}
+
+/** A draft can be submitted once the initiator signed its current version and the type's roles are filled. */
+function isReadyForSubmission(
+  record: SignedRecord,
+  initiator: Participant | null,
+  parties: Participant[],
+  witnesses: Participant[],
+): boolean {
+  const signed = initiator?.confirmedVersion === record.currentVersion;
+  switch (record.type) {
+    case 'agreement':
+      return signed && parties.length > 0;
+    case 'witnessed_agreement':
+      return signed && parties.length > 0 && witnesses.length > 0;
+    case 'declaration':
+    case 'notarization':
+      return signed;
+  }
+}

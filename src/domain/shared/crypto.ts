@@ -1,0 +1,31 @@
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+
+export function sha256Hex(value: string | Uint8Array): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** URL-safe random secret with the given number of random bytes. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function randomDigits(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i += 1) out += String(randomInt(0, 10));
+  return out;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** Human-friendly random string in Crockford base32 (no I, L, O, U). */
+export function randomCrockford(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i += 1) out += CROCKFORD[randomInt(0, CROCKFORD.length)];
+  return out;
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}

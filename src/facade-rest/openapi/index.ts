@@ -1,0 +1,106 @@
+/**
+ * The served OpenAPI 3.1 document (`/api/openapi.json`), authoritative for field-level shapes of the
+ * REST API. Built as plain JSON; each call returns a fresh object.
+ */
+import type { JsonObject, JsonValue } from './helpers.js';
+import { buildPaths } from './paths.js';
+import { buildSchemas } from './schemas.js';
+
+export type { JsonObject, JsonValue } from './helpers.js';
+
+export type OpenApiDocument = {
+  openapi: '3.1.0';
+  info: JsonObject;
+  servers: JsonObject[];
+  tags: JsonObject[];
+  paths: Record<string, JsonObject>;
+  components: {
+    schemas: Record<string, JsonObject>;
+    securitySchemes: Record<string, JsonObject>;
+  };
+  [extension: `x-${string}`]: JsonValue;
+};
+
+const DESCRIPTION = `Create, sign, seal and verify records: agreements, declarations, witnessed agreements and
+notarizations of content hashes. The service is not a legal service; a human stays responsible for exact text,
+secret inputs, signatures and consequential confirmations.
+
+## Authentication
+- **Bearer token** (\`Authorization: Bearer <token>\`): short-lived. Obtain it with
+  \`POST /api/v1/verification/request-otp\` (purpose \`authenticate\`), then
+  \`POST /api/v1/verification/verify-otp\` with the returned \`verification_event_id\` and the six-digit code
+  sent by email.
+- **API key** (\`X-API-Key: <key>\`): long-lived and scoped. Created with a bearer-authenticated
+  \`POST /api/v1/api-keys\`; the full key is returned once. Revocation takes effect immediately.
+- Bearer-only routes: \`/api/v1/identity/contact-points\`, \`/api/v1/identity/link\` and every \`/api/v1/api-keys\`
+  route. Public routes (health, public verification, share-card redemption, OTP request and verification, the
+  inbound messenger webhook) need no credentials.
+- Authentication proves access only: an authentication code can never satisfy a signature method, create
+  signature evidence, enable finalization or finalize. Signing happens through a signature execution.
+
+## Scopes
+API-key scopes are exact, not hierarchical. Each protected operation names its scope in its description and in
+\`x-required-scopes\`.
+
+| Scope | Operations |
+|---|---|
+| create | create agreements, declarations, notarizations; update and submit drafts |
+| retrieve | retrieve and list records, download PDFs and cards, card tickets, read counter-proposals |
+| verify | signature executions and their methods, finalization |
+| amend | amendments, invitation resends, witness replacement, counter-proposals |
+| cancel | declines, removals, rescission, witness and co-notarizer waivers, cancellation records |
+
+## Errors
+- \`422\`: \`HTTPValidationError\`, \`{"detail": [{"loc": ["body", "field"], "msg": "...", "type": "..."}]}\`.
+- Every other error: \`ErrorResponse\`, \`{"detail": "<message>", "error_code": "<code>"}\`.
+  \`400\` malformed request, \`401\` missing or invalid authentication, \`403\` role or scope failure, \`404\` missing
+  record or artifact, \`409\` lifecycle conflict or stale state (\`error_code\` names it), \`429\` rate limited
+  (with a \`Retry-After\` header and \`retry_after_seconds\`).
+- A mutating request that times out must not be retried blindly: re-read the record and signature state and
+  follow the returned state or next action.`;
+
+const TAGS: [string, string][] = [
+  ['Meta', 'Health and MCP diagnostics (root paths, no credentials).'],
+  ['Agreements', 'Create, read, update and submit agreements and declarations.'],
+  ['Signature ceremony', 'Signature executions: start methods, submit evidence, finalize.'],
+  ['Lifecycle', 'Participant actions, rescission, amendment and mutual cancellation.'],
+  ['Counter-proposals', 'Propose, resolve and withdraw counter-proposals on pending records.'],
+  ['Notarizations', 'Notarizations of content hashes.'],
+  ['Authentication', 'One-time codes and bearer tokens.'],
+  ['Identity', 'Contact points and records of the caller\'s identity graph.'],
+  ['API keys', 'Long-lived scoped credentials (bearer only).'],
+  ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
+  ['Public verification', 'Public certificate lookups and artifact verification.'],
+  ['Inbound', 'Webhooks from messaging platforms.'],
+];
+
+export function buildOpenApiDocument(): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Record Signing and Notarization Service API',
+      version: '1.0.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS.map(([name, description]) => ({ name, description })),
+    paths: buildPaths(),
+    components: {
+      schemas: buildSchemas(),
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Short-lived token from `POST /api/v1/verification/verify-otp` (purpose `authenticate`).',
+        },
+        apiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Key',
+          description: 'Scoped API key from `POST /api/v1/api-keys`.',
+        },
+      },
+    },
+  };
+}

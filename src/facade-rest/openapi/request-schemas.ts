@@ -1,0 +1,257 @@
+/**
+ * Request bodies of the REST API (components.schemas). Constraints are the spec's limits; unknown
+ * properties are rejected only where the spec says so (CreateNotarizationRequest), elsewhere ignored.
+ */
+import { arrayOf, bool, dateTime, enumOf, freeObject, int, nullable, obj, ref, str, uuid, type Schema } from './helpers.js';
+import {
+  API_KEY_SCOPES,
+  COUNTER_DECISIONS,
+  INPUT_CONTACT_POINT_TYPES,
+  NOTARIZATION_CONTENT_TYPES,
+  NOTARIZATION_SIGNATURE_MODES,
+  OTP_PURPOSES,
+  RECORD_TYPES,
+} from './vocabulary.js';
+
+export function requiredMethodCount(description?: string): Schema {
+  const schema: Schema = { type: 'integer', enum: [1, 2, 3], default: 1 };
+  if (description !== undefined) schema.description = description;
+  return schema;
+}
+
+const recordBody = (description?: string): Schema =>
+  str({
+    minLength: 10,
+    maxLength: 7000,
+    description: description ?? 'Exact text: 10..7000 characters and 2..350 normalized words.',
+  });
+const title = (): Schema => nullable(str({ maxLength: 200 }));
+const shortText = (): Schema => nullable(str({ maxLength: 500 }));
+const lapseDays = (): Schema =>
+  nullable(int({ minimum: 1, maximum: 30 }), { description: 'Confirmation expiry override, in days.' });
+const parties = (): Schema =>
+  arrayOf(ref('NamedPartyInput'), {
+    maxItems: 14,
+    description: 'Non-initiator parties: 15 signing participants in total with the initiator.',
+  });
+const witnesses = (): Schema => arrayOf(ref('NamedPartyInput'), { maxItems: 5, description: 'Active witnesses.' });
+const onChainFullText = (): Schema =>
+  bool({ description: 'Publish the reconstructed sealed text on chain instead of a hash-only payload.' });
+const onChainVerifiedParties = (): Schema =>
+  bool({
+    description:
+      'Put verified signer and witness details in the on-chain metadata. More public; must be acknowledged ' +
+      'at finalization (`acknowledge_public_verified_parties`).',
+  });
+const otpCode = (): Schema => str({ pattern: '^[0-9]{6}$', description: 'The six-digit code.' });
+
+function recordRequests(): Record<string, Schema> {
+  return {
+    NamedPartyInput: obj(
+      {
+        display_name: str({ minLength: 1, maxLength: 50 }),
+        contact_point_type: enumOf(INPUT_CONTACT_POINT_TYPES, { default: 'email' }),
+        contact_point_value: str({ minLength: 1, maxLength: 320, description: 'Email address or messenger handle.' }),
+      },
+      ['display_name', 'contact_point_value'],
+      { description: 'A party or witness to invite.' },
+    ),
+
+    CreateAgreementRequest: obj(
+      {
+        type: enumOf(RECORD_TYPES, { default: 'agreement' }),
+        title: title(),
+        summary: shortText(),
+        body: recordBody(),
+        jurisdiction: nullable(str()),
+        parties: parties(),
+        witnesses: witnesses(),
+        on_chain_full_text: onChainFullText(),
+        on_chain_include_verified_parties: onChainVerifiedParties(),
+        lapse_days: lapseDays(),
+        required_signature_method_count: requiredMethodCount(),
+      },
+      ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
+    ),
+
+    CreateDeclarationRequest: obj(
+      {
+        title: title(),
+        summary: shortText(),
+        body: recordBody(),
+        witnesses: witnesses(),
+        on_chain_full_text: onChainFullText(),
+        on_chain_include_verified_parties: onChainVerifiedParties(),
+        lapse_days: lapseDays(),
+        required_signature_method_count: requiredMethodCount(),
+      },
+      ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
+      { description: 'A single-declarant draft, optionally witnessed.' },
+    ),
+
+    UpdateAgreementRequest: obj(
+      {
+        title: title(),
+        summary: shortText(),
+        body: recordBody('New exact text; a change resets the initiator\'s signature work for this draft.'),
+        jurisdiction: nullable(str()),
+        parties: parties(),
+        witnesses: witnesses(),
+        lapse_days: lapseDays(),
+        required_signature_method_count: requiredMethodCount(),
+        on_chain_full_text: onChainFullText(),
+        on_chain_include_verified_parties: onChainVerifiedParties(),
+      },
+      [],
+      { minProperties: 1, description: 'Any subset of the create fields, with the same limits. Drafts only.' },
+    ),
+
+    AmendAgreementRequest: obj(
+      { body: recordBody(), amendment_note: shortText(), summary: shortText() },
+      ['body'],
+    ),
+    CancelAgreementRequest: obj({ reason: shortText(), summary: shortText() }),
+    DeclineRequest: obj({ reason: shortText() }),
+
+    SubmitCounterRequest: obj(
+      {
+        proposed_body: recordBody('The full proposed body (not a diff).'),
+        raw_input: nullable(str(), { description: 'What the party originally wrote, when assisted.' }),
+      },
+      ['proposed_body'],
+    ),
+    ResolveCounterRequest: obj(
+      {
+        decision: enumOf(COUNTER_DECISIONS),
+        resolved_body: nullable(
+          str({ minLength: 10, maxLength: 7000 }),
+          { description: 'The body to adopt; required for `partially_accept`.' },
+        ),
+      },
+      ['decision'],
+      {
+        if: { properties: { decision: { const: 'partially_accept' } }, required: ['decision'] },
+        then: { properties: { resolved_body: { type: 'string' } }, required: ['resolved_body'] },
+      },
+    ),
+  };
+}
+
+function notarizationRequests(): Record<string, Schema> {
+  return {
+    CoNotarizerInput: obj(
+      {
+        contact_point_type: str({ const: 'email', default: 'email' }),
+        contact_point_value: str({
+          minLength: 3,
+          description: 'Email address; normalized to lowercase, `+` aliases rejected.',
+        }),
+        display_name: str({ minLength: 1, maxLength: 50 }),
+      },
+      ['contact_point_value', 'display_name'],
+    ),
+
+    CreateNotarizationRequest: obj(
+      {
+        content_type: enumOf(NOTARIZATION_CONTENT_TYPES),
+        content_hash: str({ description: 'SHA-256 of the exact file bytes or of the normalized text.' }),
+        hash_algorithm: str({ const: 'sha256', default: 'sha256' }),
+        text: nullable(str(), { description: 'Raw text to normalize, for `text` notarization.' }),
+        filename: nullable(str({ maxLength: 255 })),
+        size_bytes: nullable(int({ minimum: 0 })),
+        mime_type: nullable(str({ maxLength: 255 })),
+        label: nullable(str({ maxLength: 200 })),
+        text_public: bool({ default: false }),
+        co_notarizers: arrayOf(ref('CoNotarizerInput'), { maxItems: 14 }),
+        signature_mode: enumOf(NOTARIZATION_SIGNATURE_MODES, {
+          default: 'pending_signature',
+          description: '`auto_seal` is available to API-key callers only, not to bearer or OAuth sessions.',
+        }),
+        agent_identifier: nullable(str({ maxLength: 120 })),
+        on_chain_include_verified_parties: bool({ default: false }),
+        lapse_days: lapseDays(),
+        required_signature_method_count: requiredMethodCount(),
+      },
+      ['content_type', 'content_hash'],
+      {
+        additionalProperties: false,
+        description:
+          'File and hash requests need a label or filename; text requests undergo normalized-text validation. ' +
+          'Source file bytes are never accepted.',
+      },
+    ),
+  };
+}
+
+function ceremonyRequests(): Record<string, Schema> {
+  return {
+    StartSignatureMethodRequest: obj(
+      { handle: str({ description: 'Public handle for public proof posts (`codehost_gist`, `microblog_post`, `forum_post`).' }) },
+      [],
+      { description: '`{}` or method-specific hints.' },
+    ),
+    SubmitSignatureMethodRequest: obj(
+      {
+        code: str({ description: '`email_otp`: the signature code from the email (not an authentication code).' }),
+        url: str({ format: 'uri', description: 'Public proof methods: URL of the published proof.' }),
+        credential: freeObject({ description: '`webauthn_passkey`: the assertion returned by the authenticator.' }),
+      },
+      [],
+      { description: 'The user-provided evidence for the method; which field depends on the method.' },
+    ),
+    RefreshSignatureMethodRequest: obj({}, [], { description: 'Empty object.' }),
+    FinalizeSignatureRequest: obj({
+      acknowledge_public_verified_parties: bool({
+        default: false,
+        description:
+          'Must be true when the record has `on_chain_include_verified_parties` = true; otherwise finalize ' +
+          'answers 409 `acknowledgement_required`.',
+      }),
+    }),
+  };
+}
+
+function identityRequests(): Record<string, Schema> {
+  return {
+    OTPRequest: obj(
+      {
+        email: str({ format: 'email', maxLength: 320 }),
+        purpose: enumOf(OTP_PURPOSES, {
+          description: 'Codes are bound to their purpose and cannot replace each other. Use `authenticate` to sign in.',
+        }),
+      },
+      ['email', 'purpose'],
+    ),
+    OTPVerifyRequest: obj({ verification_event_id: uuid(), code: otpCode() }, 'all'),
+    LinkContactPointRequest: obj(
+      { verification_event_id: uuid({ description: 'Event of a `contact_point_link` OTP.' }), code: otpCode() },
+      'all',
+    ),
+    CreateAPIKeyRequest: obj(
+      {
+        scopes: arrayOf(enumOf(API_KEY_SCOPES), { minItems: 1, uniqueItems: true }),
+        name: nullable(str()),
+        expires_at: nullable(dateTime()),
+      },
+      ['scopes'],
+    ),
+    VerifyBodyRequest: obj(
+      {
+        text: str({ description: 'Text to normalize and compare with the sealed or notarized text.' }),
+        body: str({ description: 'Exact record body.' }),
+        content_hash: str({ description: 'Content SHA-256, `sha256:<hex>` or bare hex.' }),
+        document_hash: str({ description: 'Hash of the sealed document.' }),
+        tx_hash: str({ description: 'Blockchain transaction hash.' }),
+      },
+      [],
+      {
+        description: 'Exactly one of the fields.',
+        oneOf: ['text', 'body', 'content_hash', 'document_hash', 'tx_hash'].map((field) => ({ required: [field] })),
+      },
+    ),
+  };
+}
+
+export function buildRequestSchemas(): Record<string, Schema> {
+  return { ...recordRequests(), ...notarizationRequests(), ...ceremonyRequests(), ...identityRequests() };
+}

@@ -1,0 +1,104 @@
+import {
+  CreateAgreementDocument,
+  CreateApiKeyDocument,
+  CreateDeclarationDocument,
+  GetRecordDocument,
+  LinkContactPointDocument,
+  ListApiKeysDocument,
+  ListContactPointsDocument,
+  ListMyRecordsDocument,
+  RequestOtpDocument,
+  RevokeApiKeyDocument,
+  UpdateAgreementDocument,
+  VerifyOtpDocument,
+  type CreateAgreementInput,
+  type CreateApiKeyInput,
+  type CreateDeclarationInput,
+  type LinkContactPointInput,
+  type RecordStatus,
+  type RecordType,
+  type RequestOtpInput,
+  type VerifyOtpInput,
+} from './operations/generated.js';
+import { snakeKeys } from './case.js';
+import type { RestOperation } from './operation.js';
+
+const ok = (body: unknown) => ({ status: 200, body: snakeKeys(body) });
+const created = (body: unknown) => ({ status: 201, body: snakeKeys(body) });
+
+/**
+ * The REST facade as a mapping table: operationId -> GraphQL document + mappers. Operations of
+ * the contract that are not listed answer 501 until their capability lands.
+ */
+export const restOperations: Record<string, RestOperation> = {
+  requestOtp: {
+    access: 'public',
+    run: async ({ input }, graph) => ok((await graph(RequestOtpDocument, { input: input as RequestOtpInput })).requestOtp),
+  },
+  verifyOtp: {
+    access: 'public',
+    run: async ({ input }, graph) => ok((await graph(VerifyOtpDocument, { input: input as VerifyOtpInput })).verifyOtp),
+  },
+  listContactPoints: {
+    access: 'authenticated',
+    run: async (_, graph) => ok({ contactPoints: (await graph(ListContactPointsDocument, {})).contactPoints }),
+  },
+  linkContactPoint: {
+    access: 'authenticated',
+    run: async ({ input }, graph) =>
+      ok({ contactPoint: (await graph(LinkContactPointDocument, { input: input as LinkContactPointInput })).linkContactPoint }),
+  },
+  listApiKeys: {
+    access: 'authenticated',
+    run: async (_, graph) => ok({ apiKeys: (await graph(ListApiKeysDocument, {})).apiKeys }),
+  },
+  createApiKey: {
+    access: 'authenticated',
+    run: async ({ input }, graph) => {
+      const { apiKey, key } = (await graph(CreateApiKeyDocument, { input: input as CreateApiKeyInput })).createApiKey;
+      return created({ ...apiKey, key });
+    },
+  },
+  revokeApiKey: {
+    access: 'authenticated',
+    issueLocation: 'path',
+    run: async ({ params }, graph) => {
+      await graph(RevokeApiKeyDocument, { id: params.key_id ?? '' });
+      return { status: 204 };
+    },
+  },
+  listIdentityAgreements: {
+    access: 'authenticated',
+    issueLocation: 'query',
+    run: async ({ query }, graph) => {
+      const page = (
+        await graph(ListMyRecordsDocument, {
+          status: (query.status as RecordStatus | undefined) ?? null,
+          type: (query.type as RecordType | undefined) ?? null,
+          limit: (query.limit as number | undefined) ?? 20,
+          offset: (query.offset as number | undefined) ?? 0,
+        })
+      ).myRecords;
+      return ok({ agreements: page.records, total: page.total, limit: page.limit, offset: page.offset });
+    },
+  },
+  createAgreement: {
+    access: 'authenticated',
+    run: async ({ input }, graph) =>
+      created((await graph(CreateAgreementDocument, { input: input as unknown as CreateAgreementInput })).createAgreement),
+  },
+  createDeclaration: {
+    access: 'authenticated',
+    run: async ({ input }, graph) =>
+      created((await graph(CreateDeclarationDocument, { input: input as unknown as CreateDeclarationInput })).createDeclaration),
+  },
+  getAgreement: {
+    access: 'authenticated',
+    run: async ({ params }, graph) => ok((await graph(GetRecordDocument, { id: params.agr_id ?? '' })).record),
+  },
+  updateAgreement: {
+    access: 'authenticated',
+    run: async ({ params, input }, graph) =>
+      ok((await graph(UpdateAgreementDocument, { id: params.agr_id ?? '', input: input })).updateAgreement),
+  },
+};

@@ -1,0 +1,10 @@
+import type { Principal } from '../domain/identity/principal.js';
+import type { InitiatedVia } from '../domain/records/entities.js';
+
+/** Per-operation context: who calls, through which transport. Facades build the same context. */
+export type GraphContext = {
+  principal: Principal | null;
+  /** How the operation reached the graph; recorded as `initiated_via` on new records. */
+  via: InitiatedVia;
+  requestId: string;
+};

@@ -1,0 +1,25 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { AuthResolver } from './resolvers/auth.resolver.js';
+import { IdentityResolver } from './resolvers/identity.resolver.js';
+import { RecordResolver } from './resolvers/record.resolver.js';
+
+export type Resolvers = {
+  auth: AuthResolver;
+  identity: IdentityResolver;
+  records: RecordResolver;
+};
+
+const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver];
+
+/** Builds the product's primary API. Resolver instances come from the composition root. */
+export async function buildGraphSchema(resolvers: Resolvers | null, options: { emitSchemaFile?: string } = {}): Promise<GraphQLSchema> {
+  const instances = new Map<Function, unknown>();
+  for (const resolver of Object.values(resolvers ?? {}) as object[]) instances.set(resolver.constructor, resolver);
+  return buildSchema({
+    resolvers: resolverClasses,
+    container: { get: (cls: Function) => instances.get(cls) },
+    validate: false,
+    emitSchemaFile: options.emitSchemaFile ? { path: options.emitSchemaFile, sortedSchema: false } : false,
+  });
+}

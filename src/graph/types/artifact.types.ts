@@ -1,0 +1,132 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { registerEnumType } from 'type-graphql';
+
+export const CounterStatusEnum = { pending: 'pending', accepted: 'accepted', partially_accepted: 'partially_accepted', rejected: 'rejected', withdrawn: 'withdrawn' } as const;
+export const BlockchainStatusEnum = { pending: 'pending', retrying: 'retrying', confirmed: 'confirmed' } as const;
+export const IdenticonKindEnum = { document: 'document', signature: 'signature' } as const;
+registerEnumType(CounterStatusEnum, { name: 'CounterStatus' });
+registerEnumType(BlockchainStatusEnum, { name: 'BlockchainStatus' });
+registerEnumType(IdenticonKindEnum, { name: 'IdenticonKind' });
+
+@ObjectType('CounterProposal', { description: 'A proposed replacement body from a non-initiator party' })
+export class CounterProposalObject {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  agreementId!: string;
+
+  @Field(() => CounterStatusEnum)
+  status!: string;
+
+  @Field(() => ID)
+  proposedByContactPointId!: string;
+
+  @Field(() => String, { nullable: true })
+  rawInput!: string | null;
+
+  @Field(() => String, { nullable: true })
+  assistedText!: string | null;
+
+  @Field()
+  proposedBody!: string;
+
+  @Field(() => String, { nullable: true })
+  diffSummary!: string | null;
+
+  @Field(() => String, { nullable: true })
+  resolvedBody!: string | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  resolvedAt!: Date | null;
+}
+
+@ObjectType('BlockchainRecord', { description: 'Where and how a sealed record was anchored on chain' })
+export class BlockchainRecordObject {
+  @Field(() => BlockchainStatusEnum)
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  network!: string | null;
+
+  @Field(() => String, { nullable: true })
+  txHash!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  blockNumber!: number | null;
+
+  @Field(() => String, { nullable: true })
+  explorerUrl!: string | null;
+
+  @Field(() => Date, { nullable: true })
+  writtenAt!: Date | null;
+
+  @Field()
+  onChainFullText!: boolean;
+
+  @Field()
+  onChainIncludeVerifiedParties!: boolean;
+
+  @Field(() => String, { nullable: true })
+  metadataHash!: string | null;
+
+  @Field(() => Int)
+  retryCount!: number;
+
+  @Field(() => Date, { nullable: true })
+  nextRetryAt!: Date | null;
+}
+
+@ObjectType('Identicon', { description: 'Metadata of a document or signature identicon; image bytes only on request' })
+export class IdenticonObject {
+  @Field(() => IdenticonKindEnum)
+  kind!: string;
+
+  @Field()
+  digest!: string;
+
+  @Field()
+  shortHash!: string;
+
+  @Field(() => Int)
+  width!: number;
+
+  @Field(() => Int)
+  height!: number;
+
+  @Field()
+  altText!: string;
+
+  @Field()
+  available!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Only with imageRepresentation compatibility_data_uri' })
+  svgDataUri?: string | null;
+}
+
+@ObjectType('ShareCard', { description: 'Metadata of the private share card; never a storage path or download URL' })
+export class ShareCardObject {
+  @Field()
+  filename!: string;
+
+  @Field()
+  contentType!: string;
+
+  @Field(() => Int)
+  width!: number;
+
+  @Field(() => Int)
+  height!: number;
+
+  @Field()
+  hash!: string;
+
+  @Field()
+  generatedAt!: string;
+
+  @Field()
+  available!: boolean;
+}

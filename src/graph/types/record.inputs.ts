@@ -1,0 +1,111 @@
+import { Field, InputType, Int } from 'type-graphql';
+import { PartyContactPointTypeEnum, RecordTypeEnum } from './enums.js';
+import type { RecordType } from '../../domain/records/entities.js';
+
+@InputType('NamedPartyInput')
+export class NamedPartyInput {
+  @Field({ description: '1..50 characters' })
+  displayName!: string;
+
+  @Field(() => PartyContactPointTypeEnum, { nullable: true, defaultValue: 'email' })
+  contactPointType?: 'email' | 'messenger' | null;
+
+  @Field()
+  contactPointValue!: string;
+}
+
+@InputType('CreateAgreementInput')
+export class CreateAgreementInput {
+  @Field(() => RecordTypeEnum, { nullable: true, defaultValue: 'agreement' })
+  type?: RecordType | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 200 characters' })
+  title?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  summary?: string | null;
+
+  @Field({ description: '10..7000 characters and 2..350 words after normalization' })
+  body!: string;
+
+  @Field(() => String, { nullable: true })
+  jurisdiction?: string | null;
+
+  @Field(() => [NamedPartyInput], { nullable: true, description: 'At most 14 non-initiator parties' })
+  parties?: NamedPartyInput[] | null;
+
+  @Field(() => [NamedPartyInput], { nullable: true, description: 'At most 5 witnesses' })
+  witnesses?: NamedPartyInput[] | null;
+
+  @Field()
+  onChainFullText!: boolean;
+
+  @Field({ description: 'More public; each signer must acknowledge it before finalizing' })
+  onChainIncludeVerifiedParties!: boolean;
+
+  @Field(() => Int, { nullable: true, description: '1..30 days' })
+  lapseDays?: number | null;
+
+  @Field(() => Int, { nullable: true, defaultValue: 1, description: '1, 2 or 3' })
+  requiredSignatureMethodCount?: number | null;
+}
+
+@InputType('CreateDeclarationInput')
+export class CreateDeclarationInput {
+  @Field(() => String, { nullable: true })
+  title?: string | null;
+
+  @Field(() => String, { nullable: true })
+  summary?: string | null;
+
+  @Field()
+  body!: string;
+
+  @Field(() => [NamedPartyInput], { nullable: true })
+  witnesses?: NamedPartyInput[] | null;
+
+  @Field()
+  onChainFullText!: boolean;
+
+  @Field()
+  onChainIncludeVerifiedParties!: boolean;
+
+  @Field(() => Int, { nullable: true })
+  lapseDays?: number | null;
+
+  @Field(() => Int, { nullable: true, defaultValue: 1 })
+  requiredSignatureMethodCount?: number | null;
+}
+
+@InputType('UpdateAgreementInput', { description: 'Draft edit: only the given fields change; null clears an optional field' })
+export class UpdateAgreementInput {
+  @Field(() => String, { nullable: true })
+  title?: string | null;
+
+  @Field(() => String, { nullable: true })
+  summary?: string | null;
+
+  @Field(() => String, { nullable: true })
+  body?: string | null;
+
+  @Field(() => String, { nullable: true })
+  jurisdiction?: string | null;
+
+  @Field(() => [NamedPartyInput], { nullable: true })
+  parties?: NamedPartyInput[] | null;
+
+  @Field(() => [NamedPartyInput], { nullable: true })
+  witnesses?: NamedPartyInput[] | null;
+
+  @Field(() => Int, { nullable: true })
+  lapseDays?: number | null;
+
+  @Field(() => Int, { nullable: true })
+  requiredSignatureMethodCount?: number | null;
+
+  @Field(() => Boolean, { nullable: true })
+  onChainFullText?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true })
+  onChainIncludeVerifiedParties?: boolean | null;
+}

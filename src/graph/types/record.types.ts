@@ -1,0 +1,241 @@
+import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { BlockchainRecordObject, CounterProposalObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
+import {
+  ContactPointTypeEnum,
+  InitiatorSignatureStatusEnum,
+  ParticipantRoleEnum,
+  RecordStatusEnum,
+  RecordTypeEnum,
+} from './enums.js';
+
+@ObjectType('Party', { description: 'A participant of a record: initiator, party (or co-notarizer) or witness' })
+export class PartyObject {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ParticipantRoleEnum)
+  role!: string;
+
+  @Field(() => String, { nullable: true })
+  displayName!: string | null;
+
+  @Field(() => ContactPointTypeEnum)
+  contactPointType!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Shown to the initiator for every participant, and to each participant for their own row; otherwise null',
+  })
+  contactPointValue!: string | null;
+
+  @Field(() => Date)
+  invitedAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  confirmedAt!: Date | null;
+
+  @Field(() => Int, { nullable: true, description: 'The record version this participant signed' })
+  confirmedVersion!: number | null;
+
+  @Field(() => Date, { nullable: true })
+  declinedAt!: Date | null;
+
+  @Field(() => String, { nullable: true })
+  declinedReason!: string | null;
+
+  @Field(() => Date, { nullable: true })
+  waivedAt!: Date | null;
+}
+
+@ObjectType('InitiatorSignature', { description: "State of the initiator's signature for the current version" })
+export class InitiatorSignatureObject {
+  @Field(() => InitiatorSignatureStatusEnum)
+  status!: string;
+
+  @Field(() => Int)
+  requiredSignatureMethodCount!: number;
+
+  @Field(() => Int)
+  satisfiedMethodCount!: number;
+
+  @Field()
+  canFinalize!: boolean;
+
+  @Field(() => Int, { nullable: true })
+  confirmedVersion!: number | null;
+
+  @Field(() => Date, { nullable: true })
+  finalizedAt!: Date | null;
+}
+
+@ObjectType('WitnessSummary')
+export class WitnessSummaryObject {
+  @Field(() => Int, { description: 'Witnesses not declined or waived' })
+  active!: number;
+
+  @Field(() => Int, { description: 'Witnesses who signed the current version' })
+  signed!: number;
+
+  @Field(() => Int)
+  declined!: number;
+
+  @Field(() => Int)
+  waived!: number;
+
+  @Field(() => Int)
+  maxActive!: number;
+}
+
+@ObjectType('Notarization')
+export class NotarizationObject {
+  @Field()
+  contentType!: string;
+
+  @Field()
+  contentHash!: string;
+
+  @Field()
+  hashAlgorithm!: string;
+
+  @Field(() => String, { nullable: true })
+  filename!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  sizeBytes!: number | null;
+
+  @Field(() => String, { nullable: true })
+  mimeType!: string | null;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field()
+  textPublic!: boolean;
+
+  @Field(() => String, { nullable: true })
+  text!: string | null;
+
+  @Field()
+  signatureMode!: string;
+
+  @Field(() => String, { nullable: true })
+  agentIdentifier!: string | null;
+
+  @Field(() => Int)
+  coNotarizerCount!: number;
+}
+
+@ObjectType('Record', { description: 'An agreement, declaration, witnessed agreement or notarization' })
+export class RecordObject {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: 'Public reference, e.g. AGR-7K3M-9QXD' })
+  agrReference!: string;
+
+  @Field(() => RecordTypeEnum)
+  type!: string;
+
+  @Field(() => RecordStatusEnum)
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  title!: string | null;
+
+  @Field()
+  body!: string;
+
+  @Field({ description: 'sha256:<hex> of the normalized body (NFC, whitespace collapsed, trimmed)' })
+  bodyHash!: string;
+
+  @Field(() => String, { nullable: true })
+  summary!: string | null;
+
+  @Field(() => String, { nullable: true })
+  language!: string | null;
+
+  @Field(() => String, { nullable: true })
+  jurisdiction!: string | null;
+
+  @Field({ description: 'rest_api, graphql, mcp or web' })
+  initiatedVia!: string;
+
+  @Field(() => Int)
+  currentVersion!: number;
+
+  @Field(() => Int)
+  requiredSignatureMethodCount!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Days a submitted record waits for confirmations before it expires' })
+  lapseDays!: number | null;
+
+  @Field()
+  onChainFullText!: boolean;
+
+  @Field()
+  onChainIncludeVerifiedParties!: boolean;
+
+  @Field(() => [PartyObject])
+  parties!: PartyObject[];
+
+  @Field(() => CounterProposalObject, { nullable: true, description: 'At most one counter-proposal is active' })
+  activeCounter!: CounterProposalObject | null;
+
+  @Field(() => WitnessSummaryObject, { nullable: true })
+  witnessSummary!: WitnessSummaryObject | null;
+
+  @Field(() => ID, { nullable: true })
+  supersedesAgrId!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  supersededByAgrId!: string | null;
+
+  @Field(() => BlockchainRecordObject, { nullable: true })
+  blockchain!: BlockchainRecordObject | null;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => NotarizationObject, { nullable: true })
+  notarization!: NotarizationObject | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  llmAnalysis!: Record<string, unknown> | null;
+
+  @Field(() => InitiatorSignatureObject, { nullable: true })
+  initiatorSignature!: InitiatorSignatureObject | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'For drafts: whether submit would succeed now' })
+  readyForSubmission!: boolean | null;
+
+  @Field(() => IdenticonObject, { nullable: true, description: 'Document identicon, once sealed' })
+  identicon!: IdenticonObject | null;
+
+  @Field(() => ShareCardObject, { nullable: true })
+  shareCard!: ShareCardObject | null;
+
+  @Field(() => Date)
+  createdAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  expiresAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  sealedAt!: Date | null;
+}
+
+@ObjectType('RecordPage')
+export class RecordPageObject {
+  @Field(() => [RecordObject])
+  records!: RecordObject[];
+
+  @Field(() => Int)
+  total!: number;
+
+  @Field(() => Int)
+  limit!: number;
+
+  @Field(() => Int)
+  offset!: number;
+}

@@ -1,0 +1,110 @@
+import 'reflect-metadata';
+import { Writable } from 'node:stream';
+import { startApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import type { Clock } from '../../src/domain/shared/clock.js';
+import { createTestDatabase } from './database.js';
+import { CaptureSmtp } from './smtp.js';
+
+export type HttpResult<T = any> = { status: number; body: T; headers: Headers };
+
+export type RequestOptions = { token?: string; apiKey?: string; body?: unknown; headers?: Record<string, string> };
+
+/** Everything a test needs to drive the running service over real HTTP. */
+export type TestApp = {
+  app: App;
+  url: string;
+  config: Config;
+  smtp: CaptureSmtp;
+  /** Every log line the app wrote, as text. */
+  logs: () => string;
+  databaseUrl: string;
+  request: <T = any>(method: string, path: string, options?: RequestOptions) => Promise<HttpResult<T>>;
+  graphql: <T = any>(query: string, variables?: Record<string, unknown>, options?: RequestOptions) => Promise<HttpResult<{ data?: T; errors?: any[] }>>;
+  /** Runs the OTP ceremony for `email` and returns the bearer token. */
+  signIn: (email: string) => Promise<string>;
+  stop: () => Promise<void>;
+};
+
+export async function startTestApp(overrides: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
+  const database = await createTestDatabase();
+  const smtp = new CaptureSmtp();
+  const smtpUrl = await smtp.start();
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString());
+      callback();
+    },
+  });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: database.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SMTP_URL: smtpUrl,
+    LOG_LEVEL: 'debug',
+    JOBS_ENABLED: 'false',
+    DATABASE_POOL_MAX: '5',
+    ...overrides,
+  });
+  const app = await startApp(config, { logger: createLogger('debug', sink), clock: options.clock, jobLockLifetimeMs: 2000 });
+
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
+    if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await fetch(app.url + path, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    return { status: response.status, body: body as T, headers: response.headers };
+  };
+
+  const signIn = async (email: string): Promise<string> => {
+    const before = smtp.messages.length;
+    const requested = await request('POST', '/api/v1/verification/request-otp', { body: { email, purpose: 'authenticate' } });
+    if (requested.status !== 200) throw new Error(`request-otp failed: ${requested.status} ${JSON.stringify(requested.body)}`);
+    const code = await smtp.codeFor(email, before);
+    const verified = await request('POST', '/api/v1/verification/verify-otp', {
+      body: { verification_event_id: requested.body.verification_event_id, code },
+    });
+    if (verified.status !== 200) throw new Error(`verify-otp failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+    return verified.body.access_token as string;
+  };
+
+  return {
+    app,
+    url: app.url,
+    config,
+    smtp,
+    logs: () => lines.join(''),
+    databaseUrl: database.url,
+    request,
+    graphql: (query, variables, opts = {}) => request('POST', '/graphql', { ...opts, body: { query, variables } }),
+    signIn,
+    stop: async () => {
+      await app.stop();
+      await smtp.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** A minimal valid agreement body for the REST API. */
+export function agreementBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: 'Garden sharing',
+    body: 'We agree to share the garden equally and to take turns watering it every week.',
+    on_chain_full_text: false,
+    on_chain_include_verified_parties: false,
+    parties: [{ display_name: 'Bob', contact_point_value: 'bob@example.com' }],
+    ...overrides,
+  };
+}
