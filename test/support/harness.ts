@@ -51,7 +51,7 @@ export async function startTestApp(overrides: Record<string, string> = {}, optio
   });
   const app = await startApp(config, { logger: createLogger('debug', sink), clock: options.clock, jobLockLifetimeMs: 2000 });
 
-  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
+  const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
