@@ -33,7 +33,8 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
   const api = new OpenAPIBackend({
     definition: document as never,
     quick: true,
-    validate: true,
+    // Validation runs in the handler, after authentication: an anonymous caller learns nothing from 422s.
+    validate: () => false,
     ajvOpts: { allErrors: true },
     customizeAjv: (ajv) => {
       addFormats.default(ajv);
@@ -44,18 +45,29 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
   api.registerSecurityHandler('bearerAuth', () => true);
   api.registerSecurityHandler('apiKeyAuth', () => true);
   api.register({
-    validationFail: (c: Context) => validationError(toValidationItems(c.validation.errors ?? [])),
     notFound: () => restError('not_found', 'No such route'),
     methodNotAllowed: () => restError('method_not_allowed', 'Method not allowed on this route'),
     notImplemented: (c: Context) => restError('not_implemented', `${c.operation.operationId} is not available yet`),
   });
   for (const [operationId, operation] of Object.entries(operations)) {
     api.register(operationId, async (c: Context, req: Request) => {
+      let principal: Principal | null = null;
+      if (operation.access === 'authenticated') {
+        try {
+          principal = await deps.authenticate(readCredentials(req));
+        } catch (error) {
+          if (error instanceof DomainError) return restError(error.code, error.message);
+          throw error;
+        }
+        if (!principal) return restError('unauthenticated', 'Authentication required');
+      }
+      const validation = api.validateRequest(c.request, operationId);
+      if (!validation.valid) return validationError(toValidationItems(validation.errors ?? []));
       const requestBody = (c.operation.requestBody as { content?: Record<string, { schema?: JsonObject }> } | undefined)?.content?.[
         'application/json'
       ]?.schema;
       const body = pruneToSchema(c.request.requestBody ?? {}, requestBody, schemas);
-      return runOperation(operation, c, req, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      return runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
     });
   }
   await api.init();
@@ -85,12 +97,12 @@ async function runOperation(
   operation: RestOperation,
   c: Context,
   req: Request,
+  principal: Principal | null,
   input: Record<string, unknown>,
   deps: RestFacadeDeps,
 ): Promise<RestReply | RestError> {
   const location = operation.issueLocation ?? 'body';
   try {
-    const principal = operation.access === 'public' ? null : await deps.authenticate(readCredentials(req));
     const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID() };
     const graph: Graph = (document, variables) => deps.executor.execute(document, variables, context);
     const params = (c.request.params ?? {}) as Record<string, string>;
