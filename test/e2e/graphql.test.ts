@@ -1,0 +1,84 @@
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { startTestApp, type TestApp } from '../support/harness.js';
+
+describe('GraphQL API', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('signs in with requestOtp and verifyOtp', async () => {
+    const before = t.smtp.messages.length;
+    const requested = await t.graphql<{ requestOtp: { verificationEventId: string } }>(
+      'mutation($input: RequestOtpInput!) { requestOtp(input: $input) { verificationEventId purpose expiresAt } }',
+      { input: { email: 'gql@example.com', purpose: 'authenticate' } },
+    );
+    expect(requested.body.errors).toBeUndefined();
+    const code = await t.smtp.codeFor('gql@example.com', before);
+    const verified = await t.graphql<{ verifyOtp: { accessToken: string } }>(
+      'mutation($input: VerifyOtpInput!) { verifyOtp(input: $input) { verified accessToken tokenType expiresIn } }',
+      { input: { verificationEventId: requested.body.data!.requestOtp.verificationEventId, code } },
+    );
+    expect(verified.body.data!.verifyOtp).toMatchObject({ verified: true, tokenType: 'bearer' });
+    const status = await t.graphql('{ authenticationStatus { authenticated authMethod scopes } }', {}, { token: verified.body.data!.verifyOtp.accessToken });
+    expect(status.body.data).toEqual({
+      authenticationStatus: { authenticated: true, authMethod: 'bearer', scopes: ['create', 'retrieve', 'verify', 'amend', 'cancel'] },
+    });
+  });
+
+  it('reports domain errors with extensions.code', async () => {
+    const wrong = await t.graphql(
+      'mutation { verifyOtp(input: { verificationEventId: "00000000-0000-4000-8000-000000000000", code: "123456" }) { verified } }',
+    );
+    expect(wrong.body.errors[0].extensions).toMatchObject({ code: 'validation_error', issues: [expect.objectContaining({ type: 'otp_invalid' })] });
+    const anonymous = await t.graphql('{ myRecords { total } }');
+    expect(anonymous.body.errors[0].extensions.code).toBe('unauthenticated');
+    const badToken = await t.graphql('{ authenticationStatus { authenticated } }', {}, { token: 'rss_at_nope' });
+    expect(badToken.status).toBe(401);
+    expect(badToken.body.errors[0].extensions.code).toBe('unauthenticated');
+    const syntax = await t.graphql('{ myRecords { ');
+    expect(syntax.status).toBe(400);
+  });
+
+  it('manages API keys and refuses them on bearer-only fields', async () => {
+    const token = await t.signIn('gql-keys@example.com');
+    const created = await t.graphql<{ createApiKey: { key: string; apiKey: { id: string } } }>(
+      'mutation { createApiKey(input: { scopes: [retrieve], name: "gql" }) { key apiKey { id keyPrefix scopes } } }',
+      {},
+      { token },
+    );
+    const { key, apiKey } = created.body.data!.createApiKey;
+    const viaKey = await t.graphql('{ authenticationStatus { authMethod scopes } }', {}, { apiKey: key });
+    expect(viaKey.body.data).toEqual({ authenticationStatus: { authMethod: 'api_key', scopes: ['retrieve'] } });
+    const refused = await t.graphql('{ apiKeys { id } }', {}, { apiKey: key });
+    expect(refused.body.errors[0].extensions.code).toBe('bearer_required');
+    const listed = await t.graphql<{ apiKeys: { id: string }[] }>('{ apiKeys { id } }', {}, { token });
+    expect(listed.body.data!.apiKeys.map((k) => k.id)).toContain(apiKey.id);
+    const revoked = await t.graphql('mutation($id: ID!) { revokeApiKey(id: $id) }', { id: apiKey.id }, { token });
+    expect(revoked.body.data).toEqual({ revokeApiKey: true });
+    expect((await t.graphql('{ authenticationStatus { authMethod } }', {}, { apiKey: key })).status).toBe(401);
+  });
+
+  it('serves graphql-ws on the same path, with credentials in the connection params', async () => {
+    const token = await t.signIn('ws@example.com');
+    const client = createClient({
+      url: t.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
+    try {
+      const result = await new Promise<unknown>((resolve, reject) => {
+        client.subscribe({ query: '{ authenticationStatus { authenticated authMethod } }' }, { next: resolve, error: reject, complete: () => undefined });
+      });
+      expect(result).toEqual({ data: { authenticationStatus: { authenticated: true, authMethod: 'bearer' } } });
+    } finally {
+      await client.dispose();
+    }
+  });
+});
