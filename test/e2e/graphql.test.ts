@@ -35,12 +35,12 @@ describe('GraphQL API', () => {
     const wrong = await t.graphql(
       'mutation { verifyOtp(input: { verificationEventId: "00000000-0000-4000-8000-000000000000", code: "123456" }) { verified } }',
     );
-    expect(wrong.body.errors[0].extensions).toMatchObject({ code: 'validation_error', issues: [expect.objectContaining({ type: 'otp_invalid' })] });
+    expect(wrong.body.errors![0].extensions).toMatchObject({ code: 'validation_error', issues: [expect.objectContaining({ type: 'otp_invalid' })] });
     const anonymous = await t.graphql('{ myRecords { total } }');
-    expect(anonymous.body.errors[0].extensions.code).toBe('unauthenticated');
+    expect(anonymous.body.errors![0].extensions.code).toBe('unauthenticated');
     const badToken = await t.graphql('{ authenticationStatus { authenticated } }', {}, { token: 'rss_at_nope' });
     expect(badToken.status).toBe(401);
-    expect(badToken.body.errors[0].extensions.code).toBe('unauthenticated');
+    expect(badToken.body.errors![0].extensions.code).toBe('unauthenticated');
     const syntax = await t.graphql('{ myRecords { ');
     expect(syntax.status).toBe(400);
   });
@@ -56,7 +56,7 @@ describe('GraphQL API', () => {
     const viaKey = await t.graphql('{ authenticationStatus { authMethod scopes } }', {}, { apiKey: key });
     expect(viaKey.body.data).toEqual({ authenticationStatus: { authMethod: 'api_key', scopes: ['retrieve'] } });
     const refused = await t.graphql('{ apiKeys { id } }', {}, { apiKey: key });
-    expect(refused.body.errors[0].extensions.code).toBe('bearer_required');
+    expect(refused.body.errors![0].extensions.code).toBe('bearer_required');
     const listed = await t.graphql<{ apiKeys: { id: string }[] }>('{ apiKeys { id } }', {}, { token });
     expect(listed.body.data!.apiKeys.map((k) => k.id)).toContain(apiKey.id);
     const revoked = await t.graphql('mutation($id: ID!) { revokeApiKey(id: $id) }', { id: apiKey.id }, { token });
