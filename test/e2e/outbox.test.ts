@@ -1,0 +1,35 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestApp, type TestApp } from '../support/harness.js';
+
+describe('Development mail outbox', () => {
+  let t: TestApp;
+  let outbox: string;
+
+  beforeAll(async () => {
+    outbox = await mkdtemp(path.join(os.tmpdir(), 'rss-outbox-'));
+    t = await startTestApp({ SMTP_URL: '', MAIL_OUTBOX_DIR: outbox });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await rm(outbox, { recursive: true, force: true });
+  });
+
+  it('writes mail to the outbox folder when SMTP_URL is unset, never to the log', async () => {
+    const requested = await t.request('POST', '/api/v1/verification/request-otp', { body: { email: 'dev@example.com', purpose: 'authenticate' } });
+    expect(requested.status).toBe(200);
+    const files = await readdir(outbox);
+    expect(files).toHaveLength(1);
+    const message = await readFile(path.join(outbox, files[0]!), 'utf8');
+    const code = /code is (\d{6})/.exec(message)?.[1];
+    expect(code).toMatch(/^\d{6}$/);
+    expect(message).toContain('To: dev@example.com');
+    expect(t.smtp.messages).toHaveLength(0);
+    expect(t.logs()).not.toContain(code);
+    const verified = await t.request('POST', '/api/v1/verification/verify-otp', {
+      body: { verification_event_id: requested.body.verification_event_id, code },
+    });
+    expect(verified.status).toBe(200);
+  });
+});
