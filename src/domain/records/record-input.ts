@@ -65,8 +65,9 @@ export function validateBody(issues: IssueCollector, body: unknown, path: string
 /** Trims an optional text field; empty becomes null. */
 export function optionalText(issues: IssueCollector, value: string | null | undefined, field: string, max: number): string | null {
   if (value == null) return null;
+  // Counted as sent (REST's contract counts the same way), then trimmed.
+  if ([...value].length > max) issues.add([field], `At most ${max} characters`, 'too_long');
   const trimmed = value.trim();
-  if ([...trimmed].length > max) issues.add([field], `At most ${max} characters`, 'too_long');
   return trimmed === '' ? null : trimmed;
 }
 

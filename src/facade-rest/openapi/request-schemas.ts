@@ -19,11 +19,20 @@ export function requiredMethodCount(description?: string): Schema {
   return schema;
 }
 
+/**
+ * The body limits (10..7000 characters, 2..350 words) apply to the normalized text (Unicode NFC,
+ * whitespace runs collapsed, trimmed), which JSON Schema cannot express: the domain enforces them
+ * with a 422 on `body`, and the schema only caps the raw transport size.
+ */
 const recordBody = (description?: string): Schema =>
   str({
-    minLength: 10,
-    maxLength: 7000,
-    description: description ?? 'Exact text: 10..7000 characters and 2..350 normalized words.',
+    minLength: 1,
+    maxLength: 28000,
+    'x-normalized-length': { minimum: 10, maximum: 7000 },
+    'x-normalized-words': { minimum: 2, maximum: 350 },
+    description:
+      description ??
+      'Exact text: 10..7000 characters and 2..350 words after normalization (Unicode NFC, whitespace runs collapsed to one space, trimmed).',
   });
 const title = (): Schema => nullable(str({ maxLength: 200 }));
 const shortText = (): Schema => nullable(str({ maxLength: 500 }));
