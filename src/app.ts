@@ -32,6 +32,12 @@ import { GraphExecutor } from './graph/executor.js';
 import { AuthResolver } from './graph/resolvers/auth.resolver.js';
 import { IdentityResolver } from './graph/resolvers/identity.resolver.js';
 import { RecordResolver } from './graph/resolvers/record.resolver.js';
+import { CeremonyResolver, IdenticonResolver } from './graph/resolvers/ceremony.resolver.js';
+import { liveUpdates, publishDomainEvents } from './graph/live.js';
+import { PostgresPubSub } from './graph/pubsub.js';
+import { CeremonyService } from './domain/ceremonies/ceremony-service.js';
+import { EmailOtpMethod } from './domain/ceremonies/methods/email-otp.js';
+import pg from 'pg';
 import { buildGraphSchema } from './graph/schema.js';
 import { metaOperations } from './facade-rest/meta.js';
 import { createRestFacade, readCredentials } from './facade-rest/router.js';
@@ -76,12 +82,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const apiKeys = new ApiKeyService(orm, clock);
   const records = new RecordService(orm, clock);
   const housekeeping = new HousekeepingService(orm, clock);
+  // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
+  const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
+  const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
+  await pubSub.start();
+  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp)], publishDomainEvents(pubSub));
+  const live = liveUpdates(pubSub, records);
 
   const schema = await buildGraphSchema({
     auth: new AuthResolver(otp, sessions),
     identity: new IdentityResolver(identities, apiKeys),
     records: new RecordResolver(records),
-  });
+    ceremonies: new CeremonyResolver(ceremonies, records),
+    identicons: new IdenticonResolver(),
+  }, { pubSub });
 
   const app = express();
   app.disable('x-powered-by');
@@ -97,6 +111,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         principal: await principalFromParams(sessions, ctx.connectionParams ?? {}),
         via: 'graphql' as const,
         requestId: randomUUID(),
+        live,
       }),
     },
     wsServer,
@@ -168,6 +183,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await apollo.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await mailer.close?.();
+      await pubSub.close();
+      await pubSubPool.end();
       await orm.close();
     },
   };

@@ -4,6 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
 import { Participant, SignedRecord } from './records/entities.js';
+import { SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
 
 export const entities = [
@@ -15,6 +16,8 @@ export const entities = [
   RateLimitWindow,
   SignedRecord,
   Participant,
+  SignatureExecution,
+  SignatureMethod,
 ];
 
 export type DatabaseOptions = {

@@ -15,6 +15,8 @@ const STATUS: Record<string, number> = {
   stale_version: 409,
   conflict: 409,
   contact_point_conflict: 409,
+  signature_incomplete: 409,
+  acknowledgement_required: 409,
   validation_error: 422,
   rate_limited: 429,
   not_implemented: 501,

@@ -1,5 +1,11 @@
 import type { Principal } from '../domain/identity/principal.js';
 import type { InitiatedVia } from '../domain/records/entities.js';
+import type { SignatureProgressEvent } from '../domain/shared/events.js';
+
+/** Live streams for subscriptions; each authorizes the subscriber before it opens. */
+export type LiveUpdates = {
+  signatureProgress(principal: Principal | null, recordIdOrReference: string): Promise<AsyncIterable<SignatureProgressEvent>>;
+};
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */
 export type GraphContext = {
@@ -7,4 +13,5 @@ export type GraphContext = {
   /** How the operation reached the graph; recorded as `initiated_via` on new records. */
   via: InitiatedVia;
   requestId: string;
+  live?: LiveUpdates;
 };

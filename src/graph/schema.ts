@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema, type NonEmptyArray } from 'type-graphql';
+import { buildSchema, type NonEmptyArray, type PubSub } from 'type-graphql';
 import { AuthResolver } from './resolvers/auth.resolver.js';
+import { CeremonyResolver, IdenticonResolver } from './resolvers/ceremony.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
 
@@ -8,18 +9,24 @@ export type Resolvers = {
   auth: AuthResolver;
   identity: IdentityResolver;
   records: RecordResolver;
+  ceremonies: CeremonyResolver;
+  identicons: IdenticonResolver;
 };
 
-const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver];
+const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver, CeremonyResolver, IdenticonResolver];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */
-export async function buildGraphSchema(resolvers: Resolvers | null, options: { emitSchemaFile?: string } = {}): Promise<GraphQLSchema> {
+export async function buildGraphSchema(
+  resolvers: Resolvers | null,
+  options: { emitSchemaFile?: string; pubSub?: PubSub } = {},
+): Promise<GraphQLSchema> {
   const instances = new Map<Function, unknown>();
   for (const resolver of Object.values(resolvers ?? {}) as object[]) instances.set(resolver.constructor, resolver);
   return buildSchema({
     resolvers: resolverClasses,
     container: { get: (cls: Function) => instances.get(cls) },
     validate: false,
+    pubSub: options.pubSub,
     emitSchemaFile: options.emitSchemaFile ? { path: options.emitSchemaFile, sortedSchema: false } : false,
   });
 }

@@ -15,6 +15,8 @@ export type DomainErrorCode =
   | 'conflict'
   | 'contact_point_conflict'
   | 'rate_limited'
+  | 'signature_incomplete'
+  | 'acknowledgement_required'
   | 'not_implemented';
 
 export type ValidationIssue = {

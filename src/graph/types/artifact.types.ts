@@ -103,8 +103,6 @@ export class IdenticonObject {
   @Field()
   available!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'Only with imageRepresentation compatibility_data_uri' })
-  svgDataUri?: string | null;
 }
 
 @ObjectType('ShareCard', { description: 'Metadata of the private share card; never a storage path or download URL' })

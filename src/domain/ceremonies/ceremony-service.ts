@@ -1,0 +1,262 @@
+import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { requireScope, type Principal } from '../identity/principal.js';
+import type { Participant, SignedRecord } from '../records/entities.js';
+import { findReadableRecord, viewerFor } from '../records/record-access.js';
+import { isViewerParticipant } from '../records/record-view.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import type { DomainEvents, SignatureProgressEvent } from '../shared/events.js';
+import { SIGNATURE_METHOD_TYPES, SignatureExecution, SignatureMethod, type SignatureMethodType } from './entities.js';
+import { canFinalize, satisfiedCount, toExecutionView, type ExecutionView } from './execution-view.js';
+import { identiconFromDigest, sha256Hex } from './identicon.js';
+import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './methods/method.js';
+
+type Loaded = { em: EntityManager; record: SignedRecord; participant: Participant; principal: Principal; announced: SignatureProgressEvent[] };
+
+/**
+ * The signature ceremony: a participant proves intent for one exact record version by satisfying
+ * the required number of distinct methods, then finalizes. Authentication never counts.
+ */
+export class CeremonyService {
+  private readonly adapters: Map<SignatureMethodType, SignatureMethodAdapter>;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    adapters: SignatureMethodAdapter[],
+    private readonly events: DomainEvents,
+  ) {
+    this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
+  }
+
+  get enabledMethods(): SignatureMethodType[] {
+    return SIGNATURE_METHOD_TYPES.filter((type) => this.adapters.has(type));
+  }
+
+  /** Starts the caller's execution for the current version, or resumes it. */
+  async startOrResume(principal: Principal | null, idOrReference: string): Promise<ExecutionView> {
+    return this.mutate(principal, idOrReference, async (loaded) => {
+      const { execution, created } = await this.currentExecution(loaded, true);
+      const methods = await loaded.em.find(SignatureMethod, { execution });
+      if (created) this.announce(loaded, execution, methods, 'execution_started', null);
+      return toExecutionView(execution, methods, this.enabledMethods);
+    });
+  }
+
+  async get(principal: Principal | null, idOrReference: string): Promise<ExecutionView> {
+    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+    const { execution } = await this.currentExecution(loaded, false);
+    const methods = await loaded.em.find(SignatureMethod, { execution });
+    return toExecutionView(execution, methods, this.enabledMethods);
+  }
+
+  async startMethod(principal: Principal | null, idOrReference: string, type: string, hints: Record<string, unknown>): Promise<ExecutionView> {
+    const adapter = this.adapter(type);
+    return this.step(principal, idOrReference, adapter, 'start', async (context, method) => {
+      if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
+      return adapter.start(context, hints);
+    });
+  }
+
+  async submitMethod(principal: Principal | null, idOrReference: string, type: string, input: Record<string, unknown>): Promise<ExecutionView> {
+    const adapter = this.adapter(type);
+    return this.step(principal, idOrReference, adapter, 'submit', async (context, method) => {
+      if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
+      return adapter.submit(context, input);
+    });
+  }
+
+  async refreshMethod(principal: Principal | null, idOrReference: string, type: string): Promise<ExecutionView> {
+    const adapter = this.adapter(type);
+    return this.step(principal, idOrReference, adapter, 'refresh', async (context, method) => {
+      if (method.status !== 'pending' || !adapter.refresh) return null;
+      return adapter.refresh(context);
+    });
+  }
+
+  async cancelMethod(principal: Principal | null, idOrReference: string, type: string): Promise<ExecutionView> {
+    const adapter = this.adapter(type);
+    return this.step(principal, idOrReference, adapter, 'cancel', async (_context, method) => {
+      if (method.status !== 'pending') throw new DomainError('conflict', `Only a pending method can be cancelled; ${type} is ${method.status}`);
+      return { status: 'failed', reason: 'cancelled' };
+    });
+  }
+
+  /**
+   * Records the signature: evidence bound to the version and the participant's signature
+   * identicon. Returns the record id.
+   */
+  async finalize(principal: Principal | null, idOrReference: string, input: { acknowledgePublicVerifiedParties?: boolean | null }): Promise<string> {
+    return this.mutate(principal, idOrReference, async (loaded) => {
+      const { em, record, participant } = loaded;
+      const { execution } = await this.currentExecution(loaded, false, true);
+      const methods = await em.find(SignatureMethod, { execution });
+      if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
+      if (!canFinalize(execution, methods)) {
+        throw new DomainError(
+          'signature_incomplete',
+          `Satisfy ${execution.requiredMethodCount} distinct signature methods before finalizing (${satisfiedCount(methods)} so far)`,
+        );
+      }
+      if (record.onChainIncludeVerifiedParties && input.acknowledgePublicVerifiedParties !== true) {
+        throw new DomainError(
+          'acknowledgement_required',
+          'This record publishes verified party details on chain: finalize with acknowledge_public_verified_parties = true',
+        );
+      }
+      const now = this.clock.now();
+      const evidence = methods
+        .filter((m) => m.status === 'satisfied')
+        .sort((a, b) => a.methodType.localeCompare(b.methodType))
+        .map((m) => ({ methodType: m.methodType, satisfiedAt: (m.satisfiedAt ?? now).toISOString(), evidenceHash: m.evidenceHash ?? '' }));
+      const digest = sha256Hex([record.id, record.bodyHash, String(execution.recordVersion), participant.id, ...evidence.map((e) => `${e.methodType}:${e.evidenceHash}`)]);
+      execution.status = 'finalized';
+      execution.finalizedAt = now;
+      execution.updatedAt = now;
+      execution.evidence = evidence;
+      execution.identicon = identiconFromDigest('signature', digest, `Signature of ${participant.displayName ?? participant.role} on ${record.reference} v${execution.recordVersion}`);
+      participant.confirmedAt = now;
+      participant.confirmedVersion = execution.recordVersion;
+      await em.flush();
+      this.announce(loaded, execution, methods, 'finalized', null);
+      return record.id;
+    });
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private adapter(type: string): SignatureMethodAdapter {
+    const adapter = this.adapters.get(type as SignatureMethodType);
+    if (!adapter) {
+      const known = (SIGNATURE_METHOD_TYPES as readonly string[]).includes(type);
+      throw DomainError.invalid(['methodType'], known ? `The ${type} method is not available on this service yet` : `Unknown signature method '${type}'`, known ? 'method_not_available' : 'invalid_enum');
+    }
+    return adapter;
+  }
+
+  private async step(
+    principal: Principal | null,
+    idOrReference: string,
+    adapter: SignatureMethodAdapter,
+    action: 'start' | 'submit' | 'refresh' | 'cancel',
+    run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
+  ): Promise<ExecutionView> {
+    return this.mutate(principal, idOrReference, async (loaded) => {
+      const { em } = loaded;
+      const { execution } = await this.currentExecution(loaded, action === 'start', true);
+      if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
+      let method = await em.findOne(SignatureMethod, { execution, methodType: adapter.type });
+      if (!method) {
+        if (action !== 'start') throw new DomainError('conflict', `Start the ${adapter.type} method first`);
+        method = em.create(SignatureMethod, { execution, methodType: adapter.type, status: 'pending' });
+      }
+      const now = this.clock.now();
+      const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
+      let event: SignatureProgressEvent['event'] = 'method_pending';
+      if (outcome) {
+        if (outcome.state) method.state = { ...method.state, ...outcome.state };
+        if (outcome.status === 'pending') {
+          method.status = 'pending';
+          method.step = outcome.step;
+          method.failureReason = null;
+          event = action === 'start' ? 'method_started' : 'method_pending';
+        } else if (outcome.status === 'satisfied') {
+          method.status = 'satisfied';
+          method.step = outcome.step ?? null;
+          method.satisfiedAt = now;
+          method.evidenceHash = `sha256:${sha256Hex([outcome.evidence])}`;
+          event = 'method_satisfied';
+        } else {
+          method.status = outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
+          method.failureReason = outcome.reason;
+          method.step = null;
+          event = method.status === 'cancelled' ? 'method_cancelled' : 'method_failed';
+        }
+        method.updatedAt = now;
+        execution.updatedAt = now;
+      }
+      await em.flush();
+      const methods = await em.find(SignatureMethod, { execution });
+      this.announce(loaded, execution, methods, event, adapter.type);
+      return toExecutionView(execution, methods, this.enabledMethods);
+    });
+  }
+
+  /** Runs one change in a transaction; its events go out only after the commit. */
+  private async mutate<T>(principal: Principal | null, idOrReference: string, work: (loaded: Loaded) => Promise<T>): Promise<T> {
+    const announced: SignatureProgressEvent[] = [];
+    const result = await this.orm.em.fork().transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false })), announced }));
+    for (const event of announced) this.events.signatureProgress(event);
+    return result;
+  }
+
+  /** The record, and the participant the caller signs as; refuses when signing is closed for them. */
+  private async load(em: EntityManager, principal: Principal | null, idOrReference: string, options: { forRead: boolean }): Promise<Loaded> {
+    const caller = requireScope(principal, 'verify');
+    const viewer = await viewerFor(em, caller.identityId);
+    const record = await findReadableRecord(em, idOrReference, viewer);
+    const active = record.participants.getItems().filter((p) => !p.removedAt && !p.declinedAt && !p.waivedAt);
+    const participant =
+      (record.initiatorIdentity === caller.identityId ? active.find((p) => p.role === 'initiator') : undefined) ??
+      active.find((p) => p.role !== 'initiator' && isViewerParticipant(p, viewer));
+    if (!participant) throw new DomainError('forbidden', 'You are not a signing participant of this record');
+    if (!options.forRead) {
+      if (record.status === 'draft' && participant.role !== 'initiator') {
+        throw new DomainError('invalid_transition', 'Only the initiator signs a draft; others sign after it is submitted');
+      }
+      if (record.status !== 'draft' && record.status !== 'pending_confirmation') {
+        throw new DomainError('invalid_transition', `Signing is closed: the record is ${record.status}`);
+      }
+    }
+    return { em, record, participant, principal: caller, announced: [] };
+  }
+
+  /**
+   * The execution for the record's current version. Executions of older versions are superseded
+   * the moment the version changes: their work never counts for the new text.
+   */
+  private async currentExecution(
+    { em, record, participant }: Loaded,
+    create: boolean,
+    lock = false,
+  ): Promise<{ execution: SignatureExecution; created: boolean }> {
+    const where = { participant, recordVersion: record.currentVersion };
+    let execution = await em.findOne(SignatureExecution, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (execution) return { execution, created: false };
+    if (!create) throw DomainError.notFound('Signature execution');
+    const now = this.clock.now();
+    await em.nativeUpdate(SignatureExecution, { participant, status: 'in_progress', recordVersion: { $ne: record.currentVersion } }, { status: 'superseded', updatedAt: now });
+    execution = em.create(SignatureExecution, {
+      record,
+      participant,
+      recordVersion: record.currentVersion,
+      requiredMethodCount: record.requiredSignatureMethodCount,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await em.flush();
+    return { execution, created: true };
+  }
+
+  private announce(
+    loaded: Loaded,
+    execution: SignatureExecution,
+    methods: SignatureMethod[],
+    event: SignatureProgressEvent['event'],
+    methodType: string | null,
+  ): void {
+    loaded.announced.push({
+      recordId: execution.record.id,
+      executionId: execution.id,
+      participantId: execution.participant.id,
+      event,
+      methodType,
+      executionStatus: execution.status,
+      recordVersion: execution.recordVersion,
+      satisfiedMethodCount: satisfiedCount(methods),
+      requiredSignatureMethodCount: execution.requiredMethodCount,
+      canFinalize: canFinalize(execution, methods),
+      at: this.clock.now().toISOString(),
+    });
+  }
+}

@@ -1,0 +1,118 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { OptionalProps, type Rel } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Participant, SignedRecord } from '../records/entities.js';
+
+export const SIGNATURE_METHOD_TYPES = [
+  'email_otp',
+  'codehost_gist',
+  'microblog_post',
+  'forum_post',
+  'webauthn_passkey',
+  'messenger',
+  'api_key',
+] as const;
+export type SignatureMethodType = (typeof SIGNATURE_METHOD_TYPES)[number];
+
+export const EXECUTION_STATUSES = ['in_progress', 'finalized', 'superseded'] as const;
+export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+export const METHOD_STATUSES = ['available', 'pending', 'satisfied', 'failed', 'cancelled', 'expired'] as const;
+export type MethodStatus = (typeof METHOD_STATUSES)[number];
+
+/** What the signer is asked to do next for a method. */
+export type MethodStep = {
+  prompt: string;
+  proofText: string | null;
+  proofTitle: string | null;
+  url: string | null;
+  challenge: string | null;
+};
+
+export type SignatureEvidence = { methodType: SignatureMethodType; satisfiedAt: string; evidenceHash: string };
+
+export type IdenticonData = { kind: 'document' | 'signature'; digest: string; shortHash: string; width: number; height: number; altText: string; svg: string };
+
+/**
+ * One participant's signature for one version of a record: the distinct methods satisfied so far
+ * and, once finalized, the evidence bound to that version.
+ */
+@Entity({ tableName: 'signature_executions' })
+@Unique({ properties: ['participant', 'recordVersion'] })
+export class SignatureExecution {
+  [OptionalProps]?: 'status' | 'createdAt' | 'updatedAt' | 'finalizedAt' | 'evidence' | 'identicon';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => SignedRecord, { deleteRule: 'cascade' })
+  @Index()
+  record!: Rel<SignedRecord>;
+
+  @ManyToOne(() => Participant, { deleteRule: 'cascade' })
+  participant!: Rel<Participant>;
+
+  @Property({ type: 'integer' })
+  recordVersion!: number;
+
+  @Enum({ items: () => EXECUTION_STATUSES, nativeEnumName: 'signature_execution_status' })
+  status: ExecutionStatus = 'in_progress';
+
+  @Property({ type: 'smallint' })
+  requiredMethodCount!: number;
+
+  @Property({ type: 'json', nullable: true })
+  evidence: SignatureEvidence[] | null = null;
+
+  @Property({ type: 'json', nullable: true })
+  identicon: IdenticonData | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  finalizedAt: Date | null = null;
+}
+
+/** One method within an execution. Private method state (event ids, nonces) never leaves the domain. */
+@Entity({ tableName: 'signature_methods' })
+@Unique({ properties: ['execution', 'methodType'] })
+export class SignatureMethod {
+  [OptionalProps]?: 'status' | 'step' | 'state' | 'evidenceHash' | 'failureReason' | 'satisfiedAt' | 'createdAt' | 'updatedAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => SignatureExecution, { deleteRule: 'cascade' })
+  execution!: Rel<SignatureExecution>;
+
+  @Property({ type: 'text' })
+  methodType!: SignatureMethodType;
+
+  @Property({ type: 'text' })
+  status: MethodStatus = 'pending';
+
+  @Property({ type: 'json', nullable: true })
+  step: MethodStep | null = null;
+
+  @Property({ type: 'json', hidden: true })
+  state: Record<string, unknown> = {};
+
+  @Property({ type: 'text', nullable: true })
+  evidenceHash: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  failureReason: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  satisfiedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt: Date = new Date();
+}

@@ -1,0 +1,32 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from '../../identity/principal.js';
+import type { Participant, SignedRecord } from '../../records/entities.js';
+import type { MethodStep, SignatureExecution, SignatureMethod, SignatureMethodType } from '../entities.js';
+
+export type MethodContext = {
+  em: EntityManager;
+  record: SignedRecord;
+  participant: Participant;
+  execution: SignatureExecution;
+  method: SignatureMethod;
+  principal: Principal;
+  now: Date;
+};
+
+/** What a method step produced. `evidence` is hashed into the signature evidence when satisfied. */
+export type MethodOutcome =
+  | { status: 'pending'; step: MethodStep; state?: Record<string, unknown> }
+  | { status: 'satisfied'; evidence: string; step?: MethodStep | null; state?: Record<string, unknown> }
+  | { status: 'failed'; reason: string; state?: Record<string, unknown> };
+
+/**
+ * One signature method: a real proof of intent that authentication can never provide. Each adapter
+ * validates its own input and throws domain errors for bad input (422) without changing state.
+ */
+export interface SignatureMethodAdapter {
+  readonly type: SignatureMethodType;
+  start(context: MethodContext, hints: Record<string, unknown>): Promise<MethodOutcome>;
+  submit(context: MethodContext, input: Record<string, unknown>): Promise<MethodOutcome>;
+  /** Asynchronous methods re-check while pending; synchronous ones answer with their current state. */
+  refresh?(context: MethodContext): Promise<MethodOutcome>;
+}

@@ -1,0 +1,103 @@
+import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
+import type { ExecutionView, IdenticonView } from '../../domain/ceremonies/execution-view.js';
+import { svgDataUri } from '../../domain/ceremonies/identicon.js';
+import type { RecordService } from '../../domain/records/record-service.js';
+import type { RecordView } from '../../domain/records/record-view.js';
+import type { SignatureProgressEvent } from '../../domain/shared/events.js';
+import type { GraphContext } from '../context.js';
+import { IdenticonObject } from '../types/artifact.types.js';
+import {
+  FinalizeSignatureInput,
+  SignatureExecutionObject,
+  SignatureMethodInput,
+  SignatureMethodTypeEnum,
+  SignatureProgressObject,
+} from '../types/ceremony.types.js';
+import { RecordObject } from '../types/record.types.js';
+
+@Resolver(() => SignatureExecutionObject)
+export class CeremonyResolver {
+  constructor(
+    private readonly ceremonies: CeremonyService,
+    private readonly records: RecordService,
+  ) {}
+
+  @Query(() => SignatureExecutionObject, { description: "The caller's signature execution for the record's current version (scope verify)" })
+  signatureExecution(@Ctx() { principal }: GraphContext, @Arg('recordId') recordId: string): Promise<ExecutionView> {
+    return this.ceremonies.get(principal, recordId);
+  }
+
+  @Mutation(() => SignatureExecutionObject, { description: "Starts or resumes the caller's signature execution (scope verify)" })
+  startSignatureExecution(@Ctx() { principal }: GraphContext, @Arg('recordId') recordId: string): Promise<ExecutionView> {
+    return this.ceremonies.startOrResume(principal, recordId);
+  }
+
+  @Mutation(() => SignatureExecutionObject, { description: 'Starts a signature method and returns its step' })
+  startSignatureMethod(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('methodType', () => SignatureMethodTypeEnum) methodType: string,
+    @Arg('input', () => SignatureMethodInput, { nullable: true }) input: SignatureMethodInput | null,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.startMethod(principal, recordId, methodType, { ...input });
+  }
+
+  @Mutation(() => SignatureExecutionObject, { description: 'Submits the signer’s evidence for a method (OTP, proof URL, passkey)' })
+  submitSignatureMethod(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('methodType', () => SignatureMethodTypeEnum) methodType: string,
+    @Arg('input', () => SignatureMethodInput) input: SignatureMethodInput,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.submitMethod(principal, recordId, methodType, { ...input });
+  }
+
+  @Mutation(() => SignatureExecutionObject, { description: 'Re-checks an asynchronous method while pending' })
+  refreshSignatureMethod(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('methodType', () => SignatureMethodTypeEnum) methodType: string,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.refreshMethod(principal, recordId, methodType);
+  }
+
+  @Mutation(() => SignatureExecutionObject, { description: 'Cancels a pending method' })
+  cancelSignatureMethod(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('methodType', () => SignatureMethodTypeEnum) methodType: string,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.cancelMethod(principal, recordId, methodType);
+  }
+
+  @Mutation(() => RecordObject, { description: 'Finalizes the caller’s signature once canFinalize is true' })
+  async finalizeSignature(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('input', () => FinalizeSignatureInput, { nullable: true }) input: FinalizeSignatureInput | null,
+  ): Promise<RecordView> {
+    const id = await this.ceremonies.finalize(principal, recordId, { acknowledgePublicVerifiedParties: input?.acknowledgePublicVerifiedParties });
+    return this.records.get(principal, id);
+  }
+
+  @Subscription(() => SignatureProgressObject, {
+    description: 'Each step of every signature ceremony on a record the subscriber may read',
+    subscribe: ({ args, context }) => {
+      const { live, principal } = context as GraphContext;
+      if (!live) throw new Error('Subscriptions are served over graphql-ws only');
+      return live.signatureProgress(principal, String((args as { recordId: string }).recordId));
+    },
+  })
+  signatureProgress(@Root() event: SignatureProgressEvent, @Arg('recordId') _recordId: string): SignatureProgressEvent {
+    return event;
+  }
+}
+
+@Resolver(() => IdenticonObject)
+export class IdenticonResolver {
+  @FieldResolver(() => String, { nullable: true, description: 'SVG data URI; select it only when an older client needs inline images' })
+  svgDataUri(@Root() identicon: IdenticonView): string | null {
+    return identicon.svg ? svgDataUri(identicon.svg) : null;
+  }
+}
