@@ -104,9 +104,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const server = createServer(app);
 
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const formatError = formatGraphError(logger);
   const wsCleanup = useServer<Record<string, unknown>>(
     {
       schema,
+      // The same error model as over HTTP: domain codes in extensions.code, nothing unexpected leaks.
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
       context: async (ctx) => ({
         principal: await principalFromParams(sessions, ctx.connectionParams ?? {}),
         via: 'graphql' as const,
@@ -119,7 +124,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
 
   const apollo = new ApolloServer<GraphContext>({
     schema,
-    formatError: formatGraphError(logger),
+    formatError,
     includeStacktraceInErrorResponses: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer: server }),

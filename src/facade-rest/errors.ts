@@ -50,6 +50,9 @@ export function restError(code: string, detail: string, extra: { retryAfterSecon
   return { status, body, headers };
 }
 
+/** Domain input fields that REST carries in the URL path. */
+const PATH_FIELDS = new Set(['methodType']);
+
 /** Maps the first GraphQL error of an in-process operation to the REST contract. */
 export function restErrorFromGraph(error: GraphQLFormattedError, location: IssueLocation): RestError {
   const extensions = error.extensions ?? {};
@@ -59,7 +62,7 @@ export function restErrorFromGraph(error: GraphQLFormattedError, location: Issue
     if (issues.length === 0) return validationError([{ loc: [location], msg: error.message, type: 'value_error' }]);
     return validationError(
       issues.map((issue) => ({
-        loc: [location, ...issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
+        loc: [PATH_FIELDS.has(String(issue.path[0])) ? 'path' : location, ...issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
         msg: issue.message,
         type: issue.type,
       })),

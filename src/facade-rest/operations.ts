@@ -1,4 +1,12 @@
 import {
+  CancelSignatureMethodDocument,
+  FinalizeSignatureDocument,
+  GetSignatureExecutionDocument,
+  RefreshSignatureMethodDocument,
+  StartSignatureExecutionDocument,
+  StartSignatureMethodDocument,
+  SubmitSignatureMethodDocument,
+  type SignatureMethodType,
   CreateAgreementDocument,
   CreateApiKeyDocument,
   CreateDeclarationDocument,
@@ -21,10 +29,39 @@ import {
   type VerifyOtpInput,
 } from './operations/generated.js';
 import { snakeKeys } from './case.js';
-import type { RestOperation } from './operation.js';
+import type { RestOperation, RestRequest } from './operation.js';
 
 const ok = (body: unknown) => ({ status: 200, body: snakeKeys(body) });
 const created = (body: unknown) => ({ status: 201, body: snakeKeys(body) });
+
+const recordId = ({ params }: RestRequest) => params.agr_id ?? params.id_or_ref ?? '';
+const methodType = ({ params }: RestRequest) => (params.method_type ?? '') as SignatureMethodType;
+/** `image_representation=compatibility_data_uri` adds `svg_data_uri` to identicons; never otherwise. */
+const withSvg = ({ query }: RestRequest) => query.image_representation === 'compatibility_data_uri';
+
+/** The signature-execution routes, shared by /agreements and /notarizations (the notarization ones are equivalent). */
+const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOperation> => ({
+  [`start${prefix}SignatureExecution`]: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(StartSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).startSignatureExecution),
+  },
+  [`get${prefix}SignatureExecution`]: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(GetSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).signatureExecution),
+  },
+  [`finalize${prefix}SignatureExecution`]: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok(
+        (
+          await graph(FinalizeSignatureDocument, {
+            recordId: recordId(r),
+            input: { acknowledgePublicVerifiedParties: (r.input.acknowledgePublicVerifiedParties as boolean | undefined) ?? null },
+          })
+        ).finalizeSignature,
+      ),
+  },
+});
 
 /**
  * The REST facade as a mapping table: operationId -> GraphQL document + mappers. Operations of
@@ -95,6 +132,35 @@ export const restOperations: Record<string, RestOperation> = {
   getAgreement: {
     access: 'authenticated',
     run: async ({ params }, graph) => ok((await graph(GetRecordDocument, { id: params.agr_id ?? '' })).record),
+  },
+  ...ceremonyOperations(''),
+  ...ceremonyOperations('Notarization'),
+  startSignatureMethod: {
+    access: 'authenticated',
+    issueLocation: 'path',
+    run: async (r, graph) =>
+      ok(
+        (await graph(StartSignatureMethodDocument, { recordId: recordId(r), methodType: methodType(r), input: r.input, withSvg: withSvg(r) }))
+          .startSignatureMethod,
+      ),
+  },
+  submitSignatureMethod: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok(
+        (await graph(SubmitSignatureMethodDocument, { recordId: recordId(r), methodType: methodType(r), input: r.input, withSvg: withSvg(r) }))
+          .submitSignatureMethod,
+      ),
+  },
+  refreshSignatureMethod: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok((await graph(RefreshSignatureMethodDocument, { recordId: recordId(r), methodType: methodType(r), withSvg: withSvg(r) })).refreshSignatureMethod),
+  },
+  cancelSignatureMethod: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok((await graph(CancelSignatureMethodDocument, { recordId: recordId(r), methodType: methodType(r), withSvg: withSvg(r) })).cancelSignatureMethod),
   },
   updateAgreement: {
     access: 'authenticated',

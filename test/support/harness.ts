@@ -27,8 +27,13 @@ export type TestApp = {
   stop: () => Promise<void>;
 };
 
-export async function startTestApp(overrides: Record<string, string> = {}, options: { clock?: Clock } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  overrides: Record<string, string> = {},
+  options: { clock?: Clock; /** Share another instance's database (several instances on one database). */ sameDatabaseAs?: TestApp } = {},
+): Promise<TestApp> {
+  const database = options.sameDatabaseAs
+    ? { url: options.sameDatabaseAs.databaseUrl, drop: async () => undefined }
+    : await createTestDatabase();
   const smtp = new CaptureSmtp();
   const smtpUrl = await smtp.start();
   const lines: string[] = [];

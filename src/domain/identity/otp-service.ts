@@ -50,7 +50,7 @@ export class OtpService {
     const em = this.orm.em.fork();
     await this.rateLimiter.hit(
       em,
-      `otp:${email}`,
+      `otp:${purpose}:${email}`,
       { limit: this.settings.requestsPerWindow, windowSeconds: this.settings.requestWindowSeconds },
       'code requests for this address',
     );

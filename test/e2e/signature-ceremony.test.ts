@@ -1,0 +1,173 @@
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+
+describe('Signature ceremony (REST)', () => {
+  let t: TestApp;
+  let alice: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '50' });
+    alice = await t.signIn('alice@example.com');
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  async function draft(overrides: Record<string, unknown> = {}) {
+    const created = await t.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody(overrides) });
+    expect(created.status).toBe(201);
+    return created.body as { id: string; agr_reference: string };
+  }
+
+  const path = (id: string, rest = '') => `/api/v1/agreements/${id}/signature-execution${rest}`;
+
+  async function signatureCode(record: string): Promise<string> {
+    const before = t.smtp.messages.length;
+    const started = await t.request('POST', path(record, '/methods/email_otp/start'), { token: alice, body: {} });
+    expect(started.status).toBe(200);
+    const mail = await t.smtp.waitFor('alice@example.com', (m) => t.smtp.messages.indexOf(m) >= before);
+    expect(mail.subject).toBe('Your signature code');
+    return /code is (\d{6})/.exec(mail.text)![1]!;
+  }
+
+  it('starts an execution bound to the current version, listing the methods', async () => {
+    const record = await draft();
+    const started = await t.request('POST', path(record.id), { token: alice });
+    expect(started.status).toBe(200);
+    expect(started.body).toEqual({
+      id: expect.any(String),
+      record_id: record.id,
+      party_id: expect.any(String),
+      record_version: 1,
+      status: 'in_progress',
+      required_signature_method_count: 1,
+      satisfied_method_count: 0,
+      can_finalize: false,
+      methods: [{ method_type: 'email_otp', status: 'available', step: null, satisfied_at: null }],
+      finalized_at: null,
+      signature_identicon: null,
+    });
+    const resumed = await t.request('POST', path(record.agr_reference), { token: alice });
+    expect(resumed.body.id).toBe(started.body.id);
+    const read = await t.request('GET', path(record.id), { token: alice });
+    expect(read.body.id).toBe(started.body.id);
+  });
+
+  it('satisfies email_otp with the signature code only, then finalizes with evidence and an identicon', async () => {
+    const record = await draft();
+    await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    const pending = await t.request('GET', path(record.id), { token: alice });
+    expect(pending.body.methods[0]).toMatchObject({ status: 'pending', step: { prompt: expect.stringContaining('a****@example.com') } });
+
+    // An authentication code for the same address is a different input and never signs.
+    const before = t.smtp.messages.length;
+    await t.request('POST', '/api/v1/verification/request-otp', { body: { email: 'alice@example.com', purpose: 'authenticate' } });
+    const authCode = await t.smtp.codeFor('alice@example.com', before);
+    if (authCode !== code) {
+      const refused = await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code: authCode } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'code'], type: 'otp_invalid' });
+    }
+    const early = await t.request('POST', path(record.id, '/finalize'), { token: alice, body: {} });
+    expect(early).toMatchObject({ status: 409, body: { error_code: 'signature_incomplete' } });
+
+    const satisfied = await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    expect(satisfied.status).toBe(200);
+    expect(satisfied.body).toMatchObject({ satisfied_method_count: 1, can_finalize: true });
+    expect(satisfied.body.methods[0]).toMatchObject({ status: 'satisfied', step: null, satisfied_at: expect.any(String) });
+
+    const finalized = await t.request('POST', path(record.id, '/finalize'), { token: alice });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body.initiator_signature).toMatchObject({ status: 'finalized', confirmed_version: 1 });
+    expect(finalized.body.ready_for_submission).toBe(true);
+    const initiator = finalized.body.parties.find((p: { role: string }) => p.role === 'initiator');
+    expect(initiator).toMatchObject({ confirmed_version: 1, confirmed_at: expect.any(String) });
+
+    const execution = await t.request('GET', path(record.id), { token: alice });
+    expect(execution.body).toMatchObject({ status: 'finalized', can_finalize: false, finalized_at: expect.any(String) });
+    expect(execution.body.signature_identicon).toEqual({
+      kind: 'signature',
+      digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      short_hash: expect.stringMatching(/^[0-9a-f]{8}$/),
+      width: 160,
+      height: 160,
+      alt_text: expect.stringContaining(record.agr_reference),
+      available: true,
+    });
+    const compat = await t.request('GET', `${path(record.id)}?image_representation=compatibility_data_uri`, { token: alice });
+    expect(compat.body.signature_identicon.svg_data_uri).toMatch(/^data:image\/svg\+xml;base64,/);
+    expect(compat.body.signature_identicon.digest).toBe(execution.body.signature_identicon.digest);
+    const again = await t.request('POST', path(record.id, '/finalize'), { token: alice });
+    expect(again.status).toBe(409);
+  });
+
+  it('flips can_finalize only when the required count of distinct methods is met', async () => {
+    const record = await draft({ required_signature_method_count: 2 });
+    await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    const one = await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    expect(one.body).toMatchObject({ required_signature_method_count: 2, satisfied_method_count: 1, can_finalize: false });
+    // The same method twice never counts twice.
+    const twice = await t.request('POST', path(record.id, '/methods/email_otp/start'), { token: alice, body: {} });
+    expect(twice).toMatchObject({ status: 409, body: { error_code: 'conflict' } });
+    const finalize = await t.request('POST', path(record.id, '/finalize'), { token: alice });
+    expect(finalize).toMatchObject({ status: 409, body: { error_code: 'signature_incomplete' } });
+  });
+
+  it('resets the work when the draft body changes', async () => {
+    const record = await draft();
+    const first = await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    const patched = await t.request('PATCH', `/api/v1/agreements/${record.id}`, {
+      token: alice,
+      body: { body: 'We agree to share the garden equally, and to plant tomatoes together.' },
+    });
+    expect(patched.body.current_version).toBe(2);
+    const next = await t.request('POST', path(record.id), { token: alice });
+    expect(next.body).toMatchObject({ record_version: 2, satisfied_method_count: 0, can_finalize: false });
+    expect(next.body.id).not.toBe(first.body.id);
+  });
+
+  it('requires the explicit acknowledgement for records that publish verified parties', async () => {
+    const record = await draft({ on_chain_include_verified_parties: true });
+    await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    const refused = await t.request('POST', path(record.id, '/finalize'), { token: alice, body: {} });
+    expect(refused).toMatchObject({ status: 409, body: { error_code: 'acknowledgement_required' } });
+    const ok = await t.request('POST', path(record.id, '/finalize'), { token: alice, body: { acknowledge_public_verified_parties: true } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('lets only signing participants in, with the verify scope, and refuses unknown or unavailable methods', async () => {
+    const record = await draft();
+    const bob = await t.signIn('bob@example.com');
+    const bobStart = await t.request('POST', path(record.id), { token: bob });
+    expect(bobStart).toMatchObject({ status: 409, body: { error_code: 'invalid_transition' } });
+    const stranger = await t.signIn('mallory@example.com');
+    expect((await t.request('POST', path(record.id), { token: stranger })).status).toBe(404);
+
+    const keys = await t.request('POST', '/api/v1/api-keys', { token: alice, body: { scopes: ['retrieve', 'create'] } });
+    const noVerify = await t.request('POST', path(record.id), { apiKey: keys.body.key });
+    expect(noVerify).toMatchObject({ status: 403, body: { error_code: 'missing_scope', required_scopes: ['verify'] } });
+
+    const unknown = await t.request('POST', path(record.id, '/methods/carrier_pigeon/start'), { token: alice, body: {} });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0].loc[0]).toBe('path');
+    const later = await t.request('POST', path(record.id, '/methods/codehost_gist/start'), { token: alice, body: {} });
+    expect(later.status).toBe(422);
+    expect(later.body.detail[0]).toMatchObject({ loc: ['path', 'method_type'], type: 'method_not_available' });
+  });
+
+  it('cancels a pending method', async () => {
+    const record = await draft();
+    await t.request('POST', path(record.id), { token: alice });
+    await signatureCode(record.id);
+    const cancelled = await t.request('POST', path(record.id, '/methods/email_otp/cancel'), { token: alice });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.methods[0]).toMatchObject({ status: 'cancelled', step: null });
+    const refresh = await t.request('POST', path(record.id, '/methods/email_otp/refresh'), { token: alice });
+    expect(refresh.body.methods[0].status).toBe('cancelled');
+  });
+});
