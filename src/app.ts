@@ -86,7 +86,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
-  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp)], publishDomainEvents(pubSub));
+  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp)], publishDomainEvents(pubSub), rateLimiter, {
+    limit: config.methodStartsPerWindow,
+    windowSeconds: 600,
+  });
   const live = liveUpdates(pubSub, records);
 
   const schema = await buildGraphSchema({

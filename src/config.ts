@@ -30,6 +30,7 @@ const schema = z.object({
   OTP_REQUEST_WINDOW_SECONDS: seconds.default(900),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(3600),
   DEFAULT_LAPSE_DAYS: z.coerce.number().int().min(1).max(30).default(14),
+  METHOD_STARTS_PER_WINDOW: z.coerce.number().int().min(1).default(10),
 });
 
 export type Config = {
@@ -49,6 +50,8 @@ export type Config = {
   otp: { ttlSeconds: number; maxAttempts: number; requestsPerWindow: number; requestWindowSeconds: number };
   accessTokenTtlSeconds: number;
   defaultLapseDays: number;
+  /** Starts of one signature method by one participant per 10 minutes. */
+  methodStartsPerWindow: number;
 };
 
 export class ConfigError extends Error {}
@@ -84,5 +87,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
+    methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
   };
 }

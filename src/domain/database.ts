@@ -4,7 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
 import { Participant, SignedRecord } from './records/entities.js';
-import { SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
+import { MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
 
 export const entities = [
@@ -18,6 +18,8 @@ export const entities = [
   Participant,
   SignatureExecution,
   SignatureMethod,
+  PasskeyCredential,
+  MessengerUpdate,
 ];
 
 export type DatabaseOptions = {

@@ -5,7 +5,7 @@ describe('Signature ceremony (REST)', () => {
   let alice: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '50' });
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '50', METHOD_STARTS_PER_WINDOW: '3' });
     alice = await t.signIn('alice@example.com');
   });
   afterAll(async () => {
@@ -169,5 +169,16 @@ describe('Signature ceremony (REST)', () => {
     expect(cancelled.body.methods[0]).toMatchObject({ status: 'cancelled', step: null });
     const refresh = await t.request('POST', path(record.id, '/methods/email_otp/refresh'), { token: alice });
     expect(refresh.body.methods[0].status).toBe('cancelled');
+  });
+
+  it('rate-limits method starts with 429 and Retry-After', async () => {
+    const record = await draft();
+    await t.request('POST', path(record.id), { token: alice });
+    for (let i = 0; i < 3; i += 1) {
+      expect((await t.request('POST', path(record.id, '/methods/email_otp/start'), { token: alice, body: {} })).status).toBe(200);
+    }
+    const limited = await t.request('POST', path(record.id, '/methods/email_otp/start'), { token: alice, body: {} });
+    expect(limited).toMatchObject({ status: 429, body: { error_code: 'rate_limited', retry_after_seconds: expect.any(Number) } });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

@@ -6,6 +6,7 @@ import { isViewerParticipant } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import type { DomainEvents, SignatureProgressEvent } from '../shared/events.js';
+import type { RateLimitRule, RateLimiter } from '../shared/rate-limiter.js';
 import { SIGNATURE_METHOD_TYPES, SignatureExecution, SignatureMethod, type SignatureMethodType } from './entities.js';
 import { canFinalize, satisfiedCount, toExecutionView, type ExecutionView } from './execution-view.js';
 import { identiconFromDigest, sha256Hex } from './identicon.js';
@@ -25,6 +26,8 @@ export class CeremonyService {
     private readonly clock: Clock,
     adapters: SignatureMethodAdapter[],
     private readonly events: DomainEvents,
+    private readonly rateLimiter: RateLimiter,
+    private readonly startLimit: RateLimitRule = { limit: 10, windowSeconds: 600 },
   ) {
     this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
   }
@@ -123,6 +126,28 @@ export class CeremonyService {
     });
   }
 
+  /**
+   * Completes a pending method from an outside signal that carries no principal (e.g. a messenger
+   * platform update matched to its challenge). Returns false when the method is no longer pending
+   * or its execution is no longer the current one.
+   */
+  async completeFromOutside(methodId: string, outcome: MethodOutcome): Promise<boolean> {
+    const announced: SignatureProgressEvent[] = [];
+    const done = await this.orm.em.fork().transactional(async (em) => {
+      const method = await em.findOne(SignatureMethod, { id: methodId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!method || method.status !== 'pending') return false;
+      const execution = await em.findOneOrFail(SignatureExecution, { id: method.execution.id }, { populate: ['record', 'participant'] });
+      if (execution.status !== 'in_progress' || execution.recordVersion !== execution.record.currentVersion) return false;
+      const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
+      await em.flush();
+      const methods = await em.find(SignatureMethod, { execution });
+      this.announce({ announced } as Loaded, execution, methods, event, method.methodType);
+      return true;
+    });
+    for (const event of announced) this.events.signatureProgress(event);
+    return done;
+  }
+
   // ---- internals -------------------------------------------------------------------------------
 
   private adapter(type: string): SignatureMethodAdapter {
@@ -143,6 +168,10 @@ export class CeremonyService {
   ): Promise<ExecutionView> {
     return this.mutate(principal, idOrReference, async (loaded) => {
       const { em } = loaded;
+      if (action === 'start') {
+        // Counted outside the transaction (a fork uses the pool) so that refused starts still count.
+        await this.rateLimiter.hit(em.fork(), `method-start:${loaded.participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
+      }
       const { execution } = await this.currentExecution(loaded, action === 'start', true);
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
       let method = await em.findOne(SignatureMethod, { execution, methodType: adapter.type });
@@ -152,29 +181,7 @@ export class CeremonyService {
       }
       const now = this.clock.now();
       const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
-      let event: SignatureProgressEvent['event'] = 'method_pending';
-      if (outcome) {
-        if (outcome.state) method.state = { ...method.state, ...outcome.state };
-        if (outcome.status === 'pending') {
-          method.status = 'pending';
-          method.step = outcome.step;
-          method.failureReason = null;
-          event = action === 'start' ? 'method_started' : 'method_pending';
-        } else if (outcome.status === 'satisfied') {
-          method.status = 'satisfied';
-          method.step = outcome.step ?? null;
-          method.satisfiedAt = now;
-          method.evidenceHash = `sha256:${sha256Hex([outcome.evidence])}`;
-          event = 'method_satisfied';
-        } else {
-          method.status = outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
-          method.failureReason = outcome.reason;
-          method.step = null;
-          event = method.status === 'cancelled' ? 'method_cancelled' : 'method_failed';
-        }
-        method.updatedAt = now;
-        execution.updatedAt = now;
-      }
+      const event = outcome ? applyOutcome(method, execution, outcome, action, now) : 'method_pending';
       await em.flush();
       const methods = await em.find(SignatureMethod, { execution });
       this.announce(loaded, execution, methods, event, adapter.type);
@@ -259,4 +266,36 @@ export class CeremonyService {
       at: this.clock.now().toISOString(),
     });
   }
+}
+
+/** Applies an adapter's outcome to the method row; returns the progress event it amounts to. */
+function applyOutcome(
+  method: SignatureMethod,
+  execution: SignatureExecution,
+  outcome: MethodOutcome,
+  action: 'start' | 'submit' | 'refresh' | 'cancel',
+  now: Date,
+): SignatureProgressEvent['event'] {
+  let event: SignatureProgressEvent['event'];
+  if (outcome.state) method.state = { ...method.state, ...outcome.state };
+  if (outcome.status === 'pending') {
+    method.status = 'pending';
+    method.step = outcome.step;
+    method.failureReason = null;
+    event = action === 'start' ? 'method_started' : 'method_pending';
+  } else if (outcome.status === 'satisfied') {
+    method.status = 'satisfied';
+    method.step = outcome.step ?? null;
+    method.satisfiedAt = now;
+    method.evidenceHash = `sha256:${sha256Hex([outcome.evidence])}`;
+    event = 'method_satisfied';
+  } else {
+    method.status = outcome.reason === 'cancelled' ? 'cancelled' : 'failed';
+    method.failureReason = outcome.reason;
+    method.step = null;
+    event = method.status === 'cancelled' ? 'method_cancelled' : 'method_failed';
+  }
+  method.updatedAt = now;
+  execution.updatedAt = now;
+  return event;
 }

@@ -116,3 +116,48 @@ export class SignatureMethod {
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   updatedAt: Date = new Date();
 }
+
+/** A WebAuthn credential registered by an identity (passkey), used for `webauthn_passkey` signatures. */
+@Entity({ tableName: 'passkey_credentials' })
+export class PasskeyCredential {
+  [OptionalProps]?: 'counter' | 'transports' | 'createdAt' | 'lastUsedAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'uuid' })
+  @Index()
+  identityId!: string;
+
+  /** base64url credential id, as the authenticator reports it. */
+  @Property({ type: 'text', unique: true })
+  credentialId!: string;
+
+  /** base64url COSE public key. */
+  @Property({ type: 'text' })
+  publicKey!: string;
+
+  @Property({ type: 'bigint' })
+  counter: number = 0;
+
+  @Property({ type: 'text[]' })
+  transports: string[] = [];
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lastUsedAt: Date | null = null;
+}
+
+/** Messenger platform updates already processed: the webhook deduplicates on the update id. */
+@Entity({ tableName: 'messenger_updates' })
+export class MessengerUpdate {
+  [OptionalProps]?: 'receivedAt';
+
+  @PrimaryKey({ type: 'text' })
+  updateId!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  receivedAt: Date = new Date();
+}

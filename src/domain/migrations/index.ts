@@ -1,6 +1,7 @@
 import type { Migration } from '@mikro-orm/migrations';
 import { Migration20261122071239_initial as M0 } from './Migration20261122071239_initial.js';
 import { Migration20261122072238_signature_ceremony as M1 } from './Migration20261122072238_signature_ceremony.js';
+import { Migration20261122072830_passkeys_and_messenger as M2 } from './Migration20261122072830_passkeys_and_messenger.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -8,4 +9,5 @@ type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => 
 export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261122071239_initial', class: M0 },
   { name: 'Migration20261122072238_signature_ceremony', class: M1 },
+  { name: 'Migration20261122072830_passkeys_and_messenger', class: M2 },
 ];
