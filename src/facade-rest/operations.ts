@@ -56,6 +56,7 @@ const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOpe
         (
           await graph(FinalizeSignatureDocument, {
             recordId: recordId(r),
+            withSvg: withSvg(r),
             input: { acknowledgePublicVerifiedParties: (r.input.acknowledgePublicVerifiedParties as boolean | undefined) ?? null },
           })
         ).finalizeSignature,
@@ -131,7 +132,7 @@ export const restOperations: Record<string, RestOperation> = {
   },
   getAgreement: {
     access: 'authenticated',
-    run: async ({ params }, graph) => ok((await graph(GetRecordDocument, { id: params.agr_id ?? '' })).record),
+    run: async (r, graph) => ok((await graph(GetRecordDocument, { id: recordId(r), withSvg: withSvg(r) })).record),
   },
   ...ceremonyOperations(''),
   ...ceremonyOperations('Notarization'),

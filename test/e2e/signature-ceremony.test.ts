@@ -56,6 +56,8 @@ describe('Signature ceremony (REST)', () => {
     const record = await draft();
     await t.request('POST', path(record.id), { token: alice });
     const code = await signatureCode(record.id);
+    const inProgress = await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice });
+    expect(inProgress.body.initiator_signature).toMatchObject({ status: 'in_progress', satisfied_method_count: 0, can_finalize: false });
     const pending = await t.request('GET', path(record.id), { token: alice });
     expect(pending.body.methods[0]).toMatchObject({ status: 'pending', step: { prompt: expect.stringContaining('a****@example.com') } });
 
@@ -75,6 +77,8 @@ describe('Signature ceremony (REST)', () => {
     expect(satisfied.status).toBe(200);
     expect(satisfied.body).toMatchObject({ satisfied_method_count: 1, can_finalize: true });
     expect(satisfied.body.methods[0]).toMatchObject({ status: 'satisfied', step: null, satisfied_at: expect.any(String) });
+    const ready = await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice });
+    expect(ready.body.initiator_signature).toMatchObject({ status: 'in_progress', satisfied_method_count: 1, can_finalize: true });
 
     const finalized = await t.request('POST', path(record.id, '/finalize'), { token: alice });
     expect(finalized.status).toBe(200);
@@ -99,6 +103,14 @@ describe('Signature ceremony (REST)', () => {
     expect(compat.body.signature_identicon.digest).toBe(execution.body.signature_identicon.digest);
     const again = await t.request('POST', path(record.id, '/finalize'), { token: alice });
     expect(again.status).toBe(409);
+
+    // The record shows the same identicon on the initiator's row; image bytes only on request.
+    const read = await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice });
+    const row = read.body.parties.find((p: { role: string }) => p.role === 'initiator');
+    expect(row.signature_identicon).toEqual(execution.body.signature_identicon);
+    expect(JSON.stringify(read.body)).not.toContain('svg_data_uri');
+    const readCompat = await t.request('GET', `/api/v1/agreements/${record.id}?image_representation=compatibility_data_uri`, { token: alice });
+    expect(readCompat.body.parties[0].signature_identicon.svg_data_uri).toBe(compat.body.signature_identicon.svg_data_uri);
   });
 
   it('flips can_finalize only when the required count of distinct methods is met', async () => {

@@ -19,6 +19,7 @@ import {
   type UpdateRecordInput,
 } from './record-input.js';
 import { toRecordView, type RecordView } from './record-view.js';
+import { signatureSummaries } from '../ceremonies/signature-summary.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
 
@@ -105,7 +106,8 @@ export class RecordService {
     const caller = requireScope(principal, 'retrieve');
     const em = this.orm.em.fork();
     const viewer = await viewerFor(em, caller.identityId);
-    return toRecordView(await findReadableRecord(em, idOrReference, viewer), viewer);
+    const record = await findReadableRecord(em, idOrReference, viewer);
+    return toRecordView(record, viewer, await signatureSummaries(em, [record]));
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -128,7 +130,8 @@ export class RecordService {
     const records = ids.length
       ? await em.find(SignedRecord, { id: { $in: ids } }, { populate: ['participants'], orderBy: { createdAt: 'desc', id: 'desc' } })
       : [];
-    return { records: records.map((record) => toRecordView(record, viewer)), total, limit, offset };
+    const signatures = await signatureSummaries(em, records);
+    return { records: records.map((record) => toRecordView(record, viewer, signatures)), total, limit, offset };
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
@@ -200,7 +203,7 @@ export class RecordService {
       }
       throw error;
     }
-    return toRecordView(record, viewer);
+    return toRecordView(record, viewer, await signatureSummaries(em, [record]));
   }
 
   /** The initiator's contact point: the session's for a bearer, the identity's first email for an API key. */

@@ -1,4 +1,6 @@
 import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
+import type { SignatureSummary } from '../ceremonies/signature-summary.js';
+import type { IdenticonView } from '../ceremonies/execution-view.js';
 
 /** Who reads a record: decides which private participant data they see. */
 export type Viewer = {
@@ -19,6 +21,8 @@ export type PartyView = {
   declinedAt: Date | null;
   declinedReason: string | null;
   waivedAt: Date | null;
+  /** The participant's finalized signature identicon for the current version (metadata only). */
+  signatureIdenticon: IdenticonView | null;
 };
 
 export type InitiatorSignatureView = {
@@ -91,7 +95,7 @@ const MAX_ACTIVE_WITNESSES = 5;
  * The record as a reader in its identity graph sees it. Contact values: the initiator sees every
  * participant's (they entered them); any other reader sees only the rows that are themselves.
  */
-export function toRecordView(record: SignedRecord, viewer: Viewer): RecordView {
+export function toRecordView(record: SignedRecord, viewer: Viewer, signatures: ReadonlyMap<string, SignatureSummary> = new Map()): RecordView {
   const participants = record.participants.getItems().filter((p) => p.removedAt === null);
   const initiator = participants.find((p) => p.role === 'initiator') ?? null;
   const viewerIsInitiator = record.initiatorIdentity === viewer.identityId;
@@ -128,6 +132,7 @@ export function toRecordView(record: SignedRecord, viewer: Viewer): RecordView {
       declinedAt: p.declinedAt,
       declinedReason: p.declinedReason,
       waivedAt: p.waivedAt,
+      signatureIdenticon: p.confirmedVersion === record.currentVersion ? (signatures.get(p.id)?.identicon ?? null) : null,
     })),
     activeCounter: null,
     witnessSummary: hasWitnessRole
@@ -151,7 +156,7 @@ export function toRecordView(record: SignedRecord, viewer: Viewer): RecordView {
         }
       : null,
     llmAnalysis: null,
-    initiatorSignature: initiator ? initiatorSignature(record, initiator) : null,
+    initiatorSignature: initiator ? initiatorSignature(record, initiator, signatures.get(initiator.id)) : null,
     readyForSubmission: record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null,
     identicon: null,
     shareCard: null,
@@ -161,13 +166,13 @@ export function toRecordView(record: SignedRecord, viewer: Viewer): RecordView {
   };
 }
 
-function initiatorSignature(record: SignedRecord, initiator: Participant): InitiatorSignatureView {
+function initiatorSignature(record: SignedRecord, initiator: Participant, summary: SignatureSummary | undefined): InitiatorSignatureView {
   const finalized = initiator.confirmedVersion === record.currentVersion;
   return {
-    status: finalized ? 'finalized' : 'not_started',
+    status: finalized ? 'finalized' : summary ? 'in_progress' : 'not_started',
     requiredSignatureMethodCount: record.requiredSignatureMethodCount,
-    satisfiedMethodCount: finalized ? record.requiredSignatureMethodCount : 0,
-    canFinalize: false,
+    satisfiedMethodCount: summary?.satisfiedMethodCount ?? 0,
+    canFinalize: !finalized && (summary?.canFinalize ?? false),
     confirmedVersion: initiator.confirmedVersion,
     finalizedAt: finalized ? initiator.confirmedAt : null,
   };

@@ -46,6 +46,9 @@ export class PartyObject {
 
   @Field(() => Date, { nullable: true })
   waivedAt!: Date | null;
+
+  @Field(() => IdenticonObject, { nullable: true, description: 'Finalized signature identicon for the current version' })
+  signatureIdenticon!: IdenticonObject | null;
 }
 
 @ObjectType('InitiatorSignature', { description: "State of the initiator's signature for the current version" })
