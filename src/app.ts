@@ -33,16 +33,26 @@ import { AuthResolver } from './graph/resolvers/auth.resolver.js';
 import { IdentityResolver } from './graph/resolvers/identity.resolver.js';
 import { RecordResolver } from './graph/resolvers/record.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './graph/resolvers/ceremony.resolver.js';
+import { LifecycleResolver } from './graph/resolvers/lifecycle.resolver.js';
+import { LifecycleService } from './domain/records/lifecycle-service.js';
+import { CounterService } from './domain/records/counter-service.js';
+import { AmendmentService } from './domain/records/amendment-service.js';
 import { liveUpdates, publishDomainEvents } from './graph/live.js';
 import { PostgresPubSub } from './graph/pubsub.js';
 import { CeremonyService } from './domain/ceremonies/ceremony-service.js';
 import { EmailOtpMethod } from './domain/ceremonies/methods/email-otp.js';
+import { proofPostMethods } from './domain/ceremonies/methods/proof-post.js';
+import { WebAuthnPasskeyMethod } from './domain/ceremonies/methods/webauthn-passkey.js';
+import { MessengerMethod } from './domain/ceremonies/methods/messenger.js';
+import { MessengerInbox } from './domain/ceremonies/messenger-inbox.js';
+import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
 import pg from 'pg';
 import { buildGraphSchema } from './graph/schema.js';
 import { metaOperations } from './facade-rest/meta.js';
 import { createRestFacade, readCredentials } from './facade-rest/router.js';
 import { createQueue } from './jobs/queue.js';
 import { defineHousekeepingJob, scheduleHousekeeping } from './jobs/housekeeping.job.js';
+import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-records.job.js';
 import { createLogger, httpLogger } from './logger.js';
 
 export type AppOptions = {
@@ -51,6 +61,8 @@ export type AppOptions = {
   mailer?: Mailer;
   /** Agenda lock lifetime; tests keep it short so that stopping is quick. */
   jobLockLifetimeMs?: number;
+  /** How often Agenda polls for due jobs; tests poll fast. */
+  jobProcessEvery?: string | number;
 };
 
 export type App = {
@@ -86,11 +98,19 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
-  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp)], publishDomainEvents(pubSub), rateLimiter, {
+  const domainEvents = publishDomainEvents(pubSub);
+  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp), new MessengerMethod(config.messenger), new WebAuthnPasskeyMethod(config.webauthn), ...proofPostMethods(config.proofPosts, rateLimiter)], domainEvents, rateLimiter, {
     limit: config.methodStartsPerWindow,
     windowSeconds: 600,
   });
+  const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
+  if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
   const live = liveUpdates(pubSub, records);
+  const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, {
+    publicBaseUrl: config.publicBaseUrl,
+    defaultLapseDays: config.defaultLapseDays,
+    resendsPerHour: config.invitationResendsPerHour,
+  });
 
   const schema = await buildGraphSchema({
     auth: new AuthResolver(otp, sessions),
@@ -98,6 +118,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     records: new RecordResolver(records),
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
+    inbound: new InboundResolver(messengerInbox),
+    lifecycle: new LifecycleResolver(lifecycle, records, new CounterService(orm, clock, domainEvents), new AmendmentService(orm, clock, domainEvents)),
   }, { pubSub });
 
   const app = express();
@@ -166,12 +188,15 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       mongodbUrl: config.mongodbUrl,
       logger,
       lockLifetimeMs: options.jobLockLifetimeMs,
+      processEvery: options.jobProcessEvery,
     });
     agenda = queue.agenda;
     closeQueue = queue.close;
     defineHousekeepingJob(agenda, housekeeping, logger);
+    defineExpireRecordsJob(agenda, lifecycle, logger);
     await agenda.start();
     await scheduleHousekeeping(agenda);
+    await scheduleExpireRecords(agenda);
   }
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));

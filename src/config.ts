@@ -31,6 +31,20 @@ const schema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(3600),
   DEFAULT_LAPSE_DAYS: z.coerce.number().int().min(1).max(30).default(14),
   METHOD_STARTS_PER_WINDOW: z.coerce.number().int().min(1).default(10),
+  INVITATION_RESENDS_PER_HOUR: z.coerce.number().int().min(1).default(3),
+  // Public proof-post providers: API bases (page hosts derive from them, see proof-post.ts).
+  CODEHOST_API_BASE: z.url({ protocol: /^https?$/ }).default('https://api.codehost.example'),
+  MICROBLOG_API_BASE: z.url({ protocol: /^https?$/ }).default('https://microblog.example'),
+  FORUM_API_BASE: z.url({ protocol: /^https?$/ }).default('https://forum.example'),
+  PROOF_FETCH_ALLOW_LOOPBACK: bool.default(false),
+  PROOF_FETCHES_PER_WINDOW: z.coerce.number().int().min(1).default(20),
+  // Telegram's secret-token alphabet; long enough not to be guessed.
+  MESSENGER_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16..256 characters of A-Z, a-z, 0-9, _ and -').optional(),
+  MESSENGER_BOT_USERNAME: z.string().regex(/^@?[A-Za-z0-9_]{3,64}$/, 'must be a bot username such as record_signing_bot').default('record_signing_bot'),
+  MESSENGER_LINK_BASE: z.url().default('https://t.me'),
+  WEBAUTHN_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name such as sign.example.com').optional(),
+  WEBAUTHN_RP_NAME: z.string().min(1).max(100).default('Record Signing'),
+  WEBAUTHN_ORIGIN: z.url().optional(),
 });
 
 export type Config = {
@@ -52,6 +66,20 @@ export type Config = {
   defaultLapseDays: number;
   /** Starts of one signature method by one participant per 10 minutes. */
   methodStartsPerWindow: number;
+  /** Invitation resends per participant per hour. */
+  invitationResendsPerHour: number;
+  /**
+   * Public proof posts (codehost_gist, microblog_post, forum_post): provider API bases, the test-only
+   * switch that lets the SSRF guard reach http://127.0.0.1, and provider checks per participant per 10 minutes.
+   */
+  proofPosts: { codehostApiBase: string; microblogApiBase: string; forumApiBase: string; allowLoopback: boolean; fetchesPerWindow: number };
+  /**
+   * The messenger signature method. Without a webhook secret the inbound webhook refuses every call
+   * (403), so messenger challenges can be started but never complete.
+   */
+  messenger: { webhookSecret: string | undefined; botUsername: string; linkBase: string };
+  /** Passkeys (webauthn_passkey): relying party id and name, and the origin browsers report. */
+  webauthn: { rpId: string; rpName: string; origin: string };
 };
 
 export class ConfigError extends Error {}
@@ -65,11 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
-    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, ''),
+    publicBaseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     migrateOnStart: e.MIGRATE_ON_START,
@@ -88,5 +117,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
+    invitationResendsPerHour: e.INVITATION_RESENDS_PER_HOUR,
+    proofPosts: proofPostConfig(e),
+    messenger: {
+      webhookSecret: e.MESSENGER_WEBHOOK_SECRET,
+      botUsername: e.MESSENGER_BOT_USERNAME.replace(/^@/, ''),
+      linkBase: e.MESSENGER_LINK_BASE.replace(/\/+$/, ''),
+    },
+    webauthn: webauthnConfig(e, publicBaseUrl),
+  };
+}
+
+/** Defaults follow PUBLIC_BASE_URL; the origin's host must be the RP id or one of its subdomains. */
+function webauthnConfig(e: z.infer<typeof schema>, publicBaseUrl: string): Config['webauthn'] {
+  const base = URL.parse(publicBaseUrl);
+  if (!base) throw new ConfigError(`Invalid configuration:\n  PUBLIC_BASE_URL: ${publicBaseUrl} is not a URL (set it when HOST is an IPv6 address)`);
+  const origin = new URL(e.WEBAUTHN_ORIGIN ?? base.origin).origin;
+  const rpId = (e.WEBAUTHN_RP_ID ?? base.hostname).toLowerCase();
+  const host = new URL(origin).hostname;
+  if (host !== rpId && !host.endsWith(`.${rpId}`)) {
+    throw new ConfigError(`Invalid configuration:\n  WEBAUTHN_RP_ID: ${rpId} must be the host of WEBAUTHN_ORIGIN (${origin}) or a parent domain of it`);
+  }
+  return { rpId, rpName: e.WEBAUTHN_RP_NAME, origin };
+}
+
+/** Plain http and loopback provider hosts exist for tests only; production never reaches them. */
+function proofPostConfig(e: z.infer<typeof schema>): Config['proofPosts'] {
+  if (e.PROOF_FETCH_ALLOW_LOOPBACK && e.NODE_ENV === 'production') {
+    throw new ConfigError('Invalid configuration:\n  PROOF_FETCH_ALLOW_LOOPBACK: must not be true when NODE_ENV is production');
+  }
+  const bases = { CODEHOST_API_BASE: e.CODEHOST_API_BASE, MICROBLOG_API_BASE: e.MICROBLOG_API_BASE, FORUM_API_BASE: e.FORUM_API_BASE };
+  for (const [name, base] of Object.entries(bases)) {
+    if (new URL(base).protocol === 'http:' && !e.PROOF_FETCH_ALLOW_LOOPBACK) {
+      throw new ConfigError(`Invalid configuration:\n  ${name}: must be an https:// URL (http only with PROOF_FETCH_ALLOW_LOOPBACK=true, for tests)`);
+    }
+  }
+  return {
+    codehostApiBase: e.CODEHOST_API_BASE,
+    microblogApiBase: e.MICROBLOG_API_BASE,
+    forumApiBase: e.FORUM_API_BASE,
+    allowLoopback: e.PROOF_FETCH_ALLOW_LOOPBACK,
+    fetchesPerWindow: e.PROOF_FETCHES_PER_WINDOW,
   };
 }

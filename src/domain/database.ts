@@ -3,7 +3,7 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
-import { Participant, SignedRecord } from './records/entities.js';
+import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
 import { MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
 
@@ -16,6 +16,7 @@ export const entities = [
   RateLimitWindow,
   SignedRecord,
   Participant,
+  CounterProposal,
   SignatureExecution,
   SignatureMethod,
   PasskeyCredential,

@@ -16,6 +16,7 @@ const STATUS: Record<string, number> = {
   conflict: 409,
   contact_point_conflict: 409,
   signature_incomplete: 409,
+  counter_active: 409,
   acknowledgement_required: 409,
   validation_error: 422,
   rate_limited: 429,

@@ -7,6 +7,10 @@ export type RestRequest = {
   query: Record<string, unknown>;
   /** The JSON body, pruned to the contract's properties, keys in camelCase. */
   input: Record<string, unknown>;
+  /** Request headers (names in lower case), for operations whose contract reads one. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The JSON body exactly as sent, for opaque payloads whose keys belong to another platform. */
+  body: unknown;
 };
 
 export type RestReply = { status: number; body?: unknown; headers?: Record<string, string> };

@@ -1,4 +1,22 @@
 import {
+  AmendAgreementDocument,
+  CancelAgreementDocument,
+  CompleteWithoutParticipantDocument,
+  GetCounterDocument,
+  ReplaceWitnessDocument,
+  ResendInvitationDocument,
+  ResolveCounterDocument,
+  SubmitCounterDocument,
+  WaiveCoNotarizerDocument,
+  WaiveWitnessDocument,
+  WithdrawCounterDocument,
+  type AmendInput,
+  type NamedPartyInput,
+  type ResolveCounterInput,
+  type SubmitCounterInput,
+  DeclineAgreementDocument,
+  RescindAgreementDocument,
+  SubmitAgreementDocument,
   CancelSignatureMethodDocument,
   FinalizeSignatureDocument,
   GetSignatureExecutionDocument,
@@ -19,6 +37,7 @@ import {
   RevokeApiKeyDocument,
   UpdateAgreementDocument,
   VerifyOtpDocument,
+  ReceiveMessengerUpdateDocument,
   type CreateAgreementInput,
   type CreateApiKeyInput,
   type CreateDeclarationInput,
@@ -38,6 +57,11 @@ const recordId = ({ params }: RestRequest) => params.agr_id ?? params.id_or_ref 
 const methodType = ({ params }: RestRequest) => (params.method_type ?? '') as SignatureMethodType;
 /** `image_representation=compatibility_data_uri` adds `svg_data_uri` to identicons; never otherwise. */
 const withSvg = ({ query }: RestRequest) => query.image_representation === 'compatibility_data_uri';
+/** The webhook secret: the platform's secret-token header, else the `secret` query parameter. */
+const webhookSecret = ({ headers, query }: RestRequest) => {
+  const header = headers['x-telegram-bot-api-secret-token'];
+  return typeof header === 'string' ? header : typeof query.secret === 'string' ? query.secret : '';
+};
 
 /** The signature-execution routes, shared by /agreements and /notarizations (the notarization ones are equivalent). */
 const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOperation> => ({
@@ -163,9 +187,85 @@ export const restOperations: Record<string, RestOperation> = {
     run: async (r, graph) =>
       ok((await graph(CancelSignatureMethodDocument, { recordId: recordId(r), methodType: methodType(r), withSvg: withSvg(r) })).cancelSignatureMethod),
   },
+  submitAgreement: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(SubmitAgreementDocument, { id: recordId(r) })).submitAgreement),
+  },
+  declineAgreement: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok((await graph(DeclineAgreementDocument, { id: recordId(r), input: { reason: (r.input.reason as string | undefined) ?? null } })).declineAgreement),
+  },
+  rescindAgreement: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(RescindAgreementDocument, { id: recordId(r) })).rescindAgreement),
+  },
+  cancelAgreement: {
+    access: 'authenticated',
+    // A draft is cancelled in place (cancelled_draft); a sealed record gets a mutual cancellation draft.
+    run: async (r, graph) =>
+      created(
+        (
+          await graph(CancelAgreementDocument, {
+            id: recordId(r),
+            input: { reason: (r.input.reason as string | undefined) ?? null, summary: (r.input.summary as string | undefined) ?? null },
+          })
+        ).cancelAgreement,
+      ),
+  },
+  amendAgreement: {
+    access: 'authenticated',
+    run: async (r, graph) => created((await graph(AmendAgreementDocument, { id: recordId(r), input: r.input as AmendInput })).amendAgreement),
+  },
+  submitCounter: {
+    access: 'authenticated',
+    run: async (r, graph) => created((await graph(SubmitCounterDocument, { id: recordId(r), input: r.input as SubmitCounterInput })).submitCounter),
+  },
+  getCounter: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(GetCounterDocument, { id: recordId(r), counterId: r.params.counter_id ?? '' })).counter),
+  },
+  resolveCounter: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok((await graph(ResolveCounterDocument, { id: recordId(r), counterId: r.params.counter_id ?? '', input: r.input as ResolveCounterInput })).resolveCounter),
+  },
+  withdrawCounter: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(WithdrawCounterDocument, { id: recordId(r), counterId: r.params.counter_id ?? '' })).withdrawCounter),
+  },
+  completeWithoutParticipant: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(CompleteWithoutParticipantDocument, { id: recordId(r), partyId: r.params.party_id ?? '' })).completeWithoutParticipant),
+  },
+  waiveWitness: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(WaiveWitnessDocument, { id: recordId(r), partyId: r.params.party_id ?? '' })).waiveWitness),
+  },
+  waiveCoNotarizer: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(WaiveCoNotarizerDocument, { id: recordId(r), partyId: r.params.party_id ?? '' })).waiveCoNotarizer),
+  },
+  replaceWitness: {
+    access: 'authenticated',
+    run: async (r, graph) =>
+      ok((await graph(ReplaceWitnessDocument, { id: recordId(r), partyId: r.params.party_id ?? '', input: r.input as NamedPartyInput })).replaceWitness),
+  },
+  resendInvitation: {
+    access: 'authenticated',
+    run: async (r, graph) => ok((await graph(ResendInvitationDocument, { id: recordId(r), partyId: r.params.party_id ?? '' })).resendInvitation),
+  },
   updateAgreement: {
     access: 'authenticated',
     run: async ({ params, input }, graph) =>
       ok((await graph(UpdateAgreementDocument, { id: params.agr_id ?? '', input: input })).updateAgreement),
+  },
+  receiveMessengerUpdate: {
+    access: 'public',
+    // The update's keys belong to the platform: it goes on as sent, not case-converted.
+    run: async (r, graph) => {
+      await graph(ReceiveMessengerUpdateDocument, { secret: webhookSecret(r), update: r.body as Record<string, unknown> });
+      return { status: 200, body: { ok: true } };
+    },
   },
 };

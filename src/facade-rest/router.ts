@@ -106,7 +106,7 @@ async function runOperation(
     const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID() };
     const graph: Graph = (document, variables) => deps.executor.execute(document, variables, context);
     const params = (c.request.params ?? {}) as Record<string, string>;
-    return await operation.run({ params, query: coerceQuery(c), input }, graph);
+    return await operation.run({ params, query: coerceQuery(c), input, headers: req.headers, body: c.request.requestBody }, graph);
   } catch (error) {
     if (error instanceof GraphOperationError && error.errors[0]) return restErrorFromGraph(error.errors[0], location);
     if (error instanceof DomainError) return restError(error.code, error.message, error.details);

@@ -2,7 +2,9 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type NonEmptyArray, type PubSub } from 'type-graphql';
 import { AuthResolver } from './resolvers/auth.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './resolvers/ceremony.resolver.js';
+import { LifecycleResolver } from './resolvers/lifecycle.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
+import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
 
 export type Resolvers = {
@@ -11,9 +13,11 @@ export type Resolvers = {
   records: RecordResolver;
   ceremonies: CeremonyResolver;
   identicons: IdenticonResolver;
+  inbound: InboundResolver;
+  lifecycle: LifecycleResolver;
 };
 
-const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver, CeremonyResolver, IdenticonResolver];
+const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver, CeremonyResolver, IdenticonResolver, LifecycleResolver, InboundResolver];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */
 export async function buildGraphSchema(

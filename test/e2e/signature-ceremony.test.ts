@@ -42,7 +42,12 @@ describe('Signature ceremony (REST)', () => {
       required_signature_method_count: 1,
       satisfied_method_count: 0,
       can_finalize: false,
-      methods: [{ method_type: 'email_otp', status: 'available', step: null, satisfied_at: null }],
+      methods: ['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey', 'messenger'].map((type) => ({
+        method_type: type,
+        status: 'available',
+        step: null,
+        satisfied_at: null,
+      })),
       finalized_at: null,
       signature_identicon: null,
     });
@@ -167,7 +172,7 @@ describe('Signature ceremony (REST)', () => {
     const unknown = await t.request('POST', path(record.id, '/methods/carrier_pigeon/start'), { token: alice, body: {} });
     expect(unknown.status).toBe(422);
     expect(unknown.body.detail[0].loc[0]).toBe('path');
-    const later = await t.request('POST', path(record.id, '/methods/codehost_gist/start'), { token: alice, body: {} });
+    const later = await t.request('POST', path(record.id, '/methods/api_key/start'), { token: alice, body: {} });
     expect(later.status).toBe(422);
     expect(later.body.detail[0]).toMatchObject({ loc: ['path', 'method_type'], type: 'method_not_available' });
   });

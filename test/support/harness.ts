@@ -54,7 +54,7 @@ export async function startTestApp(
     DATABASE_POOL_MAX: '5',
     ...overrides,
   });
-  const app = await startApp(config, { logger: createLogger('debug', sink), clock: options.clock, jobLockLifetimeMs: 2000 });
+  const app = await startApp(config, { logger: createLogger('debug', sink), clock: options.clock, jobLockLifetimeMs: 2000, jobProcessEvery: 200 });
 
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
     const headers: Record<string, string> = { ...opts.headers };

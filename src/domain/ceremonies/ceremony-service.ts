@@ -1,18 +1,26 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
-import type { Participant, SignedRecord } from '../records/entities.js';
+import { SignedRecord, type Participant } from '../records/entities.js';
 import { findReadableRecord, viewerFor } from '../records/record-access.js';
 import { isViewerParticipant } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { DomainEvents, SignatureProgressEvent } from '../shared/events.js';
+import type { DomainEvents, RecordLifecycleEvent, SignatureProgressEvent } from '../shared/events.js';
+import { completeIfAllSigned } from '../records/completion.js';
 import type { RateLimitRule, RateLimiter } from '../shared/rate-limiter.js';
 import { SIGNATURE_METHOD_TYPES, SignatureExecution, SignatureMethod, type SignatureMethodType } from './entities.js';
 import { canFinalize, satisfiedCount, toExecutionView, type ExecutionView } from './execution-view.js';
 import { identiconFromDigest, sha256Hex } from './identicon.js';
 import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './methods/method.js';
 
-type Loaded = { em: EntityManager; record: SignedRecord; participant: Participant; principal: Principal; announced: SignatureProgressEvent[] };
+type Loaded = {
+  em: EntityManager;
+  record: SignedRecord;
+  participant: Participant;
+  principal: Principal;
+  announced: SignatureProgressEvent[];
+  lifecycle: RecordLifecycleEvent[];
+};
 
 /**
  * The signature ceremony: a participant proves intent for one exact record version by satisfying
@@ -120,6 +128,8 @@ export class CeremonyService {
       execution.identicon = identiconFromDigest('signature', digest, `Signature of ${participant.displayName ?? participant.role} on ${record.reference} v${execution.recordVersion}`);
       participant.confirmedAt = now;
       participant.confirmedVersion = execution.recordVersion;
+      // The last required signature moves a pending record on (the seal itself is sealing's job).
+      loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
       await em.flush();
       this.announce(loaded, execution, methods, 'finalized', null);
       return record.id;
@@ -141,7 +151,7 @@ export class CeremonyService {
       const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
       await em.flush();
       const methods = await em.find(SignatureMethod, { execution });
-      this.announce({ announced } as Loaded, execution, methods, event, method.methodType);
+      this.announce({ announced, lifecycle: [] } as unknown as Loaded, execution, methods, event, method.methodType);
       return true;
     });
     for (const event of announced) this.events.signatureProgress(event);
@@ -192,8 +202,12 @@ export class CeremonyService {
   /** Runs one change in a transaction; its events go out only after the commit. */
   private async mutate<T>(principal: Principal | null, idOrReference: string, work: (loaded: Loaded) => Promise<T>): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
-    const result = await this.orm.em.fork().transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false })), announced }));
+    const lifecycle: RecordLifecycleEvent[] = [];
+    const result = await this.orm.em
+      .fork()
+      .transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false })), announced, lifecycle }));
     for (const event of announced) this.events.signatureProgress(event);
+    for (const event of lifecycle) this.events.recordLifecycle(event);
     return result;
   }
 
@@ -201,7 +215,11 @@ export class CeremonyService {
   private async load(em: EntityManager, principal: Principal | null, idOrReference: string, options: { forRead: boolean }): Promise<Loaded> {
     const caller = requireScope(principal, 'verify');
     const viewer = await viewerFor(em, caller.identityId);
-    const record = await findReadableRecord(em, idOrReference, viewer);
+    let record = await findReadableRecord(em, idOrReference, viewer);
+    if (!options.forRead) {
+      // Changes to one record's signatures run one at a time: the last finalize sees every other.
+      record = await em.findOneOrFail(SignedRecord, { id: record.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
+    }
     const active = record.participants.getItems().filter((p) => !p.removedAt && !p.declinedAt && !p.waivedAt);
     const participant =
       (record.initiatorIdentity === caller.identityId ? active.find((p) => p.role === 'initiator') : undefined) ??
@@ -215,7 +233,7 @@ export class CeremonyService {
         throw new DomainError('invalid_transition', `Signing is closed: the record is ${record.status}`);
       }
     }
-    return { em, record, participant, principal: caller, announced: [] };
+    return { em, record, participant, principal: caller, announced: [], lifecycle: [] };
   }
 
   /**

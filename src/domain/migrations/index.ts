@@ -2,6 +2,7 @@ import type { Migration } from '@mikro-orm/migrations';
 import { Migration20261122071239_initial as M0 } from './Migration20261122071239_initial.js';
 import { Migration20261122072238_signature_ceremony as M1 } from './Migration20261122072238_signature_ceremony.js';
 import { Migration20261122072830_passkeys_and_messenger as M2 } from './Migration20261122072830_passkeys_and_messenger.js';
+import { Migration20261122073521_counter_proposals as M3 } from './Migration20261122073521_counter_proposals.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -10,4 +11,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261122071239_initial', class: M0 },
   { name: 'Migration20261122072238_signature_ceremony', class: M1 },
   { name: 'Migration20261122072830_passkeys_and_messenger', class: M2 },
+  { name: 'Migration20261122073521_counter_proposals', class: M3 },
 ];

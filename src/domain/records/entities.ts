@@ -201,3 +201,53 @@ export class Participant {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   removedAt: Date | null = null;
 }
+
+export const COUNTER_STATUSES = ['pending', 'accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;
+export type CounterStatus = (typeof COUNTER_STATUSES)[number];
+
+/** A proposed replacement body from a non-initiator party. At most one is pending per record. */
+@Entity({ tableName: 'counter_proposals' })
+@Index({ properties: ['record', 'status'] })
+export class CounterProposal {
+  [OptionalProps]?: 'status' | 'rawInput' | 'assistedText' | 'diffSummary' | 'resolvedBody' | 'createdAt' | 'resolvedAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => SignedRecord, { deleteRule: 'cascade' })
+  record!: Rel<SignedRecord>;
+
+  @ManyToOne(() => Participant, { deleteRule: 'cascade' })
+  proposedBy!: Rel<Participant>;
+
+  /** The proposer's verified contact point (the spec's proposed_by_contact_point_id). */
+  @Property({ type: 'uuid' })
+  proposedByContactPointId!: string;
+
+  @Property({ type: 'integer' })
+  recordVersion!: number;
+
+  @Property({ type: 'text' })
+  status: CounterStatus = 'pending';
+
+  @Property({ type: 'text', nullable: true })
+  rawInput: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  assistedText: string | null = null;
+
+  @Property({ type: 'text' })
+  proposedBody!: string;
+
+  @Property({ type: 'text', nullable: true })
+  diffSummary: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  resolvedBody: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  resolvedAt: Date | null = null;
+}

@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors.js';
-import type { RecordStatus } from './entities.js';
+import type { ParticipantRole, RecordStatus } from './entities.js';
 
 /**
  * Every move a record can make, as data. Every path that changes a record's status (or edits it in a
@@ -42,12 +42,28 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', guard: 'caller is the initiator' },
   { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', guard: 'caller proposed the counter' },
   { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', guard: 'every required participant finalized the current version' },
-  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', guard: 'a required non-initiator party declines' })),
+  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', guard: 'the last party still able to sign declines' })),
   ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', guard: 'expires_at has passed' })),
   ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', guard: 'caller is the initiator' })),
   { from: 'sealed', trigger: 'amend', to: 'sealed', guard: 'caller is a party; valid body (creates an amendment draft)' },
   { from: 'sealed', trigger: 'cancel', to: 'sealed', guard: 'caller is a party (creates a mutual cancellation draft)' },
   { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', guard: 'its amendment or mutual cancellation sealed' },
+];
+
+export const PARTICIPANT_MOVE_NAMES = ['decline', 'complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness', 'resend_invitation'] as const;
+export type ParticipantMove = (typeof PARTICIPANT_MOVE_NAMES)[number];
+
+/**
+ * Participant-level moves: in which record statuses each is possible, who may make it, and which
+ * participants it applies to. They change a participant row; some may then complete the record.
+ */
+export const PARTICIPANT_MOVES: readonly { move: ParticipantMove; statuses: readonly RecordStatus[]; actor: string; roles?: readonly ParticipantRole[]; applies: string }[] = [
+  { move: 'decline', statuses: PENDING, actor: 'the participant (not the initiator)', applies: 'an active party or witness who has not signed the current version' },
+  { move: 'complete_without', statuses: PENDING, actor: 'initiator', roles: ['party'], applies: 'a party who declined or was removed' },
+  { move: 'waive_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: 'a witness who declined or was removed' },
+  { move: 'waive_co_notarizer', statuses: PENDING, actor: 'initiator', roles: ['party'], applies: 'a co-notarizer who declined or was removed' },
+  { move: 'replace_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: 'a witness who declined or was removed; the new witness is invited' },
+  { move: 'resend_invitation', statuses: PENDING, actor: 'initiator', applies: 'a participant with an open invitation (rate-limited)' },
 ];
 
 export function findTransition(from: RecordStatus, trigger: LifecycleTrigger): Transition | undefined {

@@ -20,6 +20,7 @@ import {
 } from './record-input.js';
 import { toRecordView, type RecordView } from './record-view.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
+import { activeCounters } from './counter-service.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
 
@@ -107,7 +108,8 @@ export class RecordService {
     const em = this.orm.em.fork();
     const viewer = await viewerFor(em, caller.identityId);
     const record = await findReadableRecord(em, idOrReference, viewer);
-    return toRecordView(record, viewer, await signatureSummaries(em, [record]));
+    const counters = await activeCounters(em, [record]);
+    return toRecordView(record, viewer, await signatureSummaries(em, [record]), counters.get(record.id));
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -131,7 +133,8 @@ export class RecordService {
       ? await em.find(SignedRecord, { id: { $in: ids } }, { populate: ['participants'], orderBy: { createdAt: 'desc', id: 'desc' } })
       : [];
     const signatures = await signatureSummaries(em, records);
-    return { records: records.map((record) => toRecordView(record, viewer, signatures)), total, limit, offset };
+    const counters = await activeCounters(em, records);
+    return { records: records.map((record) => toRecordView(record, viewer, signatures, counters.get(record.id))), total, limit, offset };
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */

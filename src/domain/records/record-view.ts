@@ -1,6 +1,7 @@
 import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
 import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
+import type { CounterView } from './counter-service.js';
 
 /** Who reads a record: decides which private participant data they see. */
 export type Viewer = {
@@ -56,8 +57,7 @@ export type RecordView = {
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
   parties: PartyView[];
-  /** Filled by the counter-proposal capability. */
-  activeCounter: null;
+  activeCounter: CounterView | null;
   witnessSummary: WitnessSummaryView | null;
   supersedesAgrId: string | null;
   supersededByAgrId: string | null;
@@ -95,7 +95,12 @@ const MAX_ACTIVE_WITNESSES = 5;
  * The record as a reader in its identity graph sees it. Contact values: the initiator sees every
  * participant's (they entered them); any other reader sees only the rows that are themselves.
  */
-export function toRecordView(record: SignedRecord, viewer: Viewer, signatures: ReadonlyMap<string, SignatureSummary> = new Map()): RecordView {
+export function toRecordView(
+  record: SignedRecord,
+  viewer: Viewer,
+  signatures: ReadonlyMap<string, SignatureSummary> = new Map(),
+  activeCounter: CounterView | null = null,
+): RecordView {
   const participants = record.participants.getItems().filter((p) => p.removedAt === null);
   const initiator = participants.find((p) => p.role === 'initiator') ?? null;
   const viewerIsInitiator = record.initiatorIdentity === viewer.identityId;
@@ -134,7 +139,7 @@ export function toRecordView(record: SignedRecord, viewer: Viewer, signatures: R
       waivedAt: p.waivedAt,
       signatureIdenticon: p.confirmedVersion === record.currentVersion ? (signatures.get(p.id)?.identicon ?? null) : null,
     })),
-    activeCounter: null,
+    activeCounter,
     witnessSummary: hasWitnessRole
       ? {
           active: witnesses.filter((w) => !w.declinedAt && !w.waivedAt).length,

@@ -16,6 +16,7 @@ export type DomainErrorCode =
   | 'contact_point_conflict'
   | 'rate_limited'
   | 'signature_incomplete'
+  | 'counter_active'
   | 'acknowledgement_required'
   | 'not_implemented';
 

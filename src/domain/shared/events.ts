@@ -16,8 +16,20 @@ export type SignatureProgressEvent = {
   at: string;
 };
 
+/** A record moved through its lifecycle (a row of the transition table fired, or a participant moved). */
+export type RecordLifecycleEvent = {
+  recordId: string;
+  trigger: string;
+  fromStatus: string;
+  toStatus: string;
+  participantId: string | null;
+  recordVersion: number;
+  at: string;
+};
+
 export interface DomainEvents {
   signatureProgress(event: SignatureProgressEvent): void;
+  recordLifecycle(event: RecordLifecycleEvent): void;
 }
 
-export const noEvents: DomainEvents = { signatureProgress: () => undefined };
+export const noEvents: DomainEvents = { signatureProgress: () => undefined, recordLifecycle: () => undefined };

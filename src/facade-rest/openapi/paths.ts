@@ -226,7 +226,8 @@ function shareCardAndInboundRoutes(): Route[] {
       tags: ['Inbound'],
       description:
         'Webhook for messaging-platform updates that complete signing challenges. Authenticated by a shared ' +
-        'secret, in the `secret` query parameter or the `X-Telegram-Bot-Api-Secret-Token` header.',
+        'secret, in the `secret` query parameter or the `X-Telegram-Bot-Api-Secret-Token` header; a missing or wrong ' +
+        'secret (or none configured on the service) answers 403. Updates are deduplicated on `update_id`.',
       access: 'public',
       params: [
         queryParam('secret', { type: 'string' }, 'Shared webhook secret.'),
@@ -238,7 +239,7 @@ function shareCardAndInboundRoutes(): Route[] {
         description: 'Update accepted (also when it completes nothing).',
         content: jsonContent(obj({ ok: bool() })),
       },
-      errors: [401],
+      errors: [403],
     }),
   ];
 }

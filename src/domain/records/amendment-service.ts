@@ -1,0 +1,131 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Principal } from '../identity/principal.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
+import type { DomainEvents } from '../shared/events.js';
+import { Participant, SignedRecord } from './entities.js';
+import { transition } from './lifecycle.js';
+import { optionalText, validateBody } from './record-input.js';
+import { lifecycleEvent, withLockedRecord, type LockedRecord } from './record-lock.js';
+import { isViewerParticipant } from './record-view.js';
+import { newRecordReference } from './reference.js';
+import { textHash } from './text.js';
+
+export type AmendInput = { body: string; amendmentNote?: string | null; summary?: string | null };
+export type CancelInput = { reason?: string | null; summary?: string | null };
+
+/**
+ * After sealing, a record changes only through a successor: an amendment (new text) or a mutual
+ * cancellation. Either is a new draft that the same participants sign; when it seals, the original
+ * becomes `superseded` (records/completion.ts).
+ */
+export class AmendmentService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly events: DomainEvents,
+  ) {}
+
+  async amend(principal: Principal | null, idOrReference: string, input: AmendInput): Promise<string> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'amend', async (locked) => {
+      const issues = new IssueCollector();
+      validateBody(issues, input.body);
+      const note = optionalText(issues, input.amendmentNote, 'amendmentNote', 500);
+      const summary = optionalText(issues, input.summary, 'summary', 500);
+      issues.throwIfAny();
+      if (textHash(input.body) === locked.record.bodyHash) throw DomainError.invalid(['body'], 'The amendment must change the text', 'unchanged');
+      return this.successor(locked, 'amend', {
+        body: input.body.normalize('NFC'),
+        summary: summary ?? locked.record.summary,
+        metadata: { kind: 'amendment', amends: locked.record.reference, amendment_note: note },
+      });
+    });
+  }
+
+  async cancel(principal: Principal | null, idOrReference: string, input: CancelInput): Promise<string> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'cancel', async (locked) => {
+      const issues = new IssueCollector();
+      const reason = optionalText(issues, input.reason, 'reason', 500);
+      const summary = optionalText(issues, input.summary, 'summary', 500);
+      issues.throwIfAny();
+      const { record } = locked;
+      const title = record.title ? ` “${record.title}”` : '';
+      const body =
+        `Mutual cancellation of ${record.reference}${title}. The parties agree that the ${record.type.replace('_', ' ')} ` +
+        `sealed as ${record.reference} is cancelled from the date this cancellation is sealed.` +
+        (reason ? ` Reason: ${reason}` : '');
+      return this.successor(locked, 'cancel', {
+        body,
+        summary: summary ?? `Cancels ${record.reference}`,
+        metadata: { kind: 'mutual_cancellation', cancels: record.reference, reason },
+      });
+    });
+  }
+
+  private async successor(
+    locked: LockedRecord,
+    trigger: 'amend' | 'cancel',
+    content: { body: string; summary: string | null; metadata: Record<string, unknown> },
+  ): Promise<string> {
+    const { record, viewer, caller, em, now } = locked;
+    const self = record.participants.getItems().find((p) => p.role !== 'witness' && !p.removedAt && isViewerParticipant(p, viewer));
+    if (!self && record.initiatorIdentity !== caller.identityId) throw new DomainError('forbidden', 'Only a party to the record can propose this');
+    transition(record.status, trigger);
+    const open = await em.count(SignedRecord, { supersedesRecordId: record.id, status: { $in: ['draft', 'pending_confirmation', 'counter_under_review'] } });
+    if (open > 0) throw new DomainError('conflict', 'An amendment or cancellation of this record is already in progress');
+    const next = em.create(SignedRecord, {
+      reference: newRecordReference(),
+      type: record.type,
+      title: record.title,
+      body: content.body,
+      bodyHash: textHash(content.body),
+      summary: content.summary,
+      jurisdiction: record.jurisdiction,
+      language: record.language,
+      initiatedVia: record.initiatedVia,
+      requiredSignatureMethodCount: record.requiredSignatureMethodCount,
+      lapseDays: record.lapseDays,
+      onChainFullText: record.onChainFullText,
+      onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
+      initiatorIdentity: caller.identityId,
+      metadata: content.metadata,
+      notarization: record.notarization ? { ...record.notarization, contentHash: textHash(content.body) } : null,
+      supersedesRecordId: record.id,
+      createdAt: now,
+      updatedAt: now,
+    });
+    copyParticipants(em, record, next, self ?? null, caller.identityId, now);
+    locked.events.push(lifecycleEvent(record, trigger, record.status, self?.id ?? null, now));
+    return next.id;
+  }
+}
+
+/** The same people sign the successor; whoever proposed it is its initiator. */
+function copyParticipants(em: EntityManager, from: SignedRecord, to: SignedRecord, proposer: Participant | null, identityId: string, now: Date): void {
+  const active = from.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt && !p.declinedAt);
+  const initiator = proposer ?? active.find((p) => p.role === 'initiator');
+  let position = 0;
+  em.create(Participant, {
+    record: to,
+    role: 'initiator',
+    position: position++,
+    displayName: initiator?.displayName ?? null,
+    contactPointType: initiator?.contactPointType ?? 'unknown',
+    contactPointValue: initiator?.contactPointValue ?? null,
+    identity: identityId,
+    invitedAt: now,
+  });
+  for (const p of active) {
+    if (p === initiator) continue;
+    em.create(Participant, {
+      record: to,
+      role: p.role === 'initiator' ? 'party' : p.role,
+      position: position++,
+      displayName: p.displayName,
+      contactPointType: p.contactPointType,
+      contactPointValue: p.contactPointValue,
+      identity: p.identity,
+      invitedAt: now,
+    });
+  }
+}

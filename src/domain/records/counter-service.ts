@@ -1,0 +1,179 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { ContactPoint } from '../identity/entities.js';
+import type { Principal } from '../identity/principal.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
+import type { DomainEvents } from '../shared/events.js';
+import { isUuid } from '../shared/ids.js';
+import { CounterProposal, type Participant, type SignedRecord } from './entities.js';
+import { optionalText, validateBody } from './record-input.js';
+import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
+import { isViewerParticipant } from './record-view.js';
+import { normalizeText, textHash } from './text.js';
+
+export type CounterView = {
+  id: string;
+  agreementId: string;
+  status: CounterProposal['status'];
+  proposedByContactPointId: string;
+  rawInput: string | null;
+  assistedText: string | null;
+  proposedBody: string;
+  diffSummary: string | null;
+  resolvedBody: string | null;
+  createdAt: Date;
+  resolvedAt: Date | null;
+};
+
+export function toCounterView(counter: CounterProposal): CounterView {
+  return {
+    id: counter.id,
+    agreementId: counter.record.id,
+    status: counter.status,
+    proposedByContactPointId: counter.proposedByContactPointId,
+    rawInput: counter.rawInput,
+    assistedText: counter.assistedText,
+    proposedBody: counter.proposedBody,
+    diffSummary: counter.diffSummary,
+    resolvedBody: counter.resolvedBody,
+    createdAt: counter.createdAt,
+    resolvedAt: counter.resolvedAt,
+  };
+}
+
+/** Pending counters of the given records, by record id (at most one each). */
+export async function activeCounters(em: EntityManager, records: SignedRecord[]): Promise<Map<string, CounterView>> {
+  if (records.length === 0) return new Map();
+  const counters = await em.find(CounterProposal, { record: { $in: records.map((r) => r.id) }, status: 'pending' });
+  return new Map(counters.map((c) => [c.record.id, toCounterView(c)]));
+}
+
+/** Words added and removed between two bodies, after normalization: a short human summary. */
+export function diffSummary(before: string, after: string): string {
+  const count = (text: string) => {
+    const words = new Map<string, number>();
+    for (const word of normalizeText(text).toLowerCase().split(' ')) words.set(word, (words.get(word) ?? 0) + 1);
+    return words;
+  };
+  const [a, b] = [count(before), count(after)];
+  let added = 0;
+  let removed = 0;
+  for (const [word, n] of b) added += Math.max(0, n - (a.get(word) ?? 0));
+  for (const [word, n] of a) removed += Math.max(0, n - (b.get(word) ?? 0));
+  return `${added} word${added === 1 ? '' : 's'} added, ${removed} removed`;
+}
+
+/**
+ * Counter-proposals: a non-initiator party proposes a full replacement body; the initiator accepts,
+ * partially accepts (with the resolved body) or rejects; the proposer may withdraw. Accepting a
+ * body change starts a new version: every signature of the old one stops counting.
+ */
+export class CounterService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly events: DomainEvents,
+  ) {}
+
+  async submit(principal: Principal | null, idOrReference: string, input: { proposedBody: string; rawInput?: string | null }): Promise<CounterView> {
+    return this.change(principal, idOrReference, 'amend', async (locked) => {
+      const { record, viewer, em, now } = locked;
+      const proposer = record.participants
+        .getItems()
+        .find((p) => p.role === 'party' && !p.removedAt && !p.declinedAt && !p.waivedAt && isViewerParticipant(p, viewer));
+      if (!proposer) throw new DomainError('forbidden', 'Only an invited non-initiator party can propose a counter');
+      if (record.status === 'counter_under_review') throw new DomainError('counter_active', 'Another counter-proposal is already under review');
+      const issues = new IssueCollector();
+      validateBody(issues, input.proposedBody, ['proposedBody']);
+      const rawInput = optionalText(issues, input.rawInput, 'rawInput', 7000);
+      issues.throwIfAny();
+      if (textHash(input.proposedBody) === record.bodyHash) throw DomainError.invalid(['proposedBody'], 'The proposal is the current text', 'unchanged');
+      fire(locked, 'submit_counter', proposer.id);
+      const counter = em.create(CounterProposal, {
+        record,
+        proposedBy: proposer,
+        proposedByContactPointId: await this.contactPointId(em, proposer, locked.caller.identityId),
+        recordVersion: record.currentVersion,
+        rawInput,
+        proposedBody: input.proposedBody.normalize('NFC'),
+        diffSummary: diffSummary(record.body, input.proposedBody),
+        createdAt: now,
+      });
+      return toCounterView(counter);
+    });
+  }
+
+  async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
+    return this.change(principal, idOrReference, 'retrieve', async ({ em, record }) => toCounterView(await this.find(em, record, counterId)));
+  }
+
+  async resolve(
+    principal: Principal | null,
+    idOrReference: string,
+    counterId: string,
+    input: { decision: string; resolvedBody?: string | null },
+  ): Promise<string> {
+    return this.change(principal, idOrReference, 'amend', async (locked) => {
+      const { record, caller, em, now } = locked;
+      requireInitiator(record, caller);
+      const counter = await this.find(em, record, counterId);
+      if (counter.status !== 'pending') throw new DomainError('conflict', `This counter-proposal is already ${counter.status}`);
+      const issues = new IssueCollector();
+      if (!['accept', 'partially_accept', 'reject'].includes(input.decision)) {
+        issues.add(['decision'], "Decision must be 'accept', 'partially_accept' or 'reject'", 'invalid_enum');
+      }
+      if (input.decision === 'partially_accept') {
+        if (input.resolvedBody == null) issues.add(['resolvedBody'], 'A partial acceptance needs the resolved body', 'missing');
+        else validateBody(issues, input.resolvedBody, ['resolvedBody']);
+      }
+      issues.throwIfAny();
+      fire(locked, 'resolve_counter');
+      counter.resolvedAt = now;
+      if (input.decision === 'reject') {
+        counter.status = 'rejected';
+        return record.id;
+      }
+      const body = input.decision === 'accept' ? counter.proposedBody : input.resolvedBody!.normalize('NFC');
+      counter.status = input.decision === 'accept' ? 'accepted' : 'partially_accepted';
+      counter.resolvedBody = body;
+      if (textHash(body) !== record.bodyHash) {
+        record.body = body;
+        record.bodyHash = textHash(body);
+        if (record.notarization) record.notarization = { ...record.notarization, contentHash: record.bodyHash };
+        // A new version: signatures of the old one stop counting (confirmed_version shows what each signed).
+        record.currentVersion += 1;
+      }
+      return record.id;
+    });
+  }
+
+  async withdraw(principal: Principal | null, idOrReference: string, counterId: string): Promise<string> {
+    return this.change(principal, idOrReference, 'amend', async (locked) => {
+      const { record, viewer, em, now } = locked;
+      const counter = await this.find(em, record, counterId);
+      if (!isViewerParticipant(counter.proposedBy, viewer)) throw new DomainError('forbidden', 'Only the proposing party can withdraw a counter-proposal');
+      if (counter.status !== 'pending') throw new DomainError('conflict', `This counter-proposal is already ${counter.status}`);
+      fire(locked, 'withdraw_counter', counter.proposedBy.id);
+      counter.status = 'withdrawn';
+      counter.resolvedAt = now;
+      return record.id;
+    });
+  }
+
+  private async change<T>(principal: Principal | null, idOrReference: string, scope: 'amend' | 'retrieve', work: (locked: LockedRecord) => Promise<T>): Promise<T> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work);
+  }
+
+  private async find(em: EntityManager, record: SignedRecord, counterId: string): Promise<CounterProposal> {
+    const counter = isUuid(counterId) ? await em.findOne(CounterProposal, { id: counterId, record }, { populate: ['proposedBy'] }) : null;
+    if (!counter) throw DomainError.notFound('Counter-proposal');
+    return counter;
+  }
+
+  private async contactPointId(em: EntityManager, proposer: Participant, identityId: string): Promise<string> {
+    const point =
+      (await em.findOne(ContactPoint, { identity: identityId, type: proposer.contactPointType, value: proposer.contactPointValue ?? '' })) ??
+      (await em.findOneOrFail(ContactPoint, { identity: identityId }, { orderBy: { createdAt: 'asc' } }));
+    return point.id;
+  }
+}

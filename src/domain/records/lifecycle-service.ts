@@ -1,0 +1,254 @@
+import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
+import type { Principal, Scope } from '../identity/principal.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { Clock } from '../shared/clock.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
+import type { DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
+import type { RateLimiter } from '../shared/rate-limiter.js';
+import { completeIfAllSigned } from './completion.js';
+import { Participant, SignedRecord } from './entities.js';
+import { invitationMail } from './invitations.js';
+import { PARTICIPANT_MOVES, type ParticipantMove } from './lifecycle.js';
+import { LIMITS, normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
+import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
+import { isViewerParticipant } from './record-view.js';
+
+export type LifecycleSettings = { publicBaseUrl: string; defaultLapseDays: number; resendsPerHour: number };
+
+type Invitation = { participant: Participant; record: SignedRecord };
+
+/**
+ * Record-level and participant-level moves: submit, decline, rescind, draft cancellation,
+ * waivers, witness replacement, invitation resends and expiry. Each runs on the locked record and
+ * asks the transition table (records/lifecycle.ts) first.
+ */
+export class LifecycleService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+    private readonly mailer: Mailer,
+    private readonly events: DomainEvents,
+    private readonly rateLimiter: RateLimiter,
+    private readonly settings: LifecycleSettings,
+  ) {}
+
+  /** draft -> pending_confirmation: the initiator has signed; invitations go to everyone else. */
+  async submit(principal: Principal | null, idOrReference: string): Promise<string> {
+    const invitations: Invitation[] = [];
+    const id = await this.change(principal, idOrReference, 'create', async (locked) => {
+      const { record, caller, now } = locked;
+      requireInitiator(record, caller);
+      const initiator = record.participants.getItems().find((p) => p.role === 'initiator');
+      const others = record.participants.getItems().filter((p) => p.role !== 'initiator' && !p.removedAt);
+      if (record.status === 'draft' && initiator?.confirmedVersion !== record.currentVersion) {
+        throw new DomainError('invalid_transition', 'Sign the current version (finalize your signature) before submitting');
+      }
+      const issues = new IssueCollector();
+      if ((record.type === 'agreement' || record.type === 'witnessed_agreement') && !others.some((p) => p.role === 'party')) {
+        issues.add(['parties'], 'An agreement needs at least one other party before it is submitted', 'required');
+      }
+      if (record.type === 'witnessed_agreement' && !others.some((p) => p.role === 'witness')) {
+        issues.add(['witnesses'], 'A witnessed agreement needs at least one witness before it is submitted', 'required');
+      }
+      issues.throwIfAny();
+      fire(locked, 'submit');
+      record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.settings.defaultLapseDays) * 86_400_000);
+      for (const participant of others) {
+        participant.invitedAt = now;
+        invitations.push({ participant, record });
+      }
+      await this.completeIfDone(locked);
+      return record.id;
+    });
+    await this.sendInvitations(invitations);
+    return id;
+  }
+
+  /**
+   * A non-initiator declines. A witness only steps out (the initiator may waive or replace them); a
+   * party is marked declined, and the record ends as `declined` when no other party is left to sign
+   * (otherwise the initiator may complete without them, or rescind).
+   */
+  async decline(principal: Principal | null, idOrReference: string, reason: string | null | undefined): Promise<string> {
+    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+      const { record, viewer, caller, now } = locked;
+      if (reason != null && [...reason].length > 500) throw DomainError.invalid(['reason'], 'At most 500 characters', 'too_long');
+      const participant = record.participants
+        .getItems()
+        .find((p) => p.role !== 'initiator' && !p.removedAt && !p.declinedAt && !p.waivedAt && isViewerParticipant(p, viewer));
+      if (!participant) {
+        throw new DomainError(
+          'forbidden',
+          record.initiatorIdentity === caller.identityId ? 'The initiator cannot decline; rescind instead' : 'Only an invited participant can decline',
+        );
+      }
+      this.allow('decline', record);
+      if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'You already signed this version');
+      participant.declinedAt = now;
+      participant.declinedReason = reason?.trim() || null;
+      const partiesLeft = record.participants.getItems().some((p) => p.role === 'party' && !p.removedAt && !p.declinedAt && !p.waivedAt);
+      if (participant.role === 'party' && !partiesLeft) fire(locked, 'decline', participant.id);
+      else locked.events.push(lifecycleEvent(record, `${participant.role}_declined`, record.status, participant.id, now));
+      return record.id;
+    });
+  }
+
+  /** pending -> rescinded, by the initiator. */
+  async rescind(principal: Principal | null, idOrReference: string): Promise<string> {
+    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+      requireInitiator(locked.record, locked.caller);
+      fire(locked, 'rescind');
+      return locked.record.id;
+    });
+  }
+
+  /** draft -> cancelled_draft, by the initiator. */
+  async cancelDraft(principal: Principal | null, idOrReference: string): Promise<string> {
+    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+      requireInitiator(locked.record, locked.caller);
+      fire(locked, 'cancel_draft');
+      return locked.record.id;
+    });
+  }
+
+  /**
+   * Waives a declined (or removed) participant so the record can complete without them:
+   * `complete-without` for parties, `waive` for witnesses and co-notarizers.
+   */
+  async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
+    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+      const { record, caller, now } = locked;
+      requireInitiator(record, caller);
+      const participant = this.participant(record, participantId);
+      const rule = this.allow(move, record);
+      if (rule.roles && !rule.roles.includes(participant.role)) {
+        throw new DomainError('conflict', `This participant is a ${participant.role}; use the ${participant.role === 'witness' ? 'witness waiver' : 'complete-without'} route`);
+      }
+      if (move === 'waive_co_notarizer' && record.type !== 'notarization') throw new DomainError('conflict', 'Only notarizations have co-notarizers');
+      if (!participant.declinedAt && !participant.removedAt) {
+        throw new DomainError('conflict', 'Only a participant who declined or was removed can be waived');
+      }
+      if (participant.waivedAt) throw new DomainError('conflict', 'This participant is already waived');
+      participant.waivedAt = now;
+      locked.events.push(lifecycleEvent(record, move, record.status, participant.id, now));
+      await this.completeIfDone(locked);
+      return record.id;
+    });
+  }
+
+  /** Replaces a declined or removed witness with a new one, who is invited at once. */
+  async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
+    const invitations: Invitation[] = [];
+    const id = await this.change(principal, idOrReference, 'amend', async (locked) => {
+      const { record, caller, now, em } = locked;
+      requireInitiator(record, caller);
+      const old = this.participant(record, participantId);
+      this.allow('replace_witness', record);
+      if (old.role !== 'witness') throw new DomainError('conflict', 'Only a witness can be replaced');
+      if (!old.declinedAt && !old.removedAt) throw new DomainError('conflict', 'Only a witness who declined or was removed can be replaced');
+      const issues = new IssueCollector();
+      const [replacement] = normalizeParties(issues, 'witnesses', [input], LIMITS.witnesses);
+      const active = record.participants.getItems().filter((p) => p !== old && !p.removedAt);
+      const asParty = (p: Participant) => ({ displayName: p.displayName ?? '', contactPointType: p.contactPointType, contactPointValue: p.contactPointValue ?? '' });
+      validateParticipantsForType(
+        issues,
+        record.type,
+        active.filter((p) => p.role === 'party').map(asParty),
+        [...active.filter((p) => p.role === 'witness').map(asParty), ...(replacement ? [replacement] : [])],
+        null,
+      );
+      const activeWitnesses = active.filter((p) => p.role === 'witness' && !p.declinedAt && !p.waivedAt).length;
+      if (activeWitnesses >= LIMITS.witnesses) issues.add([], `At most ${LIMITS.witnesses} active witnesses`, 'too_many');
+      issues.throwIfAny();
+      old.removedAt = now;
+      const created = em.create(Participant, {
+        record,
+        role: 'witness',
+        position: Math.max(...record.participants.getItems().map((p) => p.position)) + 1,
+        ...replacement!,
+        invitedAt: now,
+      });
+      locked.events.push(lifecycleEvent(record, 'replace_witness', record.status, created.id, now));
+      invitations.push({ participant: created, record });
+      return record.id;
+    });
+    await this.sendInvitations(invitations);
+    return id;
+  }
+
+  /** Mails the invitation again (rate-limited per participant). */
+  async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
+    const invitations: Invitation[] = [];
+    const id = await this.change(principal, idOrReference, 'amend', async (locked) => {
+      const { record, caller, em } = locked;
+      requireInitiator(record, caller);
+      const participant = this.participant(record, participantId);
+      this.allow('resend_invitation', record);
+      if (participant.role === 'initiator' || participant.declinedAt || participant.waivedAt || participant.removedAt) {
+        throw new DomainError('conflict', 'This participant has no open invitation');
+      }
+      if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'This participant already signed the current version');
+      await this.rateLimiter.hit(em.fork(), `resend:${participant.id}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600 }, 'invitation resends');
+      invitations.push({ participant, record });
+      return record.id;
+    });
+    await this.sendInvitations(invitations);
+    return id;
+  }
+
+  /** Pending records whose lapse has passed become expired. Idempotent; safe on several instances. */
+  async expireDue(): Promise<number> {
+    const now = this.clock.now();
+    const pending = { $in: ['pending_confirmation', 'counter_under_review'] as SignedRecord['status'][] };
+    const due = await this.orm.em.fork().find(SignedRecord, { status: pending, expiresAt: { $lte: now } }, { fields: ['id'] });
+    let expired = 0;
+    for (const { id } of due) {
+      const events: RecordLifecycleEvent[] = [];
+      const done = await this.orm.em
+        .fork()
+        .transactional(async (em) => {
+          const record = await em.findOne(SignedRecord, { id, status: pending, expiresAt: { $lte: now } }, { lockMode: LockMode.PESSIMISTIC_WRITE_OR_FAIL });
+          if (!record) return false;
+          fire({ em, record, events, now } as unknown as LockedRecord, 'lapse');
+          return true;
+        })
+        .catch(() => false); // Locked by another instance right now: that one expires it.
+      if (done) expired += 1;
+      for (const event of events) this.events.recordLifecycle(event);
+    }
+    return expired;
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  private async change<T>(principal: Principal | null, idOrReference: string, scope: Scope, work: (locked: LockedRecord) => Promise<T>): Promise<T> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work);
+  }
+
+  /** The participant-level table decides in which record statuses a move is possible. */
+  private allow(move: ParticipantMove, record: SignedRecord) {
+    const rule = PARTICIPANT_MOVES.find((row) => row.move === move);
+    if (!rule || !rule.statuses.includes(record.status)) {
+      throw new DomainError('invalid_transition', `A record in status '${record.status}' does not allow ${move.replace(/_/g, ' ')}`);
+    }
+    return rule;
+  }
+
+  private participant(record: SignedRecord, participantId: string): Participant {
+    const participant = record.participants.getItems().find((p) => p.id === participantId);
+    if (!participant) throw DomainError.notFound('Participant');
+    return participant;
+  }
+
+  private async completeIfDone(locked: LockedRecord): Promise<void> {
+    locked.events.push(...(await completeIfAllSigned(locked.em, locked.record, locked.now)));
+  }
+
+  /** Mail goes out after the commit. */
+  private async sendInvitations(invitations: Invitation[]): Promise<void> {
+    for (const { participant, record } of invitations) {
+      if (participant.contactPointType !== 'email' || !participant.contactPointValue) continue;
+      await this.mailer.send(invitationMail(record, participant, this.settings.publicBaseUrl));
+    }
+  }
+}

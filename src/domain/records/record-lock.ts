@@ -1,0 +1,62 @@
+import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { requireScope, type Principal, type Scope } from '../identity/principal.js';
+import { DomainError } from '../shared/errors.js';
+import type { DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
+import { SignedRecord } from './entities.js';
+import { transition, type LifecycleTrigger } from './lifecycle.js';
+import { canRead, findRecord, viewerFor } from './record-access.js';
+import type { Viewer } from './record-view.js';
+
+export type LockedRecord = {
+  em: EntityManager;
+  record: SignedRecord;
+  viewer: Viewer;
+  caller: Principal;
+  /** Announced after the commit, never before. */
+  events: RecordLifecycleEvent[];
+  now: Date;
+};
+
+/**
+ * Runs one change of one record: scope check, identity-graph read check, row lock, then a fresh
+ * read (a racing request that committed first is visible now, so its loser fails the table's
+ * guard instead of overwriting). Events go out after the commit.
+ */
+export async function withLockedRecord<T>(
+  orm: MikroORM,
+  events: DomainEvents,
+  now: () => Date,
+  principal: Principal | null,
+  idOrReference: string,
+  scope: Scope,
+  work: (locked: LockedRecord) => Promise<T>,
+): Promise<T> {
+  const caller = requireScope(principal, scope);
+  const pending: RecordLifecycleEvent[] = [];
+  const result = await orm.em.fork().transactional(async (em) => {
+    const viewer = await viewerFor(em, caller.identityId);
+    const found = await findRecord(em, idOrReference);
+    if (!found || !canRead(found, viewer)) throw DomainError.notFound('Record');
+    const record = await em.findOneOrFail(SignedRecord, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
+    return work({ em, record, viewer, caller, events: pending, now: now() });
+  });
+  for (const event of pending) events.recordLifecycle(event);
+  return result;
+}
+
+export function lifecycleEvent(record: SignedRecord, trigger: string, from: string, participantId: string | null, now: Date): RecordLifecycleEvent {
+  return { recordId: record.id, trigger, fromStatus: from, toStatus: record.status, participantId, recordVersion: record.currentVersion, at: now.toISOString() };
+}
+
+/** Fires a row of the transition table on the locked record and records the event. */
+export function fire(locked: LockedRecord, trigger: LifecycleTrigger, participantId: string | null = null): void {
+  const { record, now } = locked;
+  const from = record.status;
+  record.status = transition(from, trigger);
+  record.updatedAt = now;
+  locked.events.push(lifecycleEvent(record, trigger, from, participantId, now));
+}
+
+export function requireInitiator(record: SignedRecord, caller: Principal): void {
+  if (record.initiatorIdentity !== caller.identityId) throw new DomainError('forbidden', 'Only the initiator can do this');
+}

@@ -1,0 +1,195 @@
+import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import type { AmendmentService } from '../../domain/records/amendment-service.js';
+import type { CounterService, CounterView } from '../../domain/records/counter-service.js';
+import type { LifecycleService } from '../../domain/records/lifecycle-service.js';
+import type { RecordService } from '../../domain/records/record-service.js';
+import type { RecordView } from '../../domain/records/record-view.js';
+import type { RecordLifecycleEvent } from '../../domain/shared/events.js';
+import type { GraphContext } from '../context.js';
+import { CounterProposalObject } from '../types/artifact.types.js';
+import { NamedPartyInput } from '../types/record.inputs.js';
+import { RecordObject } from '../types/record.types.js';
+
+@ObjectType('RecordLifecycleEvent', { description: 'A lifecycle move of a record, pushed live' })
+export class RecordLifecycleEventObject {
+  @Field(() => ID)
+  recordId!: string;
+
+  @Field({ description: 'The trigger of the transition table that fired (or a participant-level move)' })
+  trigger!: string;
+
+  @Field()
+  fromStatus!: string;
+
+  @Field()
+  toStatus!: string;
+
+  @Field(() => ID, { nullable: true })
+  participantId!: string | null;
+
+  @Field(() => Int)
+  recordVersion!: number;
+
+  @Field()
+  at!: string;
+}
+
+@InputType('DeclineInput')
+export class DeclineInput {
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  reason?: string | null;
+}
+
+@InputType('AmendInput')
+export class AmendInput {
+  @Field({ description: '10..7000 characters and 2..350 words after normalization' })
+  body!: string;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  amendmentNote?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  summary?: string | null;
+}
+
+@InputType('CancelInput')
+export class CancelInput {
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  reason?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
+  summary?: string | null;
+}
+
+@InputType('SubmitCounterInput')
+export class SubmitCounterInput {
+  @Field({ description: 'The full proposed body' })
+  proposedBody!: string;
+
+  @Field(() => String, { nullable: true })
+  rawInput?: string | null;
+}
+
+@InputType('ResolveCounterInput')
+export class ResolveCounterInput {
+  @Field({ description: 'accept, partially_accept or reject' })
+  decision!: string;
+
+  @Field(() => String, { nullable: true, description: 'Required for partially_accept' })
+  resolvedBody?: string | null;
+}
+
+@Resolver()
+export class LifecycleResolver {
+  constructor(
+    private readonly lifecycle: LifecycleService,
+    private readonly records: RecordService,
+    private readonly counters: CounterService,
+    private readonly amendments: AmendmentService,
+  ) {}
+
+  @Mutation(() => RecordObject, { description: 'Creates an amendment draft of a sealed record (scope amend)' })
+  async amendAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => AmendInput) input: AmendInput): Promise<RecordView> {
+    return this.records.get(principal, await this.amendments.amend(principal, id, input));
+  }
+
+  @Mutation(() => RecordObject, {
+    description: 'Cancels: a draft in place (cancelled_draft), a sealed record through a mutual cancellation draft (scope cancel)',
+  })
+  async cancelAgreement(
+    @Ctx() { principal }: GraphContext,
+    @Arg('id') id: string,
+    @Arg('input', () => CancelInput, { nullable: true }) input: CancelInput | null,
+  ): Promise<RecordView> {
+    const current = await this.records.get(principal, id);
+    const result = current.status === 'draft' ? await this.lifecycle.cancelDraft(principal, id) : await this.amendments.cancel(principal, id, { ...input });
+    return this.records.get(principal, result);
+  }
+
+  @Mutation(() => CounterProposalObject, { description: 'Proposes a replacement body; non-initiator parties only (scope amend)' })
+  submitCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => SubmitCounterInput) input: SubmitCounterInput): Promise<CounterView> {
+    return this.counters.submit(principal, id, input);
+  }
+
+  @Query(() => CounterProposalObject, { description: 'A counter-proposal; any participant may read it (scope retrieve)' })
+  counter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<CounterView> {
+    return this.counters.get(principal, id, counterId);
+  }
+
+  @Mutation(() => RecordObject, { description: 'Accepts, partially accepts or rejects a counter; initiator only (scope amend)' })
+  async resolveCounter(
+    @Ctx() { principal }: GraphContext,
+    @Arg('id') id: string,
+    @Arg('counterId', () => ID) counterId: string,
+    @Arg('input', () => ResolveCounterInput) input: ResolveCounterInput,
+  ): Promise<RecordView> {
+    return this.records.get(principal, await this.counters.resolve(principal, id, counterId, input));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Withdraws a counter; proposer only (scope amend)' })
+  async withdrawCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<RecordView> {
+    return this.records.get(principal, await this.counters.withdraw(principal, id, counterId));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Completes without a declined or removed party; initiator only (scope cancel)' })
+  async completeWithoutParticipant(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'complete_without'));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Waives a declined or removed witness; initiator only (scope cancel)' })
+  async waiveWitness(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_witness'));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Waives a declined or removed co-notarizer; initiator only (scope cancel)' })
+  async waiveCoNotarizer(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Replaces a declined or removed witness; initiator only (scope amend)' })
+  async replaceWitness(
+    @Ctx() { principal }: GraphContext,
+    @Arg('id') id: string,
+    @Arg('partyId', () => ID) partyId: string,
+    @Arg('input', () => NamedPartyInput) input: NamedPartyInput,
+  ): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.replaceWitness(principal, id, partyId, input));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Mails an invitation again; rate-limited (scope amend)' })
+  async resendInvitation(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Submits a signed draft: invitations go out (scope create)' })
+  async submitAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.submit(principal, id));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Declines as an invited party or witness (scope cancel)' })
+  async declineAgreement(
+    @Ctx() { principal }: GraphContext,
+    @Arg('id') id: string,
+    @Arg('input', () => DeclineInput, { nullable: true }) input: DeclineInput | null,
+  ): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.decline(principal, id, input?.reason));
+  }
+
+  @Mutation(() => RecordObject, { description: 'Ends a pending record; initiator only (scope cancel)' })
+  async rescindAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
+    return this.records.get(principal, await this.lifecycle.rescind(principal, id));
+  }
+
+
+  @Subscription(() => RecordLifecycleEventObject, {
+    description: 'Lifecycle moves of a record the subscriber may read',
+    subscribe: ({ args, context }) => {
+      const { live, principal } = context as GraphContext;
+      if (!live) throw new Error('Subscriptions are served over graphql-ws only');
+      return live.recordLifecycle(principal, String((args as { recordId: string }).recordId));
+    },
+  })
+  recordLifecycle(@Root() event: RecordLifecycleEvent, @Arg('recordId') _recordId: string): RecordLifecycleEvent {
+    return event;
+  }
+}
