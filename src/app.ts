@@ -41,6 +41,7 @@ import { liveUpdates, publishDomainEvents } from './graph/live.js';
 import { PostgresPubSub } from './graph/pubsub.js';
 import { CeremonyService } from './domain/ceremonies/ceremony-service.js';
 import { EmailOtpMethod } from './domain/ceremonies/methods/email-otp.js';
+import { ApiKeyMethod } from './domain/ceremonies/methods/api-key.js';
 import { proofPostMethods } from './domain/ceremonies/methods/proof-post.js';
 import { WebAuthnPasskeyMethod } from './domain/ceremonies/methods/webauthn-passkey.js';
 import { MessengerMethod } from './domain/ceremonies/methods/messenger.js';
@@ -96,10 +97,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const housekeeping = new HousekeepingService(orm, clock);
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
   const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
+  // An idle connection the server drops (restart, failover) must not crash the process.
+  pubSubPool.on('error', (error) => logger.warn({ err: error }, 'pubsub pool connection lost'));
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
   const domainEvents = publishDomainEvents(pubSub);
-  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp), new MessengerMethod(config.messenger), new WebAuthnPasskeyMethod(config.webauthn), ...proofPostMethods(config.proofPosts, rateLimiter)], domainEvents, rateLimiter, {
+  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp), new MessengerMethod(config.messenger), new WebAuthnPasskeyMethod(config.webauthn), ...proofPostMethods(config.proofPosts, rateLimiter), new ApiKeyMethod()], domainEvents, rateLimiter, {
     limit: config.methodStartsPerWindow,
     windowSeconds: 600,
   });

@@ -4,7 +4,7 @@ const toCamel = (key: string) => key.replace(/_([a-z0-9])/g, (_, c: string) => c
 const toSnake = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Free-form JSON objects whose keys belong to the client, not to the contract. */
-const OPAQUE = new Set(['metadata', 'llmAnalysis', 'llm_analysis']);
+const OPAQUE = new Set(['metadata', 'llmAnalysis', 'llm_analysis', 'credential']);
 
 function convert(value: unknown, rename: (key: string) => string): unknown {
   if (Array.isArray(value)) return value.map((item) => convert(item, rename));

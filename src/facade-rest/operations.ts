@@ -48,7 +48,8 @@ import {
   type VerifyOtpInput,
 } from './operations/generated.js';
 import { snakeKeys } from './case.js';
-import type { RestOperation, RestRequest } from './operation.js';
+import type { Graph, RestOperation, RestRequest } from './operation.js';
+import { DomainError } from '../domain/shared/errors.js';
 
 const ok = (body: unknown) => ({ status: 200, body: snakeKeys(body) });
 const created = (body: unknown) => ({ status: 201, body: snakeKeys(body) });
@@ -63,20 +64,37 @@ const webhookSecret = ({ headers, query }: RestRequest) => {
   return typeof header === 'string' ? header : typeof query.secret === 'string' ? query.secret : '';
 };
 
-/** The signature-execution routes, shared by /agreements and /notarizations (the notarization ones are equivalent). */
-const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOperation> => ({
+/**
+ * The signature-execution routes, shared by /agreements and /notarizations. The notarization ones
+ * are equivalent but answer 404 for a record that is not a notarization; method-level routes exist
+ * under /agreements only and accept a notarization's id or reference too.
+ */
+const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOperation> => {
+  const guard = async (r: RestRequest, graph: Graph) => {
+    if (prefix !== 'Notarization') return;
+    const { record } = await graph(GetRecordDocument, { id: recordId(r) });
+    if (record.type !== 'notarization') throw new DomainError('not_found', 'Notarization not found');
+  };
+  return {
   [`start${prefix}SignatureExecution`]: {
     access: 'authenticated',
-    run: async (r, graph) => ok((await graph(StartSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).startSignatureExecution),
+    run: async (r, graph) => {
+      await guard(r, graph);
+      return ok((await graph(StartSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).startSignatureExecution);
+    },
   },
   [`get${prefix}SignatureExecution`]: {
     access: 'authenticated',
-    run: async (r, graph) => ok((await graph(GetSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).signatureExecution),
+    run: async (r, graph) => {
+      await guard(r, graph);
+      return ok((await graph(GetSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).signatureExecution);
+    },
   },
   [`finalize${prefix}SignatureExecution`]: {
     access: 'authenticated',
-    run: async (r, graph) =>
-      ok(
+    run: async (r, graph) => {
+      await guard(r, graph);
+      return ok(
         (
           await graph(FinalizeSignatureDocument, {
             recordId: recordId(r),
@@ -84,9 +102,11 @@ const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOpe
             input: { acknowledgePublicVerifiedParties: (r.input.acknowledgePublicVerifiedParties as boolean | undefined) ?? null },
           })
         ).finalizeSignature,
-      ),
+      );
+    },
   },
-});
+  };
+}
 
 /**
  * The REST facade as a mapping table: operationId -> GraphQL document + mappers. Operations of

@@ -20,7 +20,7 @@ const SCHEMA_LOCK = 7204122;
  * MONGODB_URL is set. Several instances may share one queue; each job runs on one of them.
  */
 export async function createQueue(options: QueueOptions): Promise<{ agenda: Agenda; close: () => Promise<void> }> {
-  const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl);
+  const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl, options.logger);
   const agenda = new Agenda({
     backend,
     name: `record-signing-${process.pid}`,
@@ -34,8 +34,10 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
   return { agenda, close };
 }
 
-async function postgresBackend(url: string): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
+async function postgresBackend(url: string, logger: Logger): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // Idle connections dropped by the server are replaced on next use; never crash on them.
+  pool.on('error', (error) => logger.warn({ err: error }, 'job queue pool connection lost'));
   // The backend creates its tables on connect; two instances doing it at once collide, so one at a time.
   const lock = await pool.connect();
   try {

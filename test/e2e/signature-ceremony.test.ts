@@ -42,7 +42,8 @@ describe('Signature ceremony (REST)', () => {
       required_signature_method_count: 1,
       satisfied_method_count: 0,
       can_finalize: false,
-      methods: ['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey', 'messenger'].map((type) => ({
+      // Only the methods that can serve this signer: no messenger contact point, not an API-key caller.
+      methods: ['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey'].map((type) => ({
         method_type: type,
         status: 'available',
         step: null,
@@ -174,7 +175,7 @@ describe('Signature ceremony (REST)', () => {
     expect(unknown.body.detail[0].loc[0]).toBe('path');
     const later = await t.request('POST', path(record.id, '/methods/api_key/start'), { token: alice, body: {} });
     expect(later.status).toBe(422);
-    expect(later.body.detail[0]).toMatchObject({ loc: ['path', 'method_type'], type: 'method_not_available' });
+    expect(later.body.detail[0]).toMatchObject({ loc: ['path', 'method_type'], type: 'method_not_applicable' });
   });
 
   it('cancels a pending method', async () => {

@@ -40,8 +40,12 @@ export class CeremonyService {
     this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
   }
 
-  get enabledMethods(): SignatureMethodType[] {
-    return SIGNATURE_METHOD_TYPES.filter((type) => this.adapters.has(type));
+  /** The methods this signer can use, in the contract's order. */
+  private methodsFor(loaded: Pick<Loaded, 'record' | 'participant' | 'principal'>): SignatureMethodType[] {
+    return SIGNATURE_METHOD_TYPES.filter((type) => {
+      const adapter = this.adapters.get(type);
+      return adapter !== undefined && (adapter.appliesTo?.(loaded) ?? true);
+    });
   }
 
   /** Starts the caller's execution for the current version, or resumes it. */
@@ -50,7 +54,7 @@ export class CeremonyService {
       const { execution, created } = await this.currentExecution(loaded, true);
       const methods = await loaded.em.find(SignatureMethod, { execution });
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
-      return toExecutionView(execution, methods, this.enabledMethods);
+      return toExecutionView(execution, methods, this.methodsFor(loaded));
     });
   }
 
@@ -58,7 +62,7 @@ export class CeremonyService {
     const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
     const { execution } = await this.currentExecution(loaded, false);
     const methods = await loaded.em.find(SignatureMethod, { execution });
-    return toExecutionView(execution, methods, this.enabledMethods);
+    return toExecutionView(execution, methods, this.methodsFor(loaded));
   }
 
   async startMethod(principal: Principal | null, idOrReference: string, type: string, hints: Record<string, unknown>): Promise<ExecutionView> {
@@ -195,7 +199,7 @@ export class CeremonyService {
       await em.flush();
       const methods = await em.find(SignatureMethod, { execution });
       this.announce(loaded, execution, methods, event, adapter.type);
-      return toExecutionView(execution, methods, this.enabledMethods);
+      return toExecutionView(execution, methods, this.methodsFor(loaded));
     });
   }
 

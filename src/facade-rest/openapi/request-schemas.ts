@@ -203,7 +203,10 @@ function ceremonyRequests(): Record<string, Schema> {
       {
         code: str({ description: '`email_otp`: the signature code from the email (not an authentication code).' }),
         url: str({ format: 'uri', description: 'Public proof methods: URL of the published proof.' }),
-        credential: freeObject({ description: '`webauthn_passkey`: the assertion returned by the authenticator.' }),
+        credential: freeObject({
+          description: '`webauthn_passkey`: the registration or assertion response of the authenticator, as the step asked for.',
+        }),
+        confirmation: str({ description: '`api_key`: the confirmation text issued by the start step (API-key callers, notarizations only).' }),
       },
       [],
       { description: 'The user-provided evidence for the method; which field depends on the method.' },

@@ -171,6 +171,8 @@ export type SignatureExecutionStatus =
 /** Method input: code (email_otp), url (public proof posts), credential (webauthn_passkey), handle (start hint) */
 export type SignatureMethodInput = {
   code?: string | null | undefined;
+  /** api_key: the confirmation issued at start */
+  confirmation?: string | null | undefined;
   /** webauthn_passkey: the authenticator response */
   credential?: { [key: string]: unknown } | null | undefined;
   handle?: string | null | undefined;

@@ -127,6 +127,9 @@ export class SignatureMethodInput {
   @Field(() => String, { nullable: true })
   handle?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'api_key: the confirmation issued at start' })
+  confirmation?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'webauthn_passkey: the authenticator response' })
   credential?: Record<string, unknown> | null;
 }

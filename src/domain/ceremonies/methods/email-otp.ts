@@ -16,6 +16,10 @@ export class EmailOtpMethod implements SignatureMethodAdapter {
 
   constructor(private readonly otp: OtpService) {}
 
+  appliesTo({ participant }: Pick<MethodContext, 'participant'>): boolean {
+    return participant.contactPointType === 'email' && participant.contactPointValue !== null;
+  }
+
   async start({ participant }: MethodContext): Promise<MethodOutcome> {
     if (participant.contactPointType !== 'email' || !participant.contactPointValue) {
       throw DomainError.invalid(['methodType'], 'This participant has no email contact point', 'method_not_applicable');

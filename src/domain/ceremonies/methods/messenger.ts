@@ -55,6 +55,10 @@ export class MessengerMethod implements SignatureMethodAdapter {
     this.ttlMs = (settings.challengeTtlSeconds ?? 600) * 1000;
   }
 
+  appliesTo({ participant }: Pick<MethodContext, 'participant'>): boolean {
+    return participant.contactPointType === 'messenger';
+  }
+
   async start({ participant, now }: MethodContext): Promise<MethodOutcome> {
     if (participant.contactPointType !== 'messenger' || !participant.contactPointValue) {
       throw DomainError.invalid(['methodType'], 'This participant has no messenger contact point', 'method_not_applicable');

@@ -29,4 +29,6 @@ export interface SignatureMethodAdapter {
   submit(context: MethodContext, input: Record<string, unknown>): Promise<MethodOutcome>;
   /** Asynchronous methods re-check while pending; synchronous ones answer with their current state. */
   refresh?(context: MethodContext): Promise<MethodOutcome>;
+  /** Whether the method can serve this signer at all (listed in the execution only then). Default: yes. */
+  appliesTo?(signer: Pick<MethodContext, 'record' | 'participant' | 'principal'>): boolean;
 }
