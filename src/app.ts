@@ -37,6 +37,7 @@ import { LifecycleResolver } from './graph/resolvers/lifecycle.resolver.js';
 import { LifecycleService } from './domain/records/lifecycle-service.js';
 import { CounterService } from './domain/records/counter-service.js';
 import { AmendmentService } from './domain/records/amendment-service.js';
+import { BotApiMessengerSender } from './domain/messaging/messenger-sender.js';
 import { liveUpdates, publishDomainEvents } from './graph/live.js';
 import { PostgresPubSub } from './graph/pubsub.js';
 import { CeremonyService } from './domain/ceremonies/ceremony-service.js';
@@ -113,7 +114,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     publicBaseUrl: config.publicBaseUrl,
     defaultLapseDays: config.defaultLapseDays,
     resendsPerHour: config.invitationResendsPerHour,
-  });
+  }, config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null, logger);
 
   const schema = await buildGraphSchema({
     auth: new AuthResolver(otp, sessions),

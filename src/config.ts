@@ -42,6 +42,8 @@ const schema = z.object({
   MESSENGER_WEBHOOK_SECRET: z.string().regex(/^[A-Za-z0-9_-]{16,256}$/, 'must be 16..256 characters of A-Z, a-z, 0-9, _ and -').optional(),
   MESSENGER_BOT_USERNAME: z.string().regex(/^@?[A-Za-z0-9_]{3,64}$/, 'must be a bot username such as record_signing_bot').default('record_signing_bot'),
   MESSENGER_LINK_BASE: z.url().default('https://t.me'),
+  MESSENGER_API_BASE: z.url().default('https://api.messenger.example'),
+  MESSENGER_BOT_TOKEN: z.string().min(10).optional(),
   WEBAUTHN_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name such as sign.example.com').optional(),
   WEBAUTHN_RP_NAME: z.string().min(1).max(100).default('Record Signing'),
   WEBAUTHN_ORIGIN: z.url().optional(),
@@ -77,7 +79,7 @@ export type Config = {
    * The messenger signature method. Without a webhook secret the inbound webhook refuses every call
    * (403), so messenger challenges can be started but never complete.
    */
-  messenger: { webhookSecret: string | undefined; botUsername: string; linkBase: string };
+  messenger: { webhookSecret: string | undefined; botUsername: string; linkBase: string; apiBase: string; botToken: string | undefined };
   /** Passkeys (webauthn_passkey): relying party id and name, and the origin browsers report. */
   webauthn: { rpId: string; rpName: string; origin: string };
 };
@@ -123,6 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       webhookSecret: e.MESSENGER_WEBHOOK_SECRET,
       botUsername: e.MESSENGER_BOT_USERNAME.replace(/^@/, ''),
       linkBase: e.MESSENGER_LINK_BASE.replace(/\/+$/, ''),
+      apiBase: e.MESSENGER_API_BASE.replace(/\/+$/, ''),
+      botToken: e.MESSENGER_BOT_TOKEN,
     },
     webauthn: webauthnConfig(e, publicBaseUrl),
   };

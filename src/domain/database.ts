@@ -4,7 +4,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
 import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
-import { MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
+import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
 
 export const entities = [
@@ -21,6 +21,7 @@ export const entities = [
   SignatureMethod,
   PasskeyCredential,
   MessengerUpdate,
+  MessengerChat,
 ];
 
 export type DatabaseOptions = {

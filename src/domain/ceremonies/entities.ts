@@ -161,3 +161,19 @@ export class MessengerUpdate {
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   receivedAt: Date = new Date();
 }
+
+/** Chat ids the bot has learned from inbound messages (a bot writes only to people who wrote first). */
+@Entity({ tableName: 'messenger_chats' })
+export class MessengerChat {
+  [OptionalProps]?: 'updatedAt';
+
+  /** Normalized username, or the numeric user id. */
+  @PrimaryKey({ type: 'text' })
+  handle!: string;
+
+  @Property({ type: 'text' })
+  chatId!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  updatedAt: Date = new Date();
+}

@@ -5,6 +5,7 @@ import { constantTimeEqual, sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
 import type { CeremonyService } from './ceremony-service.js';
 import { challengeInText, isExpired } from './methods/messenger.js';
+import { rememberChat } from '../messaging/messenger-sender.js';
 
 /** Where the inbox reports what it ignored; never given a secret, a challenge or a message text. */
 export type InboxLog = {
@@ -14,7 +15,7 @@ export type InboxLog = {
 
 export type InboxOutcome = 'completed' | 'duplicate' | 'ignored';
 
-type InboundMessage = { messageId: string; text: string; senderId: string; senderUsername: string | null; fromBot: boolean };
+type InboundMessage = { messageId: string; text: string; senderId: string; senderUsername: string | null; fromBot: boolean; chatId: string | null };
 
 type Candidate = {
   method_id: string;
@@ -71,6 +72,7 @@ export class MessengerInbox {
 
   private async process(updateId: string, message: InboundMessage | null): Promise<InboxOutcome> {
     if (!message || message.fromBot) return 'ignored';
+    if (message.chatId) await rememberChat(this.orm.em.fork(), message.senderUsername, message.senderId, message.chatId, this.clock.now());
     const challenge = challengeInText(message.text);
     if (!challenge) return 'ignored';
     const candidates = await this.orm.em.fork().execute<Candidate[]>(
@@ -134,6 +136,8 @@ function parseMessage(value: unknown): InboundMessage | null {
     senderId: String(from.id),
     senderUsername: typeof from.username === 'string' && from.username !== '' ? from.username : null,
     fromBot: from.is_bot === true,
+    // Only a private chat is the sender's own: group chats are never used for invitations.
+    chatId: isObject(value.chat) && value.chat.type === 'private' && typeof value.chat.id === 'number' ? String(value.chat.id) : null,
   };
 }
 

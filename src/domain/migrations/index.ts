@@ -3,6 +3,7 @@ import { Migration20261122071239_initial as M0 } from './Migration20261122071239
 import { Migration20261122072238_signature_ceremony as M1 } from './Migration20261122072238_signature_ceremony.js';
 import { Migration20261122072830_passkeys_and_messenger as M2 } from './Migration20261122072830_passkeys_and_messenger.js';
 import { Migration20261122073521_counter_proposals as M3 } from './Migration20261122073521_counter_proposals.js';
+import { Migration20261122074616_messenger_chats as M4 } from './Migration20261122074616_messenger_chats.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -12,4 +13,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261122072238_signature_ceremony', class: M1 },
   { name: 'Migration20261122072830_passkeys_and_messenger', class: M2 },
   { name: 'Migration20261122073521_counter_proposals', class: M3 },
+  { name: 'Migration20261122074616_messenger_chats', class: M4 },
 ];

@@ -12,6 +12,9 @@ import { PARTICIPANT_MOVES, type ParticipantMove } from './lifecycle.js';
 import { LIMITS, normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
+import { chatFor, type MessengerSender } from '../messaging/messenger-sender.js';
+
+export type DeliveryLog = { warn(details: object, message: string): void };
 
 export type LifecycleSettings = { publicBaseUrl: string; defaultLapseDays: number; resendsPerHour: number };
 
@@ -30,6 +33,9 @@ export class LifecycleService {
     private readonly events: DomainEvents,
     private readonly rateLimiter: RateLimiter,
     private readonly settings: LifecycleSettings,
+    /** Messenger invitations; null when no bot is configured (email invitations still go out). */
+    private readonly messenger: MessengerSender | null,
+    private readonly log: DeliveryLog,
   ) {}
 
   /** draft -> pending_confirmation: the initiator has signed; invitations go to everyone else. */
@@ -244,11 +250,28 @@ export class LifecycleService {
     locked.events.push(...(await completeIfAllSigned(locked.em, locked.record, locked.now)));
   }
 
-  /** Mail goes out after the commit. */
+  /**
+   * Invitations go out after the commit, by email or through the messenger bot. A failed delivery
+   * does not undo the move: it is logged (without addresses) and the initiator can resend.
+   */
   private async sendInvitations(invitations: Invitation[]): Promise<void> {
     for (const { participant, record } of invitations) {
-      if (participant.contactPointType !== 'email' || !participant.contactPointValue) continue;
-      await this.mailer.send(invitationMail(record, participant, this.settings.publicBaseUrl));
+      const value = participant.contactPointValue;
+      if (!value) continue;
+      try {
+        if (participant.contactPointType === 'email') {
+          await this.mailer.send(invitationMail(record, participant, this.settings.publicBaseUrl));
+        } else if (participant.contactPointType === 'messenger') {
+          const chatId = this.messenger ? await chatFor(this.orm.em.fork(), value) : null;
+          if (!this.messenger || !chatId) {
+            this.log.warn({ recordId: record.id, participantId: participant.id }, 'messenger invitation not sent: no bot configured or the participant has not written to the bot yet');
+            continue;
+          }
+          await this.messenger.send(chatId, invitationMail(record, participant, this.settings.publicBaseUrl).text);
+        }
+      } catch (error) {
+        this.log.warn({ recordId: record.id, participantId: participant.id, reason: (error as Error).message }, 'invitation delivery failed');
+      }
     }
   }
 }

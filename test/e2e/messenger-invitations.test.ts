@@ -1,0 +1,65 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signWithEmailOtp } from '../support/ceremony.js';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+
+const SECRET = 'messenger-webhook-secret-0123456789';
+const BOT_TOKEN = '123456:bot-token-never-logged';
+
+/** Plays the messenger platform's bot API on 127.0.0.1: records every sendMessage call. */
+async function fakePlatform() {
+  const sent: { path: string; body: { chat_id: string; text: string } }[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      sent.push({ path: req.url ?? '', body: JSON.parse(raw || '{}') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { sent, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe('Messenger invitations', () => {
+  let t: TestApp;
+  let platform: Awaited<ReturnType<typeof fakePlatform>>;
+
+  beforeAll(async () => {
+    platform = await fakePlatform();
+    t = await startTestApp({ MESSENGER_WEBHOOK_SECRET: SECRET, MESSENGER_API_BASE: platform.url, MESSENGER_BOT_TOKEN: BOT_TOKEN });
+  });
+  afterAll(async () => {
+    await t.stop();
+    await platform.close();
+  });
+
+  it('invites participants who wrote to the bot, and says so in the log for those who have not', async () => {
+    const hello = await t.request('POST', `/api/v1/inbound/messenger?secret=${SECRET}`, {
+      body: { update_id: 1, message: { message_id: 1, from: { id: 4242, username: 'Bob_T' }, chat: { id: 4242, type: 'private' }, date: 1, text: '/start' } },
+    });
+    expect(hello.status).toBe(200);
+
+    const alice = await t.signIn('alice@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', {
+      token: alice,
+      body: agreementBody({
+        parties: [
+          { display_name: 'Bob', contact_point_type: 'messenger', contact_point_value: '@Bob_T' },
+          { display_name: 'Carol', contact_point_type: 'messenger', contact_point_value: 'carol_x' },
+        ],
+      }),
+    });
+    await signWithEmailOtp(t, alice, 'alice@example.com', created.body.id);
+    const submitted = await t.request('POST', `/api/v1/agreements/${created.body.id}/submit`, { token: alice });
+    expect(submitted.status).toBe(200);
+
+    expect(platform.sent).toHaveLength(1);
+    expect(platform.sent[0]!.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
+    expect(platform.sent[0]!.body.chat_id).toBe('4242');
+    expect(platform.sent[0]!.body.text).toContain(`/records/${created.body.agr_reference}`);
+    expect(t.logs()).toContain('messenger invitation not sent');
+    expect(t.logs()).not.toContain(BOT_TOKEN);
+    expect(t.logs()).not.toContain(SECRET);
+  });
+});
