@@ -2,22 +2,18 @@ import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique } from '@m
 import { OptionalProps, type Rel } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Participant, SignedRecord } from '../records/entities.js';
+import {
+  SIGNATURE_EXECUTION_STATUSES as EXECUTION_STATUSES,
+  SIGNATURE_METHOD_STATUSES as METHOD_STATUSES,
+  SIGNATURE_METHOD_TYPES,
+} from '../vocabulary.js';
 
-export const SIGNATURE_METHOD_TYPES = [
-  'email_otp',
-  'codehost_gist',
-  'microblog_post',
-  'forum_post',
-  'webauthn_passkey',
-  'messenger',
-  'api_key',
-] as const;
+export { EXECUTION_STATUSES, METHOD_STATUSES, SIGNATURE_METHOD_TYPES };
+
 export type SignatureMethodType = (typeof SIGNATURE_METHOD_TYPES)[number];
 
-export const EXECUTION_STATUSES = ['in_progress', 'finalized', 'superseded'] as const;
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-export const METHOD_STATUSES = ['available', 'pending', 'satisfied', 'failed', 'cancelled', 'expired'] as const;
 export type MethodStatus = (typeof METHOD_STATUSES)[number];
 
 /** What the signer is asked to do next for a method. */

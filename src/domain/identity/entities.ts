@@ -2,6 +2,9 @@ import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-o
 import { randomUUID } from 'node:crypto';
 import { OptionalProps } from '@mikro-orm/core';
 import type { Scope } from './principal.js';
+import { OTP_PURPOSES } from '../vocabulary.js';
+
+export { OTP_PURPOSES };
 
 /** A person (or organisation) as the service knows them: the root of an identity graph. */
 @Entity({ tableName: 'identities' })
@@ -50,7 +53,6 @@ export class ContactPoint {
   createdAt: Date = new Date();
 }
 
-export const OTP_PURPOSES = ['authenticate', 'signature', 'agreement_confirmation', 'contact_point_link'] as const;
 export type OtpPurpose = (typeof OTP_PURPOSES)[number];
 
 /** One issued one-time code. Only a hash of the code is stored. */

@@ -1,6 +1,8 @@
 import { DomainError } from '../shared/errors.js';
+import { API_KEY_SCOPES } from '../vocabulary.js';
 
-export const API_KEY_SCOPES = ['create', 'retrieve', 'verify', 'amend', 'cancel'] as const;
+export { API_KEY_SCOPES };
+
 export type Scope = (typeof API_KEY_SCOPES)[number];
 
 /**

@@ -10,27 +10,16 @@ import {
 import { Collection, OptionalProps, type Rel } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Identity } from '../identity/entities.js';
+import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../vocabulary.js';
 
-export const RECORD_TYPES = ['agreement', 'declaration', 'witnessed_agreement', 'notarization'] as const;
+export { COUNTER_STATUSES, CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES };
+
 export type RecordType = (typeof RECORD_TYPES)[number];
 
-export const RECORD_STATUSES = [
-  'draft',
-  'pending_confirmation',
-  'counter_under_review',
-  'sealed',
-  'superseded',
-  'cancelled_draft',
-  'expired',
-  'declined',
-  'rescinded',
-] as const;
 export type RecordStatus = (typeof RECORD_STATUSES)[number];
 
-export const PARTICIPANT_ROLES = ['initiator', 'party', 'witness'] as const;
 export type ParticipantRole = (typeof PARTICIPANT_ROLES)[number];
 
-export const CONTACT_POINT_TYPES = ['email', 'messenger', 'unknown'] as const;
 export type ParticipantContactPointType = (typeof CONTACT_POINT_TYPES)[number];
 
 export type InitiatedVia = 'rest_api' | 'graphql' | 'mcp' | 'web';
@@ -202,7 +191,6 @@ export class Participant {
   removedAt: Date | null = null;
 }
 
-export const COUNTER_STATUSES = ['pending', 'accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;
 export type CounterStatus = (typeof COUNTER_STATUSES)[number];
 
 /** A proposed replacement body from a non-initiator party. At most one is pending per record. */

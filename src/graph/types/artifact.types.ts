@@ -1,9 +1,11 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { registerEnumType } from 'type-graphql';
+import { BLOCKCHAIN_STATUSES, COUNTER_STATUSES, IDENTICON_KINDS } from '../../domain/vocabulary.js';
+import { asEnum } from './enums.js';
 
-export const CounterStatusEnum = { pending: 'pending', accepted: 'accepted', partially_accepted: 'partially_accepted', rejected: 'rejected', withdrawn: 'withdrawn' } as const;
-export const BlockchainStatusEnum = { pending: 'pending', retrying: 'retrying', confirmed: 'confirmed' } as const;
-export const IdenticonKindEnum = { document: 'document', signature: 'signature' } as const;
+export const CounterStatusEnum = asEnum(COUNTER_STATUSES);
+export const BlockchainStatusEnum = asEnum(BLOCKCHAIN_STATUSES);
+export const IdenticonKindEnum = asEnum(IDENTICON_KINDS);
 registerEnumType(CounterStatusEnum, { name: 'CounterStatus' });
 registerEnumType(BlockchainStatusEnum, { name: 'BlockchainStatus' });
 registerEnumType(IdenticonKindEnum, { name: 'IdenticonKind' });

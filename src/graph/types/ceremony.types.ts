@@ -2,8 +2,8 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { EXECUTION_STATUSES, METHOD_STATUSES, SIGNATURE_METHOD_TYPES } from '../../domain/ceremonies/entities.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IdenticonObject } from './artifact.types.js';
+import { asEnum } from './enums.js';
 
-const asEnum = <const T extends readonly string[]>(values: T) => Object.fromEntries(values.map((v) => [v, v])) as { [K in T[number]]: K };
 export const SignatureMethodTypeEnum = asEnum(SIGNATURE_METHOD_TYPES);
 export const ExecutionStatusEnum = asEnum(EXECUTION_STATUSES);
 export const MethodStatusEnum = asEnum(METHOD_STATUSES);

@@ -4,7 +4,7 @@ import { OTP_PURPOSES } from '../../domain/identity/entities.js';
 import { API_KEY_SCOPES } from '../../domain/identity/principal.js';
 
 /** GraphQL enums use the product's own lowercase values, identical to REST. */
-function asEnum<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
+export function asEnum<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
   return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
 }
 

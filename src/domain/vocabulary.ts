@@ -1,0 +1,72 @@
+/**
+ * The product's enumerations, in the spec's words: one definition for the entities, the GraphQL
+ * enums and the served OpenAPI document. Plain data, no ORM, so every layer can import it.
+ */
+
+export const RECORD_TYPES = ['agreement', 'declaration', 'witnessed_agreement', 'notarization'] as const;
+
+export const RECORD_STATUSES = [
+  'draft',
+  'pending_confirmation',
+  'counter_under_review',
+  'sealed',
+  'superseded',
+  'cancelled_draft',
+  'expired',
+  'declined',
+  'rescinded',
+] as const;
+
+export const PARTICIPANT_ROLES = ['initiator', 'party', 'witness'] as const;
+
+export const PARTY_CONTACT_POINT_TYPES = ['email', 'messenger', 'unknown'] as const;
+
+export const INPUT_CONTACT_POINT_TYPES = ['email', 'messenger'] as const;
+
+export const COUNTER_STATUSES = ['pending', 'accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;
+
+export const COUNTER_DECISIONS = ['accept', 'partially_accept', 'reject'] as const;
+
+export const BLOCKCHAIN_STATUSES = ['pending', 'retrying', 'confirmed'] as const;
+
+export const IDENTICON_KINDS = ['document', 'signature'] as const;
+
+export const SIGNATURE_METHOD_TYPES = [
+  'email_otp',
+  'codehost_gist',
+  'microblog_post',
+  'forum_post',
+  'webauthn_passkey',
+  'messenger',
+  'api_key',
+] as const;
+
+/** Status of a caller's signature execution for one record version. */
+export const SIGNATURE_EXECUTION_STATUSES = ['in_progress', 'finalized', 'superseded'] as const;
+
+/** Status of one method within a signature execution. */
+export const SIGNATURE_METHOD_STATUSES = ['available', 'pending', 'satisfied', 'failed', 'cancelled', 'expired'] as const;
+
+export const INITIATOR_SIGNATURE_STATUSES = ['not_started', 'in_progress', 'finalized'] as const;
+
+export const API_KEY_SCOPES = ['create', 'retrieve', 'verify', 'amend', 'cancel'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+export const OTP_PURPOSES = ['authenticate', 'signature', 'agreement_confirmation', 'contact_point_link'] as const;
+
+export const NOTARIZATION_CONTENT_TYPES = ['file', 'text', 'hash'] as const;
+
+export const NOTARIZATION_SIGNATURE_MODES = ['pending_signature', 'auto_seal'] as const;
+
+export const VERIFICATION_VERDICTS = [
+  'verified',
+  'certificate',
+  'matched_superseded',
+  'matched_not_sealed',
+  'no_match',
+  'not_found',
+] as const;
+
+export const VERIFICATION_MATCH_METHODS = ['text', 'body', 'content_hash', 'document_hash', 'tx_hash'] as const;
+
+export const IMAGE_REPRESENTATIONS = ['metadata', 'compatibility_data_uri'] as const;
