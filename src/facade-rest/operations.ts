@@ -275,6 +275,14 @@ export const restOperations: Record<string, RestOperation> = {
     access: 'authenticated',
     run: async (r, graph) => ok((await graph(ResendInvitationDocument, { id: recordId(r), partyId: r.params.party_id ?? '' })).resendInvitation),
   },
+  getNotarization: {
+    access: 'authenticated',
+    run: async (r, graph) => {
+      const { record } = await graph(GetRecordDocument, { id: recordId(r), withSvg: withSvg(r) });
+      if (record.type !== 'notarization') throw new DomainError('not_found', 'Notarization not found');
+      return ok(record);
+    },
+  },
   updateAgreement: {
     access: 'authenticated',
     run: async ({ params, input }, graph) =>

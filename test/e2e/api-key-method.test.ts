@@ -56,6 +56,10 @@ describe('The api_key signature method (machine contract)', () => {
     const onAgreement = await t.request('POST', `/api/v1/agreements/${agreement.id}/signature-execution/methods/api_key/start`, { apiKey: key, body: {} });
     expect(onAgreement.status).toBe(422);
     expect((await t.request('GET', `/api/v1/notarizations/${agreement.id}/signature-execution`, { apiKey: key })).status).toBe(404);
+    expect((await t.request('GET', `/api/v1/notarizations/${agreement.id}`, { apiKey: key })).status).toBe(404);
+    const read = await t.request('GET', `/api/v1/notarizations/${record.agr_reference}`, { apiKey: key });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ type: 'notarization', notarization: { content_type: 'text', hash_algorithm: 'sha256', label: 'Build artifact digest' } });
   });
 
   it('never lets authentication alone finalize: a bearer token or an API key without methods gets 409', async () => {

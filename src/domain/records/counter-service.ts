@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ContactPoint } from '../identity/entities.js';
-import type { Principal } from '../identity/principal.js';
+import { requireScope, type Principal } from '../identity/principal.js';
+import { findReadableRecord, viewerFor } from './record-access.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents } from '../shared/events.js';
@@ -103,8 +104,12 @@ export class CounterService {
     });
   }
 
+  /** Any participant (anyone who can read the record) may read its counter-proposals; no lock taken. */
   async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
-    return this.change(principal, idOrReference, 'retrieve', async ({ em, record }) => toCounterView(await this.find(em, record, counterId)));
+    const caller = requireScope(principal, 'retrieve');
+    const em = this.orm.em.fork();
+    const record = await findReadableRecord(em, idOrReference, await viewerFor(em, caller.identityId));
+    return toCounterView(await this.find(em, record, counterId));
   }
 
   async resolve(
@@ -160,7 +165,7 @@ export class CounterService {
     });
   }
 
-  private async change<T>(principal: Principal | null, idOrReference: string, scope: 'amend' | 'retrieve', work: (locked: LockedRecord) => Promise<T>): Promise<T> {
+  private async change<T>(principal: Principal | null, idOrReference: string, scope: 'amend', work: (locked: LockedRecord) => Promise<T>): Promise<T> {
     return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work);
   }
 
