@@ -48,7 +48,7 @@ import {
   type VerifyOtpInput,
 } from './operations/generated.js';
 import { snakeKeys } from './case.js';
-import type { Graph, RestOperation, RestRequest } from './operation.js';
+import type { RestOperation, RestRequest } from './operation.js';
 import { DomainError } from '../domain/shared/errors.js';
 
 const ok = (body: unknown) => ({ status: 200, body: snakeKeys(body) });
@@ -70,43 +70,28 @@ const webhookSecret = ({ headers, query }: RestRequest) => {
  * under /agreements only and accept a notarization's id or reference too.
  */
 const ceremonyOperations = (prefix: '' | 'Notarization'): Record<string, RestOperation> => {
-  const guard = async (r: RestRequest, graph: Graph) => {
-    if (prefix !== 'Notarization') return;
-    const { record } = await graph(GetRecordDocument, { id: recordId(r) });
-    if (record.type !== 'notarization') throw new DomainError('not_found', 'Notarization not found');
-  };
+  const recordType = prefix === 'Notarization' ? ('notarization' as const) : null;
   return {
-  [`start${prefix}SignatureExecution`]: {
-    access: 'authenticated',
-    run: async (r, graph) => {
-      await guard(r, graph);
-      return ok((await graph(StartSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).startSignatureExecution);
+    [`start${prefix}SignatureExecution`]: {
+      access: 'authenticated',
+      run: async (r, graph) =>
+        ok((await graph(StartSignatureExecutionDocument, { recordId: recordId(r), recordType, withSvg: withSvg(r) })).startSignatureExecution),
     },
-  },
-  [`get${prefix}SignatureExecution`]: {
-    access: 'authenticated',
-    run: async (r, graph) => {
-      await guard(r, graph);
-      return ok((await graph(GetSignatureExecutionDocument, { recordId: recordId(r), withSvg: withSvg(r) })).signatureExecution);
+    [`get${prefix}SignatureExecution`]: {
+      access: 'authenticated',
+      run: async (r, graph) =>
+        ok((await graph(GetSignatureExecutionDocument, { recordId: recordId(r), recordType, withSvg: withSvg(r) })).signatureExecution),
     },
-  },
-  [`finalize${prefix}SignatureExecution`]: {
-    access: 'authenticated',
-    run: async (r, graph) => {
-      await guard(r, graph);
-      return ok(
-        (
-          await graph(FinalizeSignatureDocument, {
-            recordId: recordId(r),
-            withSvg: withSvg(r),
-            input: { acknowledgePublicVerifiedParties: (r.input.acknowledgePublicVerifiedParties as boolean | undefined) ?? null },
-          })
-        ).finalizeSignature,
-      );
+    [`finalize${prefix}SignatureExecution`]: {
+      access: 'authenticated',
+      run: async (r, graph) => {
+        const acknowledge = (r.input.acknowledgePublicVerifiedParties as boolean | undefined) ?? null;
+        const input = { acknowledgePublicVerifiedParties: acknowledge };
+        return ok((await graph(FinalizeSignatureDocument, { recordId: recordId(r), recordType, withSvg: withSvg(r), input })).finalizeSignature);
+      },
     },
-  },
   };
-}
+};
 
 /**
  * The REST facade as a mapping table: operationId -> GraphQL document + mappers. Operations of

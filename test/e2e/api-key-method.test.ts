@@ -72,4 +72,18 @@ describe('The api_key signature method (machine contract)', () => {
     const record = await t.request('GET', `/api/v1/agreements/${agreement.id}`, { token: bearer });
     expect(record.body.initiator_signature).toMatchObject({ status: 'in_progress', can_finalize: false });
   });
+
+  it('answers a change with the record even when the key lacks the retrieve scope', async () => {
+    const record = await notarization();
+    const verifyOnly = (await t.request('POST', '/api/v1/api-keys', { token: bearer, body: { scopes: ['verify'] } })).body.key;
+    const base = `/api/v1/notarizations/${record.id}/signature-execution`;
+    expect((await t.request('POST', base, { apiKey: verifyOnly })).status).toBe(200);
+    const started = await t.request('POST', `/api/v1/agreements/${record.id}/signature-execution/methods/api_key/start`, { apiKey: verifyOnly, body: {} });
+    const confirmation = started.body.methods.find((m: { method_type: string }) => m.method_type === 'api_key').step.challenge;
+    await t.request('POST', `/api/v1/agreements/${record.id}/signature-execution/methods/api_key/submit`, { apiKey: verifyOnly, body: { confirmation } });
+    const finalized = await t.request('POST', `${base}/finalize`, { apiKey: verifyOnly });
+    expect(finalized.status).toBe(200);
+    expect(finalized.body).toMatchObject({ id: record.id, initiator_signature: { status: 'finalized' } });
+    expect((await t.request('GET', `/api/v1/agreements/${record.id}`, { apiKey: verifyOnly })).status).toBe(403);
+  });
 });

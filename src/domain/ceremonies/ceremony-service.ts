@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
-import { SignedRecord, type Participant } from '../records/entities.js';
+import { SignedRecord, type Participant, type RecordType } from '../records/entities.js';
 import { findReadableRecord, viewerFor } from '../records/record-access.js';
 import { isViewerParticipant } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
@@ -49,8 +49,8 @@ export class CeremonyService {
   }
 
   /** Starts the caller's execution for the current version, or resumes it. */
-  async startOrResume(principal: Principal | null, idOrReference: string): Promise<ExecutionView> {
-    return this.mutate(principal, idOrReference, async (loaded) => {
+  async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
+    return this.mutate(principal, idOrReference, only, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
       const methods = await loaded.em.find(SignatureMethod, { execution });
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
@@ -58,8 +58,8 @@ export class CeremonyService {
     });
   }
 
-  async get(principal: Principal | null, idOrReference: string): Promise<ExecutionView> {
-    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+  async get(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
+    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true, only });
     const { execution } = await this.currentExecution(loaded, false);
     const methods = await loaded.em.find(SignatureMethod, { execution });
     return toExecutionView(execution, methods, this.methodsFor(loaded));
@@ -101,8 +101,13 @@ export class CeremonyService {
    * Records the signature: evidence bound to the version and the participant's signature
    * identicon. Returns the record id.
    */
-  async finalize(principal: Principal | null, idOrReference: string, input: { acknowledgePublicVerifiedParties?: boolean | null }): Promise<string> {
-    return this.mutate(principal, idOrReference, async (loaded) => {
+  async finalize(
+    principal: Principal | null,
+    idOrReference: string,
+    input: { acknowledgePublicVerifiedParties?: boolean | null },
+    only?: RecordType,
+  ): Promise<string> {
+    return this.mutate(principal, idOrReference, only, async (loaded) => {
       const { em, record, participant } = loaded;
       const { execution } = await this.currentExecution(loaded, false, true);
       const methods = await em.find(SignatureMethod, { execution });
@@ -180,7 +185,7 @@ export class CeremonyService {
     action: 'start' | 'submit' | 'refresh' | 'cancel',
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
   ): Promise<ExecutionView> {
-    return this.mutate(principal, idOrReference, async (loaded) => {
+    return this.mutate(principal, idOrReference, undefined, async (loaded) => {
       const { em } = loaded;
       if (action === 'start') {
         // Counted outside the transaction (a fork uses the pool) so that refused starts still count.
@@ -204,22 +209,29 @@ export class CeremonyService {
   }
 
   /** Runs one change in a transaction; its events go out only after the commit. */
-  private async mutate<T>(principal: Principal | null, idOrReference: string, work: (loaded: Loaded) => Promise<T>): Promise<T> {
+  /** `only`: answer not_found for records of another type (the /notarizations routes). */
+  private async mutate<T>(principal: Principal | null, idOrReference: string, only: RecordType | undefined, work: (loaded: Loaded) => Promise<T>): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const lifecycle: RecordLifecycleEvent[] = [];
     const result = await this.orm.em
       .fork()
-      .transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false })), announced, lifecycle }));
+      .transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only })), announced, lifecycle }));
     for (const event of announced) this.events.signatureProgress(event);
     for (const event of lifecycle) this.events.recordLifecycle(event);
     return result;
   }
 
   /** The record, and the participant the caller signs as; refuses when signing is closed for them. */
-  private async load(em: EntityManager, principal: Principal | null, idOrReference: string, options: { forRead: boolean }): Promise<Loaded> {
+  private async load(
+    em: EntityManager,
+    principal: Principal | null,
+    idOrReference: string,
+    options: { forRead: boolean; only?: RecordType | undefined },
+  ): Promise<Loaded> {
     const caller = requireScope(principal, 'verify');
     const viewer = await viewerFor(em, caller.identityId);
     let record = await findReadableRecord(em, idOrReference, viewer);
+    if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
     if (!options.forRead) {
       // Changes to one record's signatures run one at a time: the last finalize sees every other.
       record = await em.findOneOrFail(SignedRecord, { id: record.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });

@@ -1,6 +1,6 @@
 import { OptimisticLockError, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { ContactPoint } from '../identity/entities.js';
-import { requireScope, type Principal } from '../identity/principal.js';
+import { requireAuthenticated, requireScope, type Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
@@ -104,7 +104,18 @@ export class RecordService {
   }
 
   async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
-    const caller = requireScope(principal, 'retrieve');
+    return this.read(requireScope(principal, 'retrieve'), idOrReference);
+  }
+
+  /**
+   * The record as a change's answer: the change itself was authorized with its own scope (a key
+   * with only `verify` may finalize), so answering with the result needs no `retrieve` scope.
+   */
+  async afterChange(principal: Principal | null, idOrReference: string): Promise<RecordView> {
+    return this.read(requireAuthenticated(principal), idOrReference);
+  }
+
+  private async read(caller: Principal, idOrReference: string): Promise<RecordView> {
     const em = this.orm.em.fork();
     const viewer = await viewerFor(em, caller.identityId);
     const record = await findReadableRecord(em, idOrReference, viewer);

@@ -15,6 +15,8 @@ import {
   SignatureProgressObject,
 } from '../types/ceremony.types.js';
 import { RecordObject } from '../types/record.types.js';
+import { RecordTypeEnum } from '../types/enums.js';
+import type { RecordType } from '../../domain/records/entities.js';
 
 @Resolver(() => SignatureExecutionObject)
 export class CeremonyResolver {
@@ -24,13 +26,21 @@ export class CeremonyResolver {
   ) {}
 
   @Query(() => SignatureExecutionObject, { description: "The caller's signature execution for the record's current version (scope verify)" })
-  signatureExecution(@Ctx() { principal }: GraphContext, @Arg('recordId') recordId: string): Promise<ExecutionView> {
-    return this.ceremonies.get(principal, recordId);
+  signatureExecution(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('recordType', () => RecordTypeEnum, { nullable: true, description: 'Answer not_found unless the record has this type' }) recordType: RecordType | null,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.get(principal, recordId, recordType ?? undefined);
   }
 
   @Mutation(() => SignatureExecutionObject, { description: "Starts or resumes the caller's signature execution (scope verify)" })
-  startSignatureExecution(@Ctx() { principal }: GraphContext, @Arg('recordId') recordId: string): Promise<ExecutionView> {
-    return this.ceremonies.startOrResume(principal, recordId);
+  startSignatureExecution(
+    @Ctx() { principal }: GraphContext,
+    @Arg('recordId') recordId: string,
+    @Arg('recordType', () => RecordTypeEnum, { nullable: true, description: 'Answer not_found unless the record has this type' }) recordType: RecordType | null,
+  ): Promise<ExecutionView> {
+    return this.ceremonies.startOrResume(principal, recordId, recordType ?? undefined);
   }
 
   @Mutation(() => SignatureExecutionObject, { description: 'Starts a signature method and returns its step' })
@@ -76,9 +86,11 @@ export class CeremonyResolver {
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
     @Arg('input', () => FinalizeSignatureInput, { nullable: true }) input: FinalizeSignatureInput | null,
+    @Arg('recordType', () => RecordTypeEnum, { nullable: true, description: 'Answer not_found unless the record has this type' }) recordType: RecordType | null,
   ): Promise<RecordView> {
-    const id = await this.ceremonies.finalize(principal, recordId, { acknowledgePublicVerifiedParties: input?.acknowledgePublicVerifiedParties });
-    return this.records.get(principal, id);
+    const acknowledgement = { acknowledgePublicVerifiedParties: input?.acknowledgePublicVerifiedParties };
+    const id = await this.ceremonies.finalize(principal, recordId, acknowledgement, recordType ?? undefined);
+    return this.records.afterChange(principal, id);
   }
 
   @Subscription(() => SignatureProgressObject, {

@@ -90,7 +90,7 @@ export class LifecycleResolver {
 
   @Mutation(() => RecordObject, { description: 'Creates an amendment draft of a sealed record (scope amend)' })
   async amendAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => AmendInput) input: AmendInput): Promise<RecordView> {
-    return this.records.get(principal, await this.amendments.amend(principal, id, input));
+    return this.records.afterChange(principal, await this.amendments.amend(principal, id, input));
   }
 
   @Mutation(() => RecordObject, {
@@ -101,9 +101,10 @@ export class LifecycleResolver {
     @Arg('id') id: string,
     @Arg('input', () => CancelInput, { nullable: true }) input: CancelInput | null,
   ): Promise<RecordView> {
-    const current = await this.records.get(principal, id);
+    // A peek at the status to pick the move; each move checks the cancel scope itself.
+    const current = await this.records.afterChange(principal, id);
     const result = current.status === 'draft' ? await this.lifecycle.cancelDraft(principal, id) : await this.amendments.cancel(principal, id, { ...input });
-    return this.records.get(principal, result);
+    return this.records.afterChange(principal, result);
   }
 
   @Mutation(() => CounterProposalObject, { description: 'Proposes a replacement body; non-initiator parties only (scope amend)' })
@@ -123,27 +124,27 @@ export class LifecycleResolver {
     @Arg('counterId', () => ID) counterId: string,
     @Arg('input', () => ResolveCounterInput) input: ResolveCounterInput,
   ): Promise<RecordView> {
-    return this.records.get(principal, await this.counters.resolve(principal, id, counterId, input));
+    return this.records.afterChange(principal, await this.counters.resolve(principal, id, counterId, input));
   }
 
   @Mutation(() => RecordObject, { description: 'Withdraws a counter; proposer only (scope amend)' })
   async withdrawCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<RecordView> {
-    return this.records.get(principal, await this.counters.withdraw(principal, id, counterId));
+    return this.records.afterChange(principal, await this.counters.withdraw(principal, id, counterId));
   }
 
   @Mutation(() => RecordObject, { description: 'Completes without a declined or removed party; initiator only (scope cancel)' })
   async completeWithoutParticipant(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'complete_without'));
+    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'complete_without'));
   }
 
   @Mutation(() => RecordObject, { description: 'Waives a declined or removed witness; initiator only (scope cancel)' })
   async waiveWitness(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_witness'));
+    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_witness'));
   }
 
   @Mutation(() => RecordObject, { description: 'Waives a declined or removed co-notarizer; initiator only (scope cancel)' })
   async waiveCoNotarizer(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
+    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
   }
 
   @Mutation(() => RecordObject, { description: 'Replaces a declined or removed witness; initiator only (scope amend)' })
@@ -153,17 +154,17 @@ export class LifecycleResolver {
     @Arg('partyId', () => ID) partyId: string,
     @Arg('input', () => NamedPartyInput) input: NamedPartyInput,
   ): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.replaceWitness(principal, id, partyId, input));
+    return this.records.afterChange(principal, await this.lifecycle.replaceWitness(principal, id, partyId, input));
   }
 
   @Mutation(() => RecordObject, { description: 'Mails an invitation again; rate-limited (scope amend)' })
   async resendInvitation(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
+    return this.records.afterChange(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
   }
 
   @Mutation(() => RecordObject, { description: 'Submits a signed draft: invitations go out (scope create)' })
   async submitAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.submit(principal, id));
+    return this.records.afterChange(principal, await this.lifecycle.submit(principal, id));
   }
 
   @Mutation(() => RecordObject, { description: 'Declines as an invited party or witness (scope cancel)' })
@@ -172,12 +173,12 @@ export class LifecycleResolver {
     @Arg('id') id: string,
     @Arg('input', () => DeclineInput, { nullable: true }) input: DeclineInput | null,
   ): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.decline(principal, id, input?.reason));
+    return this.records.afterChange(principal, await this.lifecycle.decline(principal, id, input?.reason));
   }
 
   @Mutation(() => RecordObject, { description: 'Ends a pending record; initiator only (scope cancel)' })
   async rescindAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
-    return this.records.get(principal, await this.lifecycle.rescind(principal, id));
+    return this.records.afterChange(principal, await this.lifecycle.rescind(principal, id));
   }
 
 
