@@ -98,6 +98,19 @@ describe('Counter-proposals over REST', () => {
     expect(second).toMatchObject({ status: 409, body: { error_code: 'counter_active' } });
   });
 
+  it('lets exactly one of two racing counter-proposals through', async () => {
+    const record = await pendingAgreement(withCarol);
+    const [byBob, byCarol] = await Promise.all([
+      t.request('POST', agreement(record.id, '/counter'), { token: bob, body: { proposed_body: PROPOSED_BODY } }),
+      t.request('POST', agreement(record.id, '/counter'), { token: carol, body: { proposed_body: RESOLVED_BODY } }),
+    ]);
+    expect([byBob.status, byCarol.status].sort()).toEqual([201, 409]);
+    const loser = byBob.status === 409 ? byBob : byCarol;
+    expect(loser.body.error_code).toBe('counter_active');
+    const read = await t.request('GET', agreement(record.id), { token: alice });
+    expect(read.body.active_counter.id).toBe((byBob.status === 201 ? byBob : byCarol).body.id);
+  });
+
   it('does not let the initiator counter their own record', async () => {
     const record = await pendingAgreement();
     const response = await t.request('POST', agreement(record.id, '/counter'), { token: alice, body: { proposed_body: PROPOSED_BODY } });
@@ -233,6 +246,44 @@ describe('Counter-proposals over REST', () => {
     const withAmend = await t.request('POST', '/api/v1/api-keys', { token: bob, body: { scopes: ['amend'] } });
     const allowed = await t.request('POST', agreement(record.id, '/counter'), { apiKey: withAmend.body.key, body: { proposed_body: PROPOSED_BODY } });
     expect(allowed.status).toBe(201);
+  });
+
+  it('withdraws the counter of a proposer who declines, and seals once the initiator completes without them', async () => {
+    const record = await pendingAgreement(withCarol);
+    await signWithEmailOtp(t, carol, 'carol@example.com', record.id);
+    const counter = await bobProposes(record.id);
+    const declined = await t.request('POST', agreement(record.id, '/decline'), { token: bob, body: {} });
+    expect(declined.body).toMatchObject({ status: 'pending_confirmation', active_counter: null });
+    const read = await t.request('GET', agreement(record.id, `/counter/${counter.id}`), { token: alice });
+    expect(read.body.status).toBe('withdrawn');
+    const bobRow = declined.body.parties.find((p: Party) => p.contact_point_value === 'bob@example.com');
+    const completed = await t.request('POST', agreement(record.id, `/participants/${bobRow.id}/complete-without`), { token: alice });
+    expect(completed.status).toBe(200);
+    expect(completed.body).toMatchObject({ status: 'sealed', current_version: 1 });
+  });
+
+  it('returns to pending after a rejection, and the last signature then seals', async () => {
+    const record = await pendingAgreement(withCarol);
+    await signWithEmailOtp(t, carol, 'carol@example.com', record.id);
+    const counter = await bobProposes(record.id);
+    // Bob signs the current version after all; rejecting his counter leaves everyone signed.
+    const rejectedFirst = await t.request('POST', agreement(record.id, `/counter/${counter.id}/resolve`), { token: alice, body: { decision: 'reject' } });
+    expect(rejectedFirst.body.status).toBe('pending_confirmation');
+    const signed = await signWithEmailOtp(t, bob, 'bob@example.com', record.id);
+    expect(signed.body.status).toBe('sealed');
+  });
+
+  // Scopes are exact: answering with the changed record must not need `retrieve` as well.
+  it('lets an API key with only the amend scope resolve a counter', async () => {
+    const record = await pendingAgreement();
+    const counter = await bobProposes(record.id);
+    const amendOnly = await t.request('POST', '/api/v1/api-keys', { token: alice, body: { scopes: ['amend'] } });
+    const resolved = await t.request('POST', agreement(record.id, `/counter/${counter.id}/resolve`), {
+      apiKey: amendOnly.body.key,
+      body: { decision: 'accept' },
+    });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body).toMatchObject({ body: PROPOSED_BODY, current_version: 2 });
   });
 
   it('seals the accepted version once the initiator and the party both sign it', async () => {

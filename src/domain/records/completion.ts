@@ -3,9 +3,13 @@ import type { RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord, type Participant } from './entities.js';
 import { transition } from './lifecycle.js';
 
-/** Participants whose signature on the current version the record needs before it can seal. */
+/**
+ * Participants whose signature on the current version the record needs before it can seal. A
+ * participant who declined stays required (and blocks sealing) until the initiator completes
+ * without them, waives or replaces them.
+ */
 export function requiredSigners(record: SignedRecord): Participant[] {
-  return record.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt && !p.declinedAt);
+  return record.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt);
 }
 
 export function allRequiredSigned(record: SignedRecord): boolean {

@@ -10,6 +10,7 @@ import { CounterProposal, type Participant, type SignedRecord } from './entities
 import { optionalText, validateBody } from './record-input.js';
 import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
+import { completeIfAllSigned } from './completion.js';
 import { normalizeText, textHash } from './text.js';
 
 export type CounterView = {
@@ -136,6 +137,8 @@ export class CounterService {
       counter.resolvedAt = now;
       if (input.decision === 'reject') {
         counter.status = 'rejected';
+        // Back to pending: waivers made during the review may have left everyone signed.
+        locked.events.push(...(await completeIfAllSigned(em, record, now)));
         return record.id;
       }
       const body = input.decision === 'accept' ? counter.proposedBody : input.resolvedBody!.normalize('NFC');
@@ -161,6 +164,7 @@ export class CounterService {
       fire(locked, 'withdraw_counter', counter.proposedBy.id);
       counter.status = 'withdrawn';
       counter.resolvedAt = now;
+      locked.events.push(...(await completeIfAllSigned(em, record, now)));
       return record.id;
     });
   }

@@ -6,7 +6,7 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
-import { Participant, SignedRecord } from './entities.js';
+import { CounterProposal, Participant, SignedRecord } from './entities.js';
 import { invitationMail } from './invitations.js';
 import { PARTICIPANT_MOVES, type ParticipantMove } from './lifecycle.js';
 import { LIMITS, normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
@@ -92,6 +92,13 @@ export class LifecycleService {
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'You already signed this version');
       participant.declinedAt = now;
       participant.declinedReason = reason?.trim() || null;
+      // A proposer who declines no longer stands behind their counter-proposal: it is withdrawn.
+      const counter = await locked.em.findOne(CounterProposal, { record, status: 'pending', proposedBy: participant });
+      if (counter) {
+        counter.status = 'withdrawn';
+        counter.resolvedAt = now;
+        fire(locked, 'withdraw_counter', participant.id);
+      }
       const partiesLeft = record.participants.getItems().some((p) => p.role === 'party' && !p.removedAt && !p.declinedAt && !p.waivedAt);
       if (participant.role === 'party' && !partiesLeft) fire(locked, 'decline', participant.id);
       else locked.events.push(lifecycleEvent(record, `${participant.role}_declined`, record.status, participant.id, now));

@@ -20,7 +20,11 @@ export async function findRecord(em: EntityManager, idOrReference: string): Prom
 }
 
 export function canRead(record: SignedRecord, viewer: Viewer): boolean {
-  return record.initiatorIdentity === viewer.identityId || record.participants.getItems().some((p) => isViewerParticipant(p, viewer));
+  // A removed participant (e.g. a replaced witness) no longer reads the record, as in the listing.
+  return (
+    record.initiatorIdentity === viewer.identityId ||
+    record.participants.getItems().some((p) => p.removedAt === null && isViewerParticipant(p, viewer))
+  );
 }
 
 /**

@@ -1,0 +1,104 @@
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { signWithEmailOtp } from '../support/ceremony.js';
+
+const SUBSCRIPTION = `subscription($recordId: String!) {
+  recordLifecycle(recordId: $recordId) { recordId trigger fromStatus toStatus participantId recordVersion at }
+}`;
+
+type LifecycleEvent = {
+  recordId: string;
+  trigger: string;
+  fromStatus: string;
+  toStatus: string;
+  participantId: string | null;
+  recordVersion: number;
+  at: string;
+};
+
+/** Collects a graphql-ws recordLifecycle subscription's events, or its error. */
+function watch(url: string, token: string, recordId: string) {
+  const events: LifecycleEvent[] = [];
+  const errors: unknown[] = [];
+  const client: Client = createClient({
+    url: url.replace('http', 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${token}` },
+    retryAttempts: 0,
+  });
+  let acknowledged!: () => void;
+  const ready = new Promise<void>((resolve) => (acknowledged = resolve));
+  client.on('connected', () => setTimeout(acknowledged, 300));
+  client.subscribe<{ recordLifecycle: LifecycleEvent }>(
+    { query: SUBSCRIPTION, variables: { recordId } },
+    {
+      next: (result) => {
+        if (result.errors) errors.push(...result.errors);
+        if (result.data) events.push(result.data.recordLifecycle);
+      },
+      error: (error) => errors.push(error),
+      complete: () => undefined,
+    },
+  );
+  return { events, errors, ready, dispose: () => client.dispose() };
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('Live record lifecycle over graphql-ws', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '200', METHOD_STARTS_PER_WINDOW: '200' });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('shows a party the submission and the sealing of a record, and a stranger nothing', async () => {
+    const alice = await t.signIn('alice@example.com');
+    const bob = await t.signIn('bob@example.com');
+    const mallory = await t.signIn('mallory@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody() });
+    const record = created.body as { id: string; agr_reference: string; parties: { id: string; role: string }[] };
+    const bobRow = record.parties.find((p) => p.role === 'party')!;
+
+    const bobWatch = watch(t.url, bob, record.agr_reference);
+    const malloryWatch = watch(t.url, mallory, record.id);
+    await Promise.all([bobWatch.ready, malloryWatch.ready]);
+    await until(() => malloryWatch.errors.length > 0, "the stranger's refusal");
+    expect(JSON.stringify(malloryWatch.errors)).toContain('not_found');
+
+    await signWithEmailOtp(t, alice, 'alice@example.com', record.id);
+    const submitted = await t.request('POST', `/api/v1/agreements/${record.id}/submit`, { token: alice });
+    expect(submitted.body.status).toBe('pending_confirmation');
+    await until(() => bobWatch.events.length >= 1, 'the submit event');
+
+    const sealed = await signWithEmailOtp(t, bob, 'bob@example.com', record.id);
+    expect(sealed.body.status).toBe('sealed');
+    await until(() => bobWatch.events.length >= 2, 'the sealing event');
+
+    expect(bobWatch.events).toEqual([
+      { recordId: record.id, trigger: 'submit', fromStatus: 'draft', toStatus: 'pending_confirmation', participantId: null, recordVersion: 1, at: expect.any(String) },
+      {
+        recordId: record.id,
+        trigger: 'complete_signatures',
+        fromStatus: 'pending_confirmation',
+        toStatus: 'sealed',
+        participantId: bobRow.id,
+        recordVersion: 1,
+        at: expect.any(String),
+      },
+    ]);
+    expect(bobWatch.errors).toEqual([]);
+    expect(malloryWatch.events).toEqual([]);
+    await Promise.all([bobWatch.dispose(), malloryWatch.dispose()]);
+  });
+});
