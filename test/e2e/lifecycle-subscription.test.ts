@@ -1,5 +1,4 @@
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import { until, watchSubscription } from '../support/subscriptions.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 
@@ -17,39 +16,8 @@ type LifecycleEvent = {
   at: string;
 };
 
-/** Collects a graphql-ws recordLifecycle subscription's events, or its error. */
 function watch(url: string, token: string, recordId: string) {
-  const events: LifecycleEvent[] = [];
-  const errors: unknown[] = [];
-  const client: Client = createClient({
-    url: url.replace('http', 'ws') + '/graphql',
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
-  let acknowledged!: () => void;
-  const ready = new Promise<void>((resolve) => (acknowledged = resolve));
-  client.on('connected', () => setTimeout(acknowledged, 300));
-  client.subscribe<{ recordLifecycle: LifecycleEvent }>(
-    { query: SUBSCRIPTION, variables: { recordId } },
-    {
-      next: (result) => {
-        if (result.errors) errors.push(...result.errors);
-        if (result.data) events.push(result.data.recordLifecycle);
-      },
-      error: (error) => errors.push(error),
-      complete: () => undefined,
-    },
-  );
-  return { events, errors, ready, dispose: () => client.dispose() };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return watchSubscription<LifecycleEvent>(url, token, SUBSCRIPTION, 'recordLifecycle', { recordId });
 }
 
 describe('Live record lifecycle over graphql-ws', () => {

@@ -1,5 +1,4 @@
-import { createClient, type Client } from 'graphql-ws';
-import WebSocket from 'ws';
+import { until, watchSubscription } from '../support/subscriptions.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 
 const SUBSCRIPTION = `subscription($recordId: String!) {
@@ -8,39 +7,8 @@ const SUBSCRIPTION = `subscription($recordId: String!) {
 
 type Progress = { event: string; methodType: string | null; canFinalize: boolean; recordId: string };
 
-/** Collects a graphql-ws subscription's events, or its error. */
 function watch(url: string, token: string, recordId: string) {
-  const events: Progress[] = [];
-  const errors: unknown[] = [];
-  const client: Client = createClient({
-    url: url.replace('http', 'ws') + '/graphql',
-    webSocketImpl: WebSocket,
-    connectionParams: { authorization: `Bearer ${token}` },
-    retryAttempts: 0,
-  });
-  let acknowledged!: () => void;
-  const ready = new Promise<void>((resolve) => (acknowledged = resolve));
-  client.on('connected', () => setTimeout(acknowledged, 300));
-  client.subscribe<{ signatureProgress: Progress }>(
-    { query: SUBSCRIPTION, variables: { recordId } },
-    {
-      next: (result) => {
-        if (result.errors) errors.push(...result.errors);
-        if (result.data) events.push(result.data.signatureProgress);
-      },
-      error: (error) => errors.push(error),
-      complete: () => undefined,
-    },
-  );
-  return { events, errors, ready, dispose: () => client.dispose() };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return watchSubscription<Progress>(url, token, SUBSCRIPTION, 'signatureProgress', { recordId });
 }
 
 describe('Live signature progress across two instances on one database', () => {
