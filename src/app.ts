@@ -141,6 +141,17 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
+      // Presented but invalid credentials close the connection (4403) before any operation runs;
+      // each operation then authenticates again, so a revoked key stops working mid-connection too.
+      onConnect: async (ctx) => {
+        try {
+          await principalFromParams(sessions, ctx.connectionParams ?? {});
+          return true;
+        } catch (error) {
+          if (error instanceof GraphQLError) return false;
+          throw error;
+        }
+      },
       context: async (ctx) => ({
         principal: await principalFromParams(sessions, ctx.connectionParams ?? {}),
         via: 'graphql' as const,

@@ -81,4 +81,21 @@ describe('GraphQL API', () => {
       await client.dispose();
     }
   });
+
+  it('closes a graphql-ws connection that presents invalid credentials', async () => {
+    const client = createClient({
+      url: t.url.replace('http', 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: 'Bearer rss_at_not-a-token' },
+      retryAttempts: 0,
+    });
+    try {
+      const outcome = await new Promise<unknown>((resolve) => {
+        client.subscribe({ query: '{ authenticationStatus { authenticated } }' }, { next: resolve, error: resolve, complete: () => undefined });
+      });
+      expect(outcome).toMatchObject({ code: 4403 });
+    } finally {
+      await client.dispose();
+    }
+  });
 });
