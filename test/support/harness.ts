@@ -6,6 +6,7 @@ import { createLogger } from '../../src/logger.js';
 import type { Clock } from '../../src/domain/shared/clock.js';
 import { createTestDatabase } from './database.js';
 import { CaptureSmtp } from './smtp.js';
+import { contractViolation } from './contract.js';
 
 export type HttpResult<T = any> = { status: number; body: T; headers: Headers };
 
@@ -69,6 +70,8 @@ export async function startTestApp(
     const text = await response.text();
     let body: unknown = text;
     if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+    const violation = await contractViolation(method, app.url + path, response.status, body);
+    if (violation) throw new Error(`contract violation: ${violation}`);
     return { status: response.status, body: body as T, headers: response.headers };
   };
 

@@ -12,7 +12,7 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 export type Access = 'public' | 'protected' | 'bearer';
 
 /** Error statuses an operation declares on its own; 400 and 422 are added from its inputs. */
-export type ErrorStatus = 401 | 403 | 404 | 409 | 429;
+export type ErrorStatus = 401 | 403 | 404 | 409 | 422 | 429;
 
 export type Success = { status: number; description: string; content?: JsonObject; headers?: JsonObject };
 

@@ -76,11 +76,13 @@ function agreementRoutes(): Route[] {
       id: 'submitAgreement',
       summary: 'Submit a signed draft',
       tags: ['Agreements'],
-      description: 'Moves an already signed draft to confirmation and sends the invitations to participants.',
+      description:
+        'Moves an already signed draft to confirmation and sends the invitations to participants. 409 when the initiator ' +
+        'has not finalized the current version; 422 (on `parties` or `witnesses`) when the type needs participants the draft lacks.',
       scope: 'create',
       params: [agrId()],
-      ok: record('The record awaiting confirmation.'),
-      errors: PROTECTED_ACTION,
+      ok: record('The record awaiting confirmation (or sealed at once when nobody else needs to sign).'),
+      errors: [...PROTECTED_ACTION, 422],
     }),
     route('post', `${API}/declarations`, {
       id: 'createDeclaration',
