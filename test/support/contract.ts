@@ -12,7 +12,7 @@ async function contract(): Promise<OpenAPIBackend> {
       validate: true,
       ajvOpts: { allErrors: true, strict: false },
       customizeAjv: (ajv) => {
-        addFormats.default(ajv as never);
+        addFormats.default(ajv);
         return ajv;
       },
     });
