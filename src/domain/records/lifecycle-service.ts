@@ -225,7 +225,11 @@ export class LifecycleService {
           fire({ em, record, events, now } as unknown as LockedRecord, 'lapse');
           return true;
         })
-        .catch(() => false); // Locked by another instance right now: that one expires it.
+        .catch((error: unknown) => {
+          // Locked by another instance right now (55P03): that one expires it. Anything else is real.
+          if (isLockNotAvailable(error)) return false;
+          throw error;
+        });
       if (done) expired += 1;
       for (const event of events) this.events.recordLifecycle(event);
     }
@@ -281,4 +285,9 @@ export class LifecycleService {
       }
     }
   }
+}
+
+function isLockNotAvailable(error: unknown): boolean {
+  const { code, message } = error as { code?: string; message?: string };
+  return code === '55P03' || /could not obtain lock/i.test(message ?? '');
 }
