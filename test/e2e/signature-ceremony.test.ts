@@ -147,6 +147,26 @@ describe('Signature ceremony (REST)', () => {
     expect(next.body.id).not.toBe(first.body.id);
   });
 
+  it('starts a new version when the terms change after signing began, not before', async () => {
+    const record = await draft();
+    const before = await t.request('PATCH', `/api/v1/agreements/${record.id}`, { token: alice, body: { title: 'Renamed before signing' } });
+    expect(before.body.current_version).toBe(1);
+
+    await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    await t.request('POST', path(record.id, '/finalize'), { token: alice });
+
+    // Publishing verified parties on chain is a term the signer never acknowledged: signing starts over.
+    const more = await t.request('PATCH', `/api/v1/agreements/${record.id}`, { token: alice, body: { on_chain_include_verified_parties: true, required_signature_method_count: 2 } });
+    expect(more.body).toMatchObject({ current_version: 2, initiator_signature: { status: 'not_started' }, ready_for_submission: false });
+    const next = await t.request('POST', path(record.id), { token: alice });
+    expect(next.body).toMatchObject({ record_version: 2, required_signature_method_count: 2, satisfied_method_count: 0 });
+    // A summary or lapse change is not a term: no new version.
+    const summary = await t.request('PATCH', `/api/v1/agreements/${record.id}`, { token: alice, body: { summary: 'Short summary', lapse_days: 9 } });
+    expect(summary.body.current_version).toBe(2);
+  });
+
   it('requires the explicit acknowledgement for records that publish verified parties', async () => {
     const record = await draft({ on_chain_include_verified_parties: true });
     await t.request('POST', path(record.id), { token: alice });

@@ -187,6 +187,9 @@ export class CeremonyService {
   ): Promise<ExecutionView> {
     return this.mutate(principal, idOrReference, undefined, async (loaded) => {
       const { em } = loaded;
+      if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
+        throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
+      }
       if (action === 'start') {
         // Counted outside the transaction (a fork uses the pool) so that refused starts still count.
         await this.rateLimiter.hit(em.fork(), `method-start:${loaded.participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);

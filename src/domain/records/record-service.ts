@@ -20,6 +20,7 @@ import {
 } from './record-input.js';
 import { toRecordView, type RecordView } from './record-view.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
+import { SignatureExecution } from '../ceremonies/entities.js';
 import { activeCounters } from './counter-service.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
@@ -192,14 +193,31 @@ export class RecordService {
     issues.throwIfAny();
 
     const now = this.clock.now();
+    // What a signer agrees to: a change to any of it voids signing work already done on this version.
+    const termsChanged =
+      title !== record.title ||
+      jurisdiction !== record.jurisdiction ||
+      methodCount !== record.requiredSignatureMethodCount ||
+      (input.onChainFullText != null && input.onChainFullText !== record.onChainFullText) ||
+      (input.onChainIncludeVerifiedParties != null && input.onChainIncludeVerifiedParties !== record.onChainIncludeVerifiedParties) ||
+      has('parties') ||
+      has('witnesses');
+    const bodyChanged = input.body !== undefined && input.body !== null && textHash(input.body) !== record.bodyHash;
+    const signingStarted =
+      initiator !== undefined &&
+      (initiator.confirmedVersion === record.currentVersion ||
+        (await em.count(SignatureExecution, { participant: initiator, recordVersion: record.currentVersion })) > 0);
     Object.assign(record, { title, summary, jurisdiction, lapseDays, requiredSignatureMethodCount: methodCount });
     if (input.onChainFullText != null) record.onChainFullText = input.onChainFullText;
     if (input.onChainIncludeVerifiedParties != null) record.onChainIncludeVerifiedParties = input.onChainIncludeVerifiedParties;
     if (record.notarization && has('title')) record.notarization = { ...record.notarization, label: title };
-    if (input.body !== undefined && input.body !== null && textHash(input.body) !== record.bodyHash) {
-      record.body = input.body.normalize('NFC');
-      record.bodyHash = textHash(input.body);
+    if (bodyChanged) {
+      record.body = input.body!.normalize('NFC');
+      record.bodyHash = textHash(input.body!);
       if (record.notarization) record.notarization = { ...record.notarization, contentHash: record.bodyHash };
+    }
+    // A new text is always a new version; other term changes start one only when signing had begun.
+    if (bodyChanged || (termsChanged && signingStarted)) {
       record.currentVersion += 1;
       if (initiator) {
         initiator.confirmedAt = null;
