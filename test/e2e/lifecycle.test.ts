@@ -60,6 +60,16 @@ describe('Record lifecycle over REST', () => {
     const again = await t.request('POST', `/api/v1/agreements/${record.id}/submit`, { token: alice });
     expect(again).toMatchObject({ status: 409, body: { error_code: 'invalid_transition' } });
 
+    // A dashboard sees where each participant stands, without method details.
+    const states = (body: { parties: { role: string; signature_state: unknown }[] }) => body.parties.map((p) => [p.role, p.signature_state]);
+    expect(states(response.body)).toEqual([
+      ['initiator', { status: 'finalized', satisfied_method_count: 1, can_finalize: false }],
+      ['party', { status: 'not_started', satisfied_method_count: 0, can_finalize: false }],
+    ]);
+    await t.request('POST', `/api/v1/agreements/${record.id}/signature-execution`, { token: bob });
+    const watching = await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice });
+    expect(states(watching.body)[1]).toEqual(['party', { status: 'in_progress', satisfied_method_count: 0, can_finalize: false }]);
+
     const finalized = await signWithEmailOtp(t, bob, 'bob@example.com', record.id);
     expect(finalized.status).toBe(200);
     expect(finalized.body).toMatchObject({ status: 'sealed', sealed_at: expect.any(String) });

@@ -24,7 +24,11 @@ export type PartyView = {
   waivedAt: Date | null;
   /** The participant's finalized signature identicon for the current version (metadata only). */
   signatureIdenticon: IdenticonView | null;
+  /** Where the participant stands in signing the current version (no method details). */
+  signatureState: PartySignatureView;
 };
+
+export type PartySignatureView = { status: 'not_started' | 'in_progress' | 'finalized'; satisfiedMethodCount: number; canFinalize: boolean };
 
 export type InitiatorSignatureView = {
   status: 'not_started' | 'in_progress' | 'finalized';
@@ -138,6 +142,7 @@ export function toRecordView(
       declinedReason: p.declinedReason,
       waivedAt: p.waivedAt,
       signatureIdenticon: p.confirmedVersion === record.currentVersion ? (signatures.get(p.id)?.identicon ?? null) : null,
+      signatureState: partySignature(record, p, signatures.get(p.id)),
     })),
     activeCounter,
     witnessSummary: hasWitnessRole
@@ -169,6 +174,13 @@ export function toRecordView(
     expiresAt: record.expiresAt,
     sealedAt: record.sealedAt,
   };
+}
+
+function partySignature(record: SignedRecord, participant: Participant, summary: SignatureSummary | undefined): PartySignatureView {
+  if (participant.confirmedVersion === record.currentVersion) return { status: 'finalized', satisfiedMethodCount: summary?.satisfiedMethodCount ?? 0, canFinalize: false };
+  return summary
+    ? { status: 'in_progress', satisfiedMethodCount: summary.satisfiedMethodCount, canFinalize: summary.canFinalize }
+    : { status: 'not_started', satisfiedMethodCount: 0, canFinalize: false };
 }
 
 function initiatorSignature(record: SignedRecord, initiator: Participant, summary: SignatureSummary | undefined): InitiatorSignatureView {

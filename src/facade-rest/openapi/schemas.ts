@@ -76,6 +76,9 @@ function recordSchemas(): Record<string, Schema> {
         notarization: nullable(ref('NotarizationPayload'), { description: 'Present for notarizations.' }),
         llm_analysis: nullable(freeObject()),
         initiator_signature: nullable(ref('InitiatorSignatureState')),
+        lapse_days: nullable(int({ minimum: 1, maximum: 30, description: 'Days a submitted record waits for confirmations (null: the service default).' })),
+        on_chain_full_text: bool({ description: 'The sealed text itself, not only its hash, goes on chain.' }),
+        on_chain_include_verified_parties: bool({ description: 'Verified signer and witness details go into the on-chain metadata.' }),
         ready_for_submission: nullable(bool()),
         identicon: nullable(ref('ExternalIdenticonResponse'), {
           description: 'Document identicon metadata of a sealed record.',
@@ -129,6 +132,7 @@ function recordSchemas(): Record<string, Schema> {
         declined_reason: nullableString(),
         waived_at: nullableDateTime(),
         signature_identicon: nullable(ref('ExternalIdenticonResponse')),
+        signature_state: ref('PartySignatureState'),
       },
       [
         'id',
@@ -143,6 +147,16 @@ function recordSchemas(): Record<string, Schema> {
         'declined_reason',
       ],
       { description: 'A participant of a record. Co-notarizers appear with role `party`.' },
+    ),
+
+    PartySignatureState: obj(
+      {
+        status: enumOf(['not_started', 'in_progress', 'finalized']),
+        satisfied_method_count: int({ minimum: 0 }),
+        can_finalize: bool(),
+      },
+      'all',
+      { description: "A participant's signature for the current version, for live dashboards (no method details)." },
     ),
 
     CounterProposalResponse: obj(

@@ -9,6 +9,18 @@ import {
   RecordTypeEnum,
 } from './enums.js';
 
+@ObjectType('PartySignatureState', { description: "A participant's signature for the current version (no method details)" })
+export class PartySignatureStateObject {
+  @Field(() => InitiatorSignatureStatusEnum)
+  status!: string;
+
+  @Field(() => Int)
+  satisfiedMethodCount!: number;
+
+  @Field()
+  canFinalize!: boolean;
+}
+
 @ObjectType('Party', { description: 'A participant of a record: initiator, party (or co-notarizer) or witness' })
 export class PartyObject {
   @Field(() => ID)
@@ -49,6 +61,9 @@ export class PartyObject {
 
   @Field(() => IdenticonObject, { nullable: true, description: 'Finalized signature identicon for the current version' })
   signatureIdenticon!: IdenticonObject | null;
+
+  @Field(() => PartySignatureStateObject, { description: 'Where the participant stands in signing the current version' })
+  signatureState!: PartySignatureStateObject;
 }
 
 @ObjectType('InitiatorSignature', { description: "State of the initiator's signature for the current version" })
