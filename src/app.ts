@@ -103,28 +103,39 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
   const domainEvents = publishDomainEvents(pubSub);
-  const ceremonies = new CeremonyService(orm, clock, [new EmailOtpMethod(otp), new MessengerMethod(config.messenger), new WebAuthnPasskeyMethod(config.webauthn), ...proofPostMethods(config.proofPosts, rateLimiter), new ApiKeyMethod()], domainEvents, rateLimiter, {
-    limit: config.methodStartsPerWindow,
-    windowSeconds: 600,
-  });
+  // One adapter per signature method; the order is the contract's.
+  const methods = [
+    new EmailOtpMethod(otp),
+    ...proofPostMethods(config.proofPosts, rateLimiter),
+    new WebAuthnPasskeyMethod(config.webauthn),
+    new MessengerMethod(config.messenger),
+    new ApiKeyMethod(),
+  ];
+  const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600 };
+  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, startLimit);
   const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
-  const live = liveUpdates(pubSub, records);
-  const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, {
+  const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
+  const lifecycleSettings = {
     publicBaseUrl: config.publicBaseUrl,
     defaultLapseDays: config.defaultLapseDays,
     resendsPerHour: config.invitationResendsPerHour,
-  }, config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null, logger);
+  };
+  const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, lifecycleSettings, messengerSender, logger);
+  const counters = new CounterService(orm, clock, domainEvents);
+  const amendments = new AmendmentService(orm, clock, domainEvents);
+  const live = liveUpdates(pubSub, records);
 
-  const schema = await buildGraphSchema({
+  const resolvers = {
     auth: new AuthResolver(otp, sessions),
     identity: new IdentityResolver(identities, apiKeys),
     records: new RecordResolver(records),
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
-    lifecycle: new LifecycleResolver(lifecycle, records, new CounterService(orm, clock, domainEvents), new AmendmentService(orm, clock, domainEvents)),
-  }, { pubSub });
+    lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
+  };
+  const schema = await buildGraphSchema(resolvers, { pubSub });
 
   const app = express();
   app.disable('x-powered-by');
