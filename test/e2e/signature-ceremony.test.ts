@@ -219,4 +219,17 @@ describe('Signature ceremony (REST)', () => {
     expect(limited).toMatchObject({ status: 429, body: { error_code: 'rate_limited', retry_after_seconds: expect.any(Number) } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
+
+  it('never writes a signature code to the log', async () => {
+    const record = await draft();
+    await t.request('POST', path(record.id), { token: alice });
+    const code = await signatureCode(record.id);
+    const wrong = code === '000000' ? '111111' : '000000';
+    const refused = await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code: wrong } });
+    expect(JSON.stringify(refused.body)).not.toContain(wrong);
+    await t.request('POST', path(record.id, '/methods/email_otp/submit'), { token: alice, body: { code } });
+    expect(t.logs()).toContain('request completed');
+    expect(t.logs()).not.toContain(code);
+    expect(t.logs()).not.toContain(alice);
+  });
 });
