@@ -110,6 +110,16 @@ describe('Signature ceremony (REST)', () => {
     const again = await t.request('POST', path(record.id, '/finalize'), { token: alice });
     expect(again.status).toBe(409);
 
+    // The evidence is stored with the execution, bound to the version: which methods, when, and hashes.
+    const [stored] = await t.app.orm.em.fork().execute<{ record_version: number; evidence: { methodType: string; satisfiedAt: string; evidenceHash: string }[] }[]>(
+      'select record_version, evidence from signature_executions where id = ?',
+      [execution.body.id],
+    );
+    expect(stored).toEqual({
+      record_version: 1,
+      evidence: [{ methodType: 'email_otp', satisfiedAt: expect.any(String), evidenceHash: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) }],
+    });
+
     // The record shows the same identicon on the initiator's row; image bytes only on request.
     const read = await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice });
     const row = read.body.parties.find((p: { role: string }) => p.role === 'initiator');
