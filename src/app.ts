@@ -35,6 +35,8 @@ import { IdentityResolver } from './graph/resolvers/identity.resolver.js';
 import { RecordResolver } from './graph/resolvers/record.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './graph/resolvers/ceremony.resolver.js';
 import { LifecycleResolver } from './graph/resolvers/lifecycle.resolver.js';
+import { NotarizationResolver } from './graph/resolvers/notarization.resolver.js';
+import { NotarizationService } from './domain/notarizations/notarization-service.js';
 import { LifecycleService } from './domain/records/lifecycle-service.js';
 import { CounterService } from './domain/records/counter-service.js';
 import { AmendmentService } from './domain/records/amendment-service.js';
@@ -135,6 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
     lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
+    notarizations: new NotarizationResolver(new NotarizationService(orm, clock), ceremonies, lifecycle, records),
   };
   const schema = await buildGraphSchema(resolvers, { pubSub });
 

@@ -2,6 +2,7 @@ import { ceremonyOperations } from './operations/ceremony.js';
 import { identityOperations } from './operations/identity.js';
 import { inboundOperations } from './operations/inbound.js';
 import { lifecycleOperations } from './operations/lifecycle.js';
+import { notarizationsOperations } from './operations/notarizations.js';
 import { recordsOperations } from './operations/records.js';
 import type { RestOperation } from './operation.js';
 
@@ -15,5 +16,6 @@ export const restOperations: Record<string, RestOperation> = {
   ...recordsOperations,
   ...ceremonyOperations,
   ...lifecycleOperations,
+  ...notarizationsOperations,
   ...inboundOperations,
 };

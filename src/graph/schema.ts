@@ -3,6 +3,7 @@ import { buildSchema, type NonEmptyArray, type PubSub } from 'type-graphql';
 import { AuthResolver } from './resolvers/auth.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './resolvers/ceremony.resolver.js';
 import { LifecycleResolver } from './resolvers/lifecycle.resolver.js';
+import { NotarizationResolver } from './resolvers/notarization.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
@@ -15,9 +16,19 @@ export type Resolvers = {
   identicons: IdenticonResolver;
   inbound: InboundResolver;
   lifecycle: LifecycleResolver;
+  notarizations: NotarizationResolver;
 };
 
-const resolverClasses: NonEmptyArray<Function> = [AuthResolver, IdentityResolver, RecordResolver, CeremonyResolver, IdenticonResolver, LifecycleResolver, InboundResolver];
+const resolverClasses: NonEmptyArray<Function> = [
+  AuthResolver,
+  IdentityResolver,
+  RecordResolver,
+  CeremonyResolver,
+  IdenticonResolver,
+  LifecycleResolver,
+  InboundResolver,
+  NotarizationResolver,
+];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */
 export async function buildGraphSchema(

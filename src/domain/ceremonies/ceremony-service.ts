@@ -108,41 +108,68 @@ export class CeremonyService {
     only?: RecordType,
   ): Promise<string> {
     return this.mutate(principal, idOrReference, only, async (loaded) => {
-      const { em, record, participant } = loaded;
-      const { execution } = await this.currentExecution(loaded, false, true);
-      const methods = await em.find(SignatureMethod, { execution });
-      if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
-      if (!canFinalize(execution, methods)) {
-        throw new DomainError(
-          'signature_incomplete',
-          `Satisfy ${execution.requiredMethodCount} distinct signature methods before finalizing (${satisfiedCount(methods)} so far)`,
-        );
-      }
-      if (record.onChainIncludeVerifiedParties && input.acknowledgePublicVerifiedParties !== true) {
-        throw new DomainError(
-          'acknowledgement_required',
-          'This record publishes verified party details on chain: finalize with acknowledge_public_verified_parties = true',
-        );
-      }
-      const now = this.clock.now();
-      const evidence = methods
-        .filter((m) => m.status === 'satisfied')
-        .sort((a, b) => a.methodType.localeCompare(b.methodType))
-        .map((m) => ({ methodType: m.methodType, satisfiedAt: (m.satisfiedAt ?? now).toISOString(), evidenceHash: m.evidenceHash ?? '' }));
-      const digest = sha256Hex([record.id, record.bodyHash, String(execution.recordVersion), participant.id, ...evidence.map((e) => `${e.methodType}:${e.evidenceHash}`)]);
-      execution.status = 'finalized';
-      execution.finalizedAt = now;
-      execution.updatedAt = now;
-      execution.evidence = evidence;
-      execution.identicon = identiconFromDigest('signature', digest, `Signature of ${participant.displayName ?? participant.role} on ${record.reference} v${execution.recordVersion}`);
-      participant.confirmedAt = now;
-      participant.confirmedVersion = execution.recordVersion;
-      // The last required signature moves a pending record on (the seal itself is sealing's job).
-      loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
-      await em.flush();
-      this.announce(loaded, execution, methods, 'finalized', null);
-      return record.id;
+      await this.finalizeLoaded(loaded, input.acknowledgePublicVerifiedParties === true);
+      return loaded.record.id;
     });
+  }
+
+  /**
+   * `auto_seal` notarizations: the API key that created the record signs it with the `api_key`
+   * method and finalizes at once. The explicit `signature_mode: auto_seal` of the creating request is
+   * the confirmation (and the acknowledgement of its own on-chain settings); bearer and OAuth
+   * sessions can never get here (NotarizationService refuses them).
+   */
+  async autoSeal(principal: Principal | null, recordId: string): Promise<void> {
+    await this.mutate(principal, recordId, 'notarization', async (loaded) => {
+      if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
+        throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
+      }
+      const { execution } = await this.currentExecution(loaded, true, true);
+      const now = this.clock.now();
+      const method = loaded.em.create(SignatureMethod, { execution, methodType: 'api_key', status: 'pending' });
+      const evidence = `api_key|auto_seal|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
+      this.announce(loaded, execution, [method], 'execution_started', null);
+      const event = applyOutcome(method, execution, { status: 'satisfied', evidence, step: null }, 'submit', now);
+      await loaded.em.flush();
+      this.announce(loaded, execution, [method], event, 'api_key');
+      await this.finalizeLoaded(loaded, true);
+    });
+  }
+
+  private async finalizeLoaded(loaded: Loaded, acknowledged: boolean): Promise<void> {
+    const { em, record, participant } = loaded;
+    const { execution } = await this.currentExecution(loaded, false, true);
+    const methods = await em.find(SignatureMethod, { execution });
+    if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
+    if (!canFinalize(execution, methods)) {
+      throw new DomainError(
+        'signature_incomplete',
+        `Satisfy ${execution.requiredMethodCount} distinct signature methods before finalizing (${satisfiedCount(methods)} so far)`,
+      );
+    }
+    if (record.onChainIncludeVerifiedParties && !acknowledged) {
+      throw new DomainError(
+        'acknowledgement_required',
+        'This record publishes verified party details on chain: finalize with acknowledge_public_verified_parties = true',
+      );
+    }
+    const now = this.clock.now();
+    const evidence = methods
+      .filter((m) => m.status === 'satisfied')
+      .sort((a, b) => a.methodType.localeCompare(b.methodType))
+      .map((m) => ({ methodType: m.methodType, satisfiedAt: (m.satisfiedAt ?? now).toISOString(), evidenceHash: m.evidenceHash ?? '' }));
+    const digest = sha256Hex([record.id, record.bodyHash, String(execution.recordVersion), participant.id, ...evidence.map((e) => `${e.methodType}:${e.evidenceHash}`)]);
+    execution.status = 'finalized';
+    execution.finalizedAt = now;
+    execution.updatedAt = now;
+    execution.evidence = evidence;
+    execution.identicon = identiconFromDigest('signature', digest, `Signature of ${participant.displayName ?? participant.role} on ${record.reference} v${execution.recordVersion}`);
+    participant.confirmedAt = now;
+    participant.confirmedVersion = execution.recordVersion;
+    // The last required signature moves a pending record on (the seal itself is sealing's job).
+    loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
+    await em.flush();
+    this.announce(loaded, execution, methods, 'finalized', null);
   }
 
   /**

@@ -89,7 +89,7 @@ export function validateMethodCount(issues: IssueCollector, value: number | null
 
 export function normalizeParties(
   issues: IssueCollector,
-  field: 'parties' | 'witnesses',
+  field: string,
   inputs: NamedPartyInput[] | null | undefined,
   max: number,
   options: { rejectAliases?: boolean } = {},

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { startTestApp, type TestApp } from '../support/harness.js';
+import { signWithEmailOtp } from '../support/ceremony.js';
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('Notarizations (POST /notarizations)', () => {
+  let t: TestApp;
+  let bearer: string;
+  let agentKey: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '50' });
+    bearer = await t.signIn('notary@example.com');
+    agentKey = (await t.request('POST', '/api/v1/api-keys', { token: bearer, body: { scopes: ['create', 'retrieve', 'verify'] } })).body.key;
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('notarizes a file hash as a draft with the next action to sign', async () => {
+    const digest = sha('file bytes');
+    const response = await t.request('POST', '/api/v1/notarizations', {
+      token: bearer,
+      body: { content_type: 'file', content_hash: digest.toUpperCase(), filename: 'contract.pdf', size_bytes: 10, mime_type: 'application/pdf' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.record).toMatchObject({
+      type: 'notarization',
+      status: 'draft',
+      title: 'contract.pdf',
+      notarization: { content_type: 'file', content_hash: `sha256:${digest}`, filename: 'contract.pdf', signature_mode: 'pending_signature' },
+    });
+    expect(response.body.signature_execution).toBeNull();
+    expect(response.body.next_action).toMatchObject({ tool: 'start_or_resume_signature_execution', operation_id: 'startNotarizationSignatureExecution' });
+    expect(response.body.human_step).toContain(response.body.record.agr_reference);
+
+    // The notarization routes carry it through the ceremony to the seal.
+    const signed = await signWithEmailOtp(t, bearer, 'notary@example.com', response.body.record.id);
+    expect(signed.status).toBe(200);
+    const submitted = await t.request('POST', `/api/v1/agreements/${response.body.record.id}/submit`, { token: bearer });
+    expect(submitted.body.status).toBe('sealed');
+  });
+
+  it('checks a text notarization against its normalized text', async () => {
+    const text = 'The  release notes\\nfor version 2.0 are final.';
+    const normalized = 'The release notes\\nfor version 2.0 are final.'.replace(/\\s+/g, ' ');
+    const good = await t.request('POST', '/api/v1/notarizations', { token: bearer, body: { content_type: 'text', content_hash: `sha256:${sha(normalized)}`, text } });
+    expect(good.status).toBe(201);
+    expect(good.body.record.notarization.text).toBe(text);
+    const bad = await t.request('POST', '/api/v1/notarizations', { token: bearer, body: { content_type: 'text', content_hash: sha('something else'), text } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(['body', 'content_hash']);
+  });
+
+  it.each([
+    [{ content_type: 'hash', content_hash: sha('x') }, ['body', 'label']],
+    [{ content_type: 'hash', content_hash: 'sha256:xyz', label: 'L' }, ['body', 'content_hash']],
+    [{ content_type: 'file', content_hash: sha('x'), filename: 'f'.repeat(256) }, ['body', 'filename']],
+    [{ content_type: 'hash', content_hash: sha('x'), label: 'l'.repeat(201) }, ['body', 'label']],
+    [{ content_type: 'hash', content_hash: sha('x'), label: 'L', agent_identifier: 'a'.repeat(121) }, ['body', 'agent_identifier']],
+    [{ content_type: 'hash', content_hash: sha('x'), label: 'L', surprise: true }, ['body', 'surprise']],
+    [{ content_type: 'hash', content_hash: sha('x'), label: 'L', co_notarizers: [{ display_name: 'Al', contact_point_value: 'al+x@example.com' }] }, ['body', 'co_notarizers', 0, 'contact_point_value']],
+  ])('refuses %j with 422 naming the field', async (body, loc) => {
+    const response = await t.request('POST', '/api/v1/notarizations', { token: bearer, body });
+    expect(response.status).toBe(422);
+    expect(response.body.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(loc);
+  });
+
+  it('auto_seal: an API key notarizes and seals in one call; a bearer session cannot', async () => {
+    const body = { content_type: 'hash', content_hash: sha('artifact'), label: 'Build 42', signature_mode: 'auto_seal', agent_identifier: 'ci-bot' };
+    const refused = await t.request('POST', '/api/v1/notarizations', { token: bearer, body });
+    expect(refused).toMatchObject({ status: 403, body: { error_code: 'forbidden' } });
+
+    const sealed = await t.request('POST', '/api/v1/notarizations', { apiKey: agentKey, body });
+    expect(sealed.status).toBe(201);
+    expect(sealed.body.record).toMatchObject({ status: 'sealed', sealed_at: expect.any(String), initiator_signature: { status: 'finalized' } });
+    expect(sealed.body.signature_execution).toMatchObject({ status: 'finalized', methods: expect.arrayContaining([expect.objectContaining({ method_type: 'api_key', status: 'satisfied' })]) });
+    expect(sealed.body.next_action).toBeNull();
+
+    const withCoNotarizer = await t.request('POST', '/api/v1/notarizations', {
+      apiKey: agentKey,
+      body: { ...body, co_notarizers: [{ display_name: 'Reviewer', contact_point_value: 'reviewer@example.com' }] },
+    });
+    expect(withCoNotarizer.body.record.status).toBe('pending_confirmation');
+    await t.smtp.waitFor('reviewer@example.com');
+  });
+});
