@@ -37,6 +37,8 @@ import { CeremonyResolver, IdenticonResolver } from './graph/resolvers/ceremony.
 import { LifecycleResolver } from './graph/resolvers/lifecycle.resolver.js';
 import { NotarizationResolver } from './graph/resolvers/notarization.resolver.js';
 import { NotarizationService } from './domain/notarizations/notarization-service.js';
+import { VerificationResolver } from './graph/resolvers/verification.resolver.js';
+import { VerificationService } from './domain/verification/verification-service.js';
 import { LifecycleService } from './domain/records/lifecycle-service.js';
 import { CounterService } from './domain/records/counter-service.js';
 import { AmendmentService } from './domain/records/amendment-service.js';
@@ -138,6 +140,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     inbound: new InboundResolver(messengerInbox),
     lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
     notarizations: new NotarizationResolver(new NotarizationService(orm, clock), ceremonies, lifecycle, records),
+    verification: new VerificationResolver(new VerificationService(orm)),
   };
   const schema = await buildGraphSchema(resolvers, { pubSub });
 

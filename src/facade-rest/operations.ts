@@ -3,6 +3,7 @@ import { identityOperations } from './operations/identity.js';
 import { inboundOperations } from './operations/inbound.js';
 import { lifecycleOperations } from './operations/lifecycle.js';
 import { notarizationsOperations } from './operations/notarizations.js';
+import { verificationOperations } from './operations/verification.js';
 import { recordsOperations } from './operations/records.js';
 import type { RestOperation } from './operation.js';
 
@@ -17,5 +18,6 @@ export const restOperations: Record<string, RestOperation> = {
   ...ceremonyOperations,
   ...lifecycleOperations,
   ...notarizationsOperations,
+  ...verificationOperations,
   ...inboundOperations,
 };

@@ -4,6 +4,7 @@ import { AuthResolver } from './resolvers/auth.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './resolvers/ceremony.resolver.js';
 import { LifecycleResolver } from './resolvers/lifecycle.resolver.js';
 import { NotarizationResolver } from './resolvers/notarization.resolver.js';
+import { VerificationResolver } from './resolvers/verification.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
@@ -17,6 +18,7 @@ export type Resolvers = {
   inbound: InboundResolver;
   lifecycle: LifecycleResolver;
   notarizations: NotarizationResolver;
+  verification: VerificationResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -28,6 +30,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   LifecycleResolver,
   InboundResolver,
   NotarizationResolver,
+  VerificationResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

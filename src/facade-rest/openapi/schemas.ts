@@ -287,7 +287,7 @@ function notarizationSchemas(): Record<string, Schema> {
       {
         ...payload,
         text_public: bool(),
-        text: nullableString('The normalized text; null unless `text_public` is true.'),
+        text: nullableString('The notarized text, for readers in the record\'s identity graph; the public payload carries it only when `text_public` is true.'),
         signature_mode: enumOf(NOTARIZATION_SIGNATURE_MODES),
         agent_identifier: nullableString(),
         co_notarizer_count: int({ minimum: 0 }),

@@ -1,0 +1,121 @@
+import { Arg, Field, InputType, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import type { PublicRecordView, VerificationService, VerificationView } from '../../domain/verification/verification-service.js';
+import { RecordStatusEnum, RecordTypeEnum } from '../types/enums.js';
+
+@ObjectType('PublicNotarization', { description: 'What is public of a notarization; the text only when text_public' })
+export class PublicNotarizationObject {
+  @Field()
+  contentType!: string;
+
+  @Field()
+  contentHash!: string;
+
+  @Field()
+  hashAlgorithm!: string;
+
+  @Field(() => String, { nullable: true })
+  filename!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  sizeBytes!: number | null;
+
+  @Field(() => String, { nullable: true })
+  mimeType!: string | null;
+
+  @Field(() => String, { nullable: true })
+  label!: string | null;
+
+  @Field(() => String, { nullable: true })
+  text!: string | null;
+}
+
+@ObjectType('PublicRecord', { description: 'A record as anyone may see it by reference: no body, participants or cards' })
+export class PublicRecordObject {
+  @Field()
+  agrReference!: string;
+
+  @Field(() => RecordTypeEnum)
+  type!: string;
+
+  @Field(() => RecordStatusEnum)
+  status!: string;
+
+  @Field(() => Date, { nullable: true })
+  sealedAt!: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  expiresAt!: Date | null;
+
+  @Field(() => Int)
+  partyCount!: number;
+
+  @Field(() => PublicNotarizationObject, { nullable: true })
+  notarization!: PublicNotarizationObject | null;
+}
+
+@ObjectType('Verification', { description: 'A public verification result; without an artifact only a certificate lookup' })
+export class VerificationObject {
+  @Field()
+  agrReference!: string;
+
+  @Field()
+  recordFound!: boolean;
+
+  @Field(() => Boolean, { nullable: true })
+  recordMatch!: boolean | null;
+
+  @Field()
+  verified!: boolean;
+
+  @Field({ description: 'verified, certificate, matched_superseded, matched_not_sealed, no_match or not_found' })
+  verdict!: string;
+
+  @Field(() => String, { nullable: true, description: 'Reference of the record that governs now' })
+  currentAuthority!: string | null;
+
+  @Field(() => String, { nullable: true })
+  matchMethod!: string | null;
+
+  @Field(() => RecordStatusEnum, { nullable: true })
+  status!: string | null;
+
+  @Field(() => Date, { nullable: true })
+  sealedAt!: Date | null;
+}
+
+@InputType('VerifyArtifactInput', { description: 'Exactly one of the fields' })
+export class VerifyArtifactInput {
+  @Field(() => String, { nullable: true })
+  text?: string | null;
+
+  @Field(() => String, { nullable: true })
+  body?: string | null;
+
+  @Field(() => String, { nullable: true })
+  contentHash?: string | null;
+
+  @Field(() => String, { nullable: true })
+  documentHash?: string | null;
+
+  @Field(() => String, { nullable: true })
+  txHash?: string | null;
+}
+
+/** Public verification: no credentials needed. */
+@Resolver()
+export class VerificationResolver {
+  constructor(private readonly verification: VerificationService) {}
+
+  @Query(() => PublicRecordObject, { description: 'The public view of a submitted record by its AGR reference' })
+  publicRecord(@Arg('reference') reference: string): Promise<PublicRecordView> {
+    return this.verification.publicRecord(reference);
+  }
+
+  @Query(() => VerificationObject, { description: 'Verifies a record by reference, optionally against one supplied artifact' })
+  verifyRecord(
+    @Arg('reference') reference: string,
+    @Arg('artifact', () => VerifyArtifactInput, { nullable: true }) artifact: VerifyArtifactInput | null,
+  ): Promise<VerificationView> {
+    return this.verification.verify(reference, artifact ? { ...artifact } : null);
+  }
+}
