@@ -1,0 +1,70 @@
+import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+
+/** Every operation of the contract, with its path parameters filled in plausibly. */
+function operations(recordId: string) {
+  const document = buildOpenApiDocument();
+  const fill = (path: string) =>
+    path
+      .replace('{agr_id}', recordId)
+      .replace('{id_or_ref}', recordId)
+      .replace('{agr_reference}', 'AGR-0000-0000')
+      .replace(/\{(party_id|counter_id|key_id)\}/, '00000000-0000-4000-8000-000000000000')
+      .replace('{method_type}', 'email_otp')
+      .replace('{token}', 'x'.repeat(24));
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item as Record<string, { requestBody?: unknown; operationId?: string }>)
+      .filter(([method]) => ['get', 'post', 'patch', 'delete'].includes(method))
+      .map(([method, op]) => ({ method: method.toUpperCase(), path: fill(path), hasBody: op.requestBody !== undefined, id: op.operationId ?? '' })),
+  );
+}
+
+const GARBAGE: unknown[] = [null, [], 'text', 42, true, { a: { b: { c: [1, { d: null }] } } }, { body: 7, scopes: 'all', code: [], email: {} }];
+
+describe('Bad input never breaks the service', () => {
+  let t: TestApp;
+  let token: string;
+  let recordId: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '1000' });
+    token = await t.signIn('fuzz@example.com');
+    recordId = (await t.request('POST', '/api/v1/agreements', { token, body: agreementBody() })).body.id;
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('answers every operation with a clear client error (never 500) for malformed or mistyped bodies', async () => {
+    const seen: string[] = [];
+    for (const op of operations(recordId).filter((o) => o.hasBody)) {
+      for (const body of GARBAGE) {
+        const response = await t.request(op.method, op.path, { token, body: JSON.stringify(body) });
+        seen.push(`${op.id}:${response.status}`);
+        // 501 marks a contract route whose capability has not landed; anything else 5xx is a bug.
+        expect({ op: op.id, body, serverError: response.status >= 500 && response.status !== 501 }).toEqual({ op: op.id, body, serverError: false });
+        if (response.status === 422) expect(Array.isArray(response.body.detail)).toBe(true);
+        else if (response.status >= 400 && response.status !== 501) expect(response.body).toMatchObject({ detail: expect.any(String), error_code: expect.any(String) });
+      }
+      const broken = await t.request(op.method, op.path, { token, body: '{"unterminated": ' });
+      expect(broken.status).toBe(400);
+      expect(broken.body.error_code).toBe('malformed_request');
+    }
+    expect(seen.length).toBeGreaterThan(100);
+  });
+
+  it('answers odd path and query values with 4xx, never 500', async () => {
+    for (const path of [
+      '/api/v1/agreements/%00',
+      '/api/v1/agreements/' + 'A'.repeat(5000),
+      '/api/v1/agreements/AGR-ZZZZ-ZZZZ',
+      "/api/v1/agreements/1' or '1'='1",
+      '/api/v1/identity/agreements?limit=abc&offset=-0.5',
+      '/api/v1/identity/agreements?status=sealed&status=draft',
+      '/api/v1/api-keys/not-a-uuid',
+    ]) {
+      const response = await t.request(path.includes('api-keys') ? 'DELETE' : 'GET', path, { token });
+      expect({ path, status: response.status < 500 }).toEqual({ path, status: true });
+    }
+  });
+});
