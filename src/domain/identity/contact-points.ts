@@ -18,7 +18,7 @@ export function normalizeMessengerHandle(value: string): string {
   return value.normalize('NFC').trim().replace(/^@/, '').toLowerCase();
 }
 
-export function contactValueHash(value: string): string {
+function contactValueHash(value: string): string {
   return sha256Hex(value);
 }
 

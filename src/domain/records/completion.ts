@@ -12,7 +12,7 @@ export function requiredSigners(record: SignedRecord): Participant[] {
   return record.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt);
 }
 
-export function allRequiredSigned(record: SignedRecord): boolean {
+function allRequiredSigned(record: SignedRecord): boolean {
   return requiredSigners(record).every((p) => p.confirmedVersion === record.currentVersion);
 }
 

@@ -5,7 +5,7 @@ export function newRecordReference(): string {
   return `AGR-${randomCrockford(4)}-${randomCrockford(4)}`;
 }
 
-export const REFERENCE_PATTERN = /^AGR-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
+const REFERENCE_PATTERN = /^AGR-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 
 export function looksLikeReference(value: string): boolean {
   return REFERENCE_PATTERN.test(value.trim().toUpperCase());

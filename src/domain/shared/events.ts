@@ -31,5 +31,3 @@ export interface DomainEvents {
   signatureProgress(event: SignatureProgressEvent): void;
   recordLifecycle(event: RecordLifecycleEvent): void;
 }
-
-export const noEvents: DomainEvents = { signatureProgress: () => undefined, recordLifecycle: () => undefined };
