@@ -50,8 +50,7 @@ export const TRANSITIONS: readonly Transition[] = [
   { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', guard: 'its amendment or mutual cancellation sealed' },
 ];
 
-const PARTICIPANT_MOVE_NAMES = ['decline', 'complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness', 'resend_invitation'] as const;
-export type ParticipantMove = (typeof PARTICIPANT_MOVE_NAMES)[number];
+export type ParticipantMove = 'decline' | 'complete_without' | 'waive_witness' | 'waive_co_notarizer' | 'replace_witness' | 'resend_invitation';
 
 /**
  * Participant-level moves: in which record statuses each is possible, who may make it, and which
