@@ -17,6 +17,7 @@ type Listener = (payload: unknown) => void;
 export class PostgresPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private listener: pg.Client | null = null;
+  private sending: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
@@ -40,6 +41,7 @@ export class PostgresPubSub implements PubSub {
 
   async close(): Promise<void> {
     this.closed = true;
+    await this.sending;
     await this.listener?.end().catch(() => undefined);
     this.listener = null;
   }
@@ -52,9 +54,13 @@ export class PostgresPubSub implements PubSub {
       this.logger.error({ topic }, 'pubsub payload too large; event dropped');
       return;
     }
-    this.pool.query('select pg_notify($1, $2)', [CHANNEL, payload]).catch((error: unknown) => {
-      this.logger.error({ err: error, topic }, 'pubsub publish failed');
-    });
+    // One notification after the other: subscribers see this process's events in the order they happened.
+    this.sending = this.sending
+      .then(() => this.pool.query('select pg_notify($1, $2)', [CHANNEL, payload]))
+      .then(
+        () => undefined,
+        (error: unknown) => this.logger.error({ err: error, topic }, 'pubsub publish failed'),
+      );
   }
 
   subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {

@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
 import { transition } from './lifecycle.js';
-import { findReadableRecord, readableRecordIds, viewerFor } from './record-access.js';
+import { canRead, findReadableRecord, findRecord, readableRecordIds, viewerFor } from './record-access.js';
 import {
   LIMITS,
   normalizeParties,
@@ -114,6 +114,14 @@ export class RecordService {
    */
   async afterChange(principal: Principal | null, idOrReference: string): Promise<RecordView> {
     return this.read(requireAuthenticated(principal), idOrReference);
+  }
+
+  /** Whether the caller may read the record (scope retrieve and identity graph); never throws for a missing one. */
+  async isReadable(principal: Principal | null, idOrReference: string): Promise<boolean> {
+    const caller = requireScope(principal, 'retrieve');
+    const em = this.orm.em.fork();
+    const record = await findRecord(em, idOrReference);
+    return record !== null && canRead(record, await viewerFor(em, caller.identityId));
   }
 
   private async read(caller: Principal, idOrReference: string): Promise<RecordView> {

@@ -6,6 +6,7 @@ import type { RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { RecordLifecycleEvent } from '../../domain/shared/events.js';
 import type { GraphContext } from '../context.js';
+import type { RecordActivity } from '../live.js';
 import { CounterProposalObject } from '../types/artifact.types.js';
 import { NamedPartyInput } from '../types/record.inputs.js';
 import { RecordObject } from '../types/record.types.js';
@@ -29,6 +30,27 @@ export class RecordLifecycleEventObject {
 
   @Field(() => Int)
   recordVersion!: number;
+
+  @Field()
+  at!: string;
+}
+
+@ObjectType('RecordActivity', { description: "A lifecycle move or ceremony step on any record the subscriber may read (a dashboard's feed)" })
+export class RecordActivityObject {
+  @Field(() => ID)
+  recordId!: string;
+
+  @Field({ description: 'lifecycle or signature' })
+  kind!: string;
+
+  @Field({ description: 'The lifecycle trigger, or the ceremony event' })
+  event!: string;
+
+  @Field(() => String, { nullable: true, description: 'The record status after a lifecycle move' })
+  status!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  participantId!: string | null;
 
   @Field()
   at!: string;
@@ -192,5 +214,17 @@ export class LifecycleResolver {
   })
   recordLifecycle(@Root() event: RecordLifecycleEvent, @Arg('recordId') _recordId: string): RecordLifecycleEvent {
     return event;
+  }
+
+  @Subscription(() => RecordActivityObject, {
+    description: "Every lifecycle move and ceremony step on the records in the subscriber's identity graph (scope retrieve)",
+    subscribe: ({ context }) => {
+      const { live, principal } = context as GraphContext;
+      if (!live) throw new Error('Subscriptions are served over graphql-ws only');
+      return live.recordActivity(principal);
+    },
+  })
+  recordActivity(@Root() activity: RecordActivity): RecordActivity {
+    return activity;
   }
 }
