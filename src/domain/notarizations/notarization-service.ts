@@ -1,11 +1,11 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { ContactPoint } from '../identity/entities.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, SignedRecord, type InitiatedVia, type NotarizationDetails } from '../records/entities.js';
 import { LIMITS, normalizeParties, optionalText, validateBody, validateLapseDays, validateMethodCount } from '../records/record-input.js';
 import { newRecordReference } from '../records/reference.js';
+import { addInitiator, initiatorContactOf } from '../records/initiator.js';
 import { textHash } from '../records/text.js';
 
 export type CoNotarizerInput = { contactPointType?: string | null; contactPointValue: string; displayName: string };
@@ -78,7 +78,7 @@ export class NotarizationService {
       { rejectAliases: true },
     );
     const em = this.orm.em.fork();
-    const initiator = await initiatorContact(em, caller);
+    const initiator = await initiatorContactOf(em, caller);
     const seen = new Set(initiator ? [initiator.value] : []);
     coNotarizers.forEach((c, index) => {
       if (seen.has(c.contactPointValue)) issues.add(['coNotarizers', index, 'contactPointValue'], 'This address is already a participant', 'duplicate');
@@ -122,15 +122,7 @@ export class NotarizationService {
       createdAt: now,
       updatedAt: now,
     });
-    em.create(Participant, {
-      record,
-      role: 'initiator',
-      position: 0,
-      contactPointType: initiator ? 'email' : 'unknown',
-      contactPointValue: initiator?.value ?? null,
-      identity: caller.identityId,
-      invitedAt: now,
-    });
+    addInitiator(em, record, initiator, caller.identityId, now);
     coNotarizers.forEach((c, index) => em.create(Participant, { record, role: 'party', position: index + 1, ...c, invitedAt: now }));
     await em.flush();
     return { recordId: record.id, autoSeal: signatureMode === 'auto_seal' };
@@ -141,10 +133,4 @@ function statement(contentType: string, hash: string, label: string | null, file
   const what = contentType === 'file' ? `the file ${filename ?? label ?? ''}`.trim() : `the content ${label ?? filename ?? ''}`.trim();
   const details = [mimeType ? `type ${mimeType}` : null, size != null ? `${size} bytes` : null].filter(Boolean).join(', ');
   return `Notarization of ${what}${details ? ` (${details})` : ''}: its SHA-256 digest is ${hash}.`;
-}
-
-async function initiatorContact(em: EntityManager, caller: Principal): Promise<ContactPoint | null> {
-  return caller.kind === 'bearer'
-    ? em.findOne(ContactPoint, { id: caller.contactPointId })
-    : em.findOne(ContactPoint, { identity: caller.identityId, type: 'email' }, { orderBy: { createdAt: 'asc' } });
 }

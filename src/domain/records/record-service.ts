@@ -1,5 +1,4 @@
 import { OptimisticLockError, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { ContactPoint } from '../identity/entities.js';
 import { requireAuthenticated, requireScope, type Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
@@ -19,6 +18,7 @@ import {
   type UpdateRecordInput,
 } from './record-input.js';
 import { toRecordView, type RecordView } from './record-view.js';
+import { addInitiator, initiatorContactOf } from './initiator.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
 import { SignatureExecution } from '../ceremonies/entities.js';
 import { activeCounters } from './counter-service.js';
@@ -51,7 +51,7 @@ export class RecordService {
     const rejectAliases = type === 'notarization';
     const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
     const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
-    const initiatorContact = await this.initiatorContact(em, caller);
+    const initiatorContact = await initiatorContactOf(em, caller);
     validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
     issues.throwIfAny();
 
@@ -89,15 +89,7 @@ export class RecordService {
       createdAt: now,
       updatedAt: now,
     });
-    em.create(Participant, {
-      record,
-      role: 'initiator',
-      position: 0,
-      contactPointType: initiatorContact ? (initiatorContact.type as 'email') : 'unknown',
-      contactPointValue: initiatorContact?.value ?? null,
-      identity: caller.identityId,
-      invitedAt: now,
-    });
+    addInitiator(em, record, initiatorContact, caller.identityId, now);
     addParticipants(em, record, 'party', parties, 1, now);
     addParticipants(em, record, 'witness', witnesses, 1 + parties.length, now);
     await this.flushWithFreshReference(em, record);
@@ -244,15 +236,6 @@ export class RecordService {
       throw error;
     }
     return toRecordView(record, viewer, await signatureSummaries(em, [record]));
-  }
-
-  /** The initiator's contact point: the session's for a bearer, the identity's first email for an API key. */
-  private async initiatorContact(em: EntityManager, caller: Principal): Promise<{ type: string; value: string } | null> {
-    const point =
-      caller.kind === 'bearer'
-        ? await em.findOne(ContactPoint, { id: caller.contactPointId })
-        : await em.findOne(ContactPoint, { identity: caller.identityId, type: 'email' }, { orderBy: { createdAt: 'asc' } });
-    return point ? { type: point.type, value: point.value } : null;
   }
 
   /** References are random; on the rare collision draw another. */

@@ -1,33 +1,7 @@
 import { Arg, Field, InputType, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import type { PublicRecordView, VerificationService, VerificationView } from '../../domain/verification/verification-service.js';
 import { RecordStatusEnum, RecordTypeEnum } from '../types/enums.js';
-
-@ObjectType('PublicNotarization', { description: 'What is public of a notarization; the text only when text_public' })
-export class PublicNotarizationObject {
-  @Field()
-  contentType!: string;
-
-  @Field()
-  contentHash!: string;
-
-  @Field()
-  hashAlgorithm!: string;
-
-  @Field(() => String, { nullable: true })
-  filename!: string | null;
-
-  @Field(() => Int, { nullable: true })
-  sizeBytes!: number | null;
-
-  @Field(() => String, { nullable: true })
-  mimeType!: string | null;
-
-  @Field(() => String, { nullable: true })
-  label!: string | null;
-
-  @Field(() => String, { nullable: true })
-  text!: string | null;
-}
+import { PublicNotarizationObject } from '../types/record.types.js';
 
 @ObjectType('PublicRecord', { description: 'A record as anyone may see it by reference: no body, participants or cards' })
 export class PublicRecordObject {

@@ -105,8 +105,8 @@ export class WitnessSummaryObject {
   maxActive!: number;
 }
 
-@ObjectType('Notarization')
-export class NotarizationObject {
+@ObjectType('PublicNotarization', { description: 'What is public of a notarization; the text only when text_public' })
+export class PublicNotarizationObject {
   @Field()
   contentType!: string;
 
@@ -128,11 +128,14 @@ export class NotarizationObject {
   @Field(() => String, { nullable: true })
   label!: string | null;
 
-  @Field()
-  textPublic!: boolean;
-
   @Field(() => String, { nullable: true })
   text!: string | null;
+}
+
+@ObjectType('Notarization', { description: 'A notarization as readers in its identity graph see it' })
+export class NotarizationObject extends PublicNotarizationObject {
+  @Field()
+  textPublic!: boolean;
 
   @Field()
   signatureMode!: string;
