@@ -1,3 +1,4 @@
+import type { RecordLifecycleEvent } from '../../src/domain/shared/events.js';
 import { until, watchSubscription } from '../support/subscriptions.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
@@ -6,15 +7,8 @@ const SUBSCRIPTION = `subscription($recordId: String!) {
   recordLifecycle(recordId: $recordId) { recordId trigger fromStatus toStatus participantId recordVersion at }
 }`;
 
-type LifecycleEvent = {
-  recordId: string;
-  trigger: string;
-  fromStatus: string;
-  toStatus: string;
-  participantId: string | null;
-  recordVersion: number;
-  at: string;
-};
+/** The subscription carries the domain's event as it is. */
+type LifecycleEvent = RecordLifecycleEvent;
 
 function watch(url: string, token: string, recordId: string) {
   return watchSubscription<LifecycleEvent>(url, token, SUBSCRIPTION, 'recordLifecycle', { recordId });

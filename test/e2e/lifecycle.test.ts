@@ -125,6 +125,8 @@ describe('Record lifecycle over REST', () => {
 
   it('cancels a draft in place', async () => {
     const created = await t.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody() });
+    const byParty = await t.request('POST', `/api/v1/agreements/${created.body.id}/cancel`, { token: bob, body: {} });
+    expect(byParty).toMatchObject({ status: 403, body: { error_code: 'forbidden' } });
     const cancelled = await t.request('POST', `/api/v1/agreements/${created.body.id}/cancel`, { token: alice, body: {} });
     expect(cancelled.status).toBe(201);
     expect(cancelled.body.status).toBe('cancelled_draft');

@@ -187,7 +187,7 @@ export class CeremonyService {
       const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
       await em.flush();
       const methods = await em.find(SignatureMethod, { execution });
-      this.announce({ announced, lifecycle: [] } as unknown as Loaded, execution, methods, event, method.methodType);
+      this.announce({ announced }, execution, methods, event, method.methodType);
       return true;
     });
     for (const event of announced) this.events.signatureProgress(event);
@@ -310,7 +310,7 @@ export class CeremonyService {
   }
 
   private announce(
-    loaded: Loaded,
+    loaded: Pick<Loaded, 'announced'>,
     execution: SignatureExecution,
     methods: SignatureMethod[],
     event: SignatureProgressEvent['event'],

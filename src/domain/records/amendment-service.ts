@@ -6,7 +6,7 @@ import type { DomainEvents } from '../shared/events.js';
 import { Participant, SignedRecord } from './entities.js';
 import { transition } from './lifecycle.js';
 import { optionalText, validateBody } from './record-input.js';
-import { lifecycleEvent, withLockedRecord, type LockedRecord } from './record-lock.js';
+import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
@@ -42,6 +42,11 @@ export class AmendmentService {
     });
   }
 
+  /**
+   * Cancels a record: a draft in place (draft -> cancelled_draft, initiator only), a sealed record
+   * through a mutual cancellation draft. Decided on the locked record, so a racing submit cannot
+   * slip between the look at the status and the move.
+   */
   async cancel(principal: Principal | null, idOrReference: string, input: CancelInput): Promise<string> {
     return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'cancel', async (locked) => {
       const issues = new IssueCollector();
@@ -49,6 +54,11 @@ export class AmendmentService {
       const summary = optionalText(issues, input.summary, 'summary', 500);
       issues.throwIfAny();
       const { record } = locked;
+      if (record.status === 'draft') {
+        requireInitiator(record, locked.caller);
+        fire(locked, 'cancel_draft');
+        return record.id;
+      }
       const title = record.title ? ` “${record.title}”` : '';
       const body =
         `Mutual cancellation of ${record.reference}${title}. The parties agree that the ${record.type.replace('_', ' ')} ` +

@@ -115,15 +115,6 @@ export class LifecycleService {
     });
   }
 
-  /** draft -> cancelled_draft, by the initiator. */
-  async cancelDraft(principal: Principal | null, idOrReference: string): Promise<string> {
-    return this.change(principal, idOrReference, 'cancel', async (locked) => {
-      requireInitiator(locked.record, locked.caller);
-      fire(locked, 'cancel_draft');
-      return locked.record.id;
-    });
-  }
-
   /**
    * Waives a declined (or removed) participant so the record can complete without them:
    * `complete-without` for parties, `waive` for witnesses and co-notarizers.
@@ -222,7 +213,7 @@ export class LifecycleService {
         .transactional(async (em) => {
           const record = await em.findOne(SignedRecord, { id, status: pending, expiresAt: { $lte: now } }, { lockMode: LockMode.PESSIMISTIC_WRITE_OR_FAIL });
           if (!record) return false;
-          fire({ em, record, events, now } as unknown as LockedRecord, 'lapse');
+          fire({ record, events, now }, 'lapse');
           return true;
         })
         .catch((error: unknown) => {

@@ -49,7 +49,7 @@ export function lifecycleEvent(record: SignedRecord, trigger: string, from: stri
 }
 
 /** Fires a row of the transition table on the locked record and records the event. */
-export function fire(locked: LockedRecord, trigger: LifecycleTrigger, participantId: string | null = null): void {
+export function fire(locked: Pick<LockedRecord, 'record' | 'events' | 'now'>, trigger: LifecycleTrigger, participantId: string | null = null): void {
   const { record, now } = locked;
   const from = record.status;
   record.status = transition(from, trigger);

@@ -123,10 +123,7 @@ export class LifecycleResolver {
     @Arg('id') id: string,
     @Arg('input', () => CancelInput, { nullable: true }) input: CancelInput | null,
   ): Promise<RecordView> {
-    // A peek at the status to pick the move; each move checks the cancel scope itself.
-    const current = await this.records.afterChange(principal, id);
-    const result = current.status === 'draft' ? await this.lifecycle.cancelDraft(principal, id) : await this.amendments.cancel(principal, id, { ...input });
-    return this.records.afterChange(principal, result);
+    return this.records.afterChange(principal, await this.amendments.cancel(principal, id, { ...input }));
   }
 
   @Mutation(() => CounterProposalObject, { description: 'Proposes a replacement body; non-initiator parties only (scope amend)' })
