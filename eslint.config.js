@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.local/', 'coverage/', 'src/facade-rest/operations/generated.ts', 'scripts/*.mjs', 'scripts/*.d.mts'] },
+  { ignores: ['dist/', 'node_modules/', '.local/', 'coverage/', 'src/graph/catalog/generated.ts', 'web/src/graphql/generated.ts', 'scripts/*.mjs', 'scripts/*.d.mts', 'test/support/child/*.mjs', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -18,6 +19,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
+  layerRules(import.meta.dirname),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {

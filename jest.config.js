@@ -1,3 +1,5 @@
+import { swcOptions } from './test/support/child/swc-options.mjs';
+
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
@@ -6,20 +8,10 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
-    '^.+\\.ts$': [
-      '@swc/jest',
-      {
-        jsc: {
-          parser: { syntax: 'typescript', decorators: true },
-          transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
-          target: 'es2023',
-          keepClassNames: true,
-        },
-        module: { type: 'es6' },
-      },
-    ],
+    '^.+\\.ts$': ['@swc/jest', swcOptions],
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
-  testTimeout: 30000,
+  // A deadline, not a timing goal: a loaded 2-core CI machine makes RSA keys, PDFs and browsers slow.
+  testTimeout: 90_000,
   maxWorkers: 2,
 };

@@ -1,91 +1,149 @@
 /**
- * Throughput and latency of the main REST paths against a real app on a real PostgreSQL, on
- * loopback only: sign-in, record creation, reads by id and by reference, listing. Prints figures;
- * asserts nothing (speed goals live here, never in tests). Bounded: N requests per phase.
+ * Reads side by side in one run: the service (its own process, jobs off, logs at warn) against a
+ * bare express + pg reference route (its own process, same database) that reads the same record
+ * and its participants in one query, and a bare express hello route. Load from this process with
+ * autocannon (BENCH_CONNECTIONS connections, BENCH_SECONDS per path after a 1 s warm-up). Prints
+ * req/s, p99 and the ratio to the reference; asserts nothing (speed goals live here, never in tests).
  *
- *   npm run bench            (N=300 by default; BENCH_N=1000 npm run bench)
+ *   npm run bench                        (10 connections, 8 s a path, 10^5 filler records)
+ *   BENCH_SECONDS=3 BENCH_FILL=1000 npm run bench
+ *   BENCH_PROFILE=1 npm run bench        (the service writes a CPU profile to .local/profiles)
+ *   BENCH_ONLY=reference,rest npm run bench   (only these paths: reference, rest, graphql, verify,
+ *                                        public, hello, health, listing; sealing is sealing.bench.ts)
  */
-import 'reflect-metadata';
-import { Writable } from 'node:stream';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { print } from 'graphql';
 import pg from 'pg';
-import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
-import type { MailMessage } from '../src/domain/mail/mailer.js';
+import { GetRecordDocument } from '../src/graph/catalog/generated.js';
+import { readableRecordsQuery } from '../src/domain/records/record-access.js';
+import { Bench, selected, type Started } from './support.js';
 
-const N = Number(process.env.BENCH_N ?? 300);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+/** Records of other identities in the database when the listing is measured the second time. */
+const FILL = Number(process.env.BENCH_FILL ?? 100_000);
+const LISTED = 100;
 
-const adminUrl = process.env.DATABASE_URL;
-if (!adminUrl) throw new Error('DATABASE_URL is required (npm run bench sets it)');
-const name = `rss_bench_${process.pid}`;
-const admin = new pg.Client({ connectionString: adminUrl });
-await admin.connect();
-await admin.query(`create database ${name}`);
-const url = new URL(adminUrl);
-url.pathname = `/${name}`;
+if (!['reference', 'rest', 'graphql', 'verify', 'public', 'hello', 'health', 'listing'].some(selected)) process.exit(0);
+const bench = await Bench.open('rss_bench');
+const { databaseUrl } = bench;
+const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.local/profiles')}`] : [];
+let service: Started | undefined;
+let reference: Started | undefined;
 
-const mail: MailMessage[] = [];
-const app = await startApp(
-  loadConfig({ DATABASE_URL: url.toString(), PORT: '0', HOST: '127.0.0.1', JOBS_ENABLED: 'false', LOG_LEVEL: 'warn', OTP_REQUESTS_PER_WINDOW: '100000' }),
-  { logger: createLogger('warn', new Writable({ write: (_c, _e, cb) => cb() })), mailer: { send: async (m) => void mail.push(m) } },
-);
+type Target = { label: string; url: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> };
+type Figure = { rps: number; p99: number; bad: number };
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<any> {
-  const response = await fetch(app.url + path, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
-async function phase(label: string, work: (i: number) => Promise<unknown>): Promise<void> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < N) {
-        const i = next++;
-        const t0 = performance.now();
-        await work(i);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1);
-  console.log(`${label.padEnd(28)} ${String(N).padStart(6)} req  ${(N / seconds).toFixed(0).padStart(6)} req/s  p50 ${at(0.5)} ms  p95 ${at(0.95)} ms  p99 ${at(0.99)} ms`);
+async function measure(target: Target, seconds = SECONDS): Promise<Figure> {
+  const options = { url: target.url, method: target.method ?? 'GET', body: target.body, headers: target.headers, connections: CONNECTIONS };
+  await autocannon({ ...options, duration: 1 });
+  const result = await autocannon({ ...options, duration: seconds });
+  const bad = result.non2xx + result.errors + result.timeouts;
+  return { rps: result.requests.average, p99: result.latency.p99, bad };
 }
 
 try {
-  const requested = await call('POST', '/api/v1/verification/request-otp', { email: 'bench@example.com', purpose: 'authenticate' });
-  const code = /code is (\d{6})/.exec(mail.at(-1)!.text)![1];
-  const { access_token: token } = await call('POST', '/api/v1/verification/verify-otp', { verification_event_id: requested.verification_event_id, code });
-  const body = {
-    title: 'Benchmark agreement',
-    body: 'We agree to measure this service honestly and to publish the figures we observe.',
-    on_chain_full_text: false,
-    on_chain_include_verified_parties: false,
-    parties: [{ display_name: 'Bob', contact_point_value: 'bob@example.com' }],
-  };
-  console.log(`record signing service benchmark: N=${N}, concurrency=${CONCURRENCY}, Node ${process.version}`);
-  const created: { id: string; agr_reference: string }[] = [];
-  await phase('POST /agreements', async () => created.push(await call('POST', '/api/v1/agreements', body, token)));
-  await phase('GET /agreements/{id}', (i) => call('GET', `/api/v1/agreements/${created[i % created.length]!.id}`, undefined, token));
-  await phase('GET /agreements/{reference}', (i) => call('GET', `/api/v1/agreements/${created[i % created.length]!.agr_reference}`, undefined, token));
-  await phase('GET /identity/agreements', () => call('GET', '/api/v1/identity/agreements?limit=20', undefined, token));
-  await phase('POST /graphql record(id)', (i) =>
-    call('POST', '/graphql', { query: 'query($id: String!) { record(id: $id) { id status parties { id } } }', variables: { id: created[i % created.length]!.id } }, token),
+  reference = await bench.start('reference.js');
+  service = await bench.start('service.js', { execArgv: profile });
+  const client = bench.client(service);
+  const { call, signIn } = { call: client.call.bind(client), signIn: client.signIn.bind(client) };
+  const initiator = 'bench@example.com';
+  const party = 'bob@example.com';
+  const token = await signIn(initiator);
+  const created = await call(
+    'POST',
+    '/api/v1/agreements',
+    {
+      title: 'Benchmark agreement',
+      body: 'We agree to measure this service honestly and to publish the figures we observe.',
+      on_chain_full_text: false,
+      on_chain_include_verified_parties: false,
+      parties: [{ display_name: 'Bob', contact_point_value: party }],
+    },
+    token,
   );
-  const memory = process.memoryUsage();
-  console.log(`memory: rss ${(memory.rss / 2 ** 20).toFixed(0)} MiB, heap used ${(memory.heapUsed / 2 ** 20).toFixed(0)} MiB`);
+  await client.sign(token, initiator, created.id);
+  await call('POST', `/api/v1/agreements/${created.id}/submit`, undefined, token);
+  const sealed = await client.sign(await signIn(party), party, created.id);
+  if (sealed.status !== 'sealed') throw new Error(`the benchmark record is ${sealed.status}, not sealed`);
+  const lister = 'lister@example.com';
+  const listerToken = await signIn(lister);
+  for (let i = 0; i < LISTED; i += 1) {
+    await call('POST', '/api/v1/agreements', { body: `Listed agreement number ${i}, one of many.`, on_chain_full_text: false, on_chain_include_verified_parties: false, parties: [{ display_name: 'Carol', contact_point_value: 'carol@example.com' }] }, listerToken);
+  }
+
+  const bearer = { authorization: `Bearer ${token}` };
+  const graphqlBody = JSON.stringify({ query: print(GetRecordDocument), variables: { id: created.id } });
+  const listing: Target = { label: `GET /identity/agreements (${LISTED} records, page of 20)`, url: `${service.url}/api/v1/identity/agreements`, headers: { authorization: `Bearer ${listerToken}` } };
+  const targets = {
+    reference: { label: 'bare express + pg (record + participants)', url: `${reference.url}/record/${created.id}` },
+    rest: { label: 'GET /api/v1/agreements/{id}', url: `${service.url}/api/v1/agreements/${created.id}`, headers: bearer },
+    graphql: { label: 'POST /graphql record(id)', url: `${service.url}/graphql`, method: 'POST', body: graphqlBody, headers: { ...bearer, 'content-type': 'application/json' } },
+    verify: { label: 'GET /api/v1/public/verify/{ref}', url: `${service.url}/api/v1/public/verify/${created.agr_reference}` },
+    public: { label: 'GET /api/v1/public/agreements/{ref}', url: `${service.url}/api/v1/public/agreements/${created.agr_reference}` },
+    hello: { label: 'bare express hello', url: `${reference.url}/hello` },
+    health: { label: 'GET /health', url: `${service.url}/health` },
+  } satisfies Record<string, Target>;
+
+  console.log(`record signing service benchmark: autocannon ${CONNECTIONS} connections, ${SECONDS} s a path, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
+  const figures = new Map<string, Figure>();
+  const run = async (key: string, target: Target) => {
+    if (!selected(key.replace(/\d$|Filled$/, ''))) return;
+    const figure = await measure(target);
+    figures.set(key, figure);
+    console.log(`  ${target.label.padEnd(52)} ${figure.rps.toFixed(0).padStart(7)} req/s  p99 ${String(figure.p99).padStart(4)} ms${figure.bad ? `  (${figure.bad} non-2xx/errors!)` : ''}`);
+  };
+  await run('reference1', targets.reference);
+  for (const key of ['rest', 'graphql', 'verify', 'public', 'hello', 'health'] as const) await run(key, targets[key]);
+  await run('listing', listing);
+
+  // The listing again with FILL more records of other identities in the database (indexed: it should not move).
+  const filled = Date.now();
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query(`insert into identities (id, created_at) values ('00000000-0000-4000-8000-000000000001', now())`);
+  await db.query(
+    `insert into records (id, reference, type, status, body, body_hash, initiated_via, on_chain_full_text, on_chain_include_verified_parties, metadata, initiator_identity_id, created_at, updated_at)
+     select gen_random_uuid(), 'FILL-' || i, 'agreement', 'draft', 'Filler ' || i, 'sha256:0', 'rest_api', false, false, '{}', '00000000-0000-4000-8000-000000000001', now() - i * interval '1 second', now()
+       from generate_series(1, $1) i`,
+    [FILL],
+  );
+  await db.query(
+    `insert into participants (id, record_id, role, position, display_name, contact_point_type, contact_point_value, invited_at)
+     select gen_random_uuid(), r.id, 'party', 1, 'Filler', 'email', 'filler' || (row_number() over ()) % 5000 || '@example.com', now() from records r where r.reference like 'FILL-%'`,
+  );
+  // Vacuumed and analyzed now, so that autovacuum does not start on the new rows during the measurement.
+  await db.query('vacuum (analyze) records, participants');
+  const total = Number((await db.query('select count(*) from records')).rows[0].count);
+  const { rows: identity } = await db.query(`select identity_id from contact_points where value = $1`, [lister]);
+  const { page } = readableRecordsQuery(identity[0].identity_id, { limit: 20, offset: 0 });
+  let n = 0;
+  const plan = await db.query(`explain ${page.sql.replace(/\?/g, () => `$${++n}`)}`, page.params);
+  await db.end();
+  console.log(`  (${FILL} filler records added in ${((Date.now() - filled) / 1000).toFixed(0)} s: ${total} records in the database)`);
+  await run('listingFilled', { ...listing, label: `GET /identity/agreements, ${total} records in the database` });
+  await run('reference2', { ...targets.reference, label: `${targets.reference.label}, pass 2` });
+
+  const memory = await bench.memory(service);
+  const { rss } = memory;
+
+  const f = (key: string) => figures.get(key)?.rps ?? Number.NaN;
+  const bare = (f('reference1') + f('reference2')) / 2;
+  const ratio = (value: number, to: number) => (value / to).toFixed(2);
+  const row = (label: string, value: string, r: string, goal: string) => console.log(`| ${label} | ${value} | ${r} | ${goal} |`);
+  console.log(`\n| path | req/s | ratio | goal |\n|---|---|---|---|`);
+  row(targets.reference.label, `${f('reference1').toFixed(0)} / ${f('reference2').toFixed(0)} (two passes)`, '1', '');
+  row(targets.rest.label, f('rest').toFixed(0), `${ratio(f('rest'), bare)} (${ratio(f('rest'), f('graphql'))} of /graphql)`, '>= 0.5 (>= 0.9 of /graphql)');
+  row(targets.graphql.label, f('graphql').toFixed(0), ratio(f('graphql'), bare), '');
+  row(targets.verify.label, f('verify').toFixed(0), ratio(f('verify'), bare), '>= 0.6');
+  row(targets.public.label, f('public').toFixed(0), ratio(f('public'), bare), '>= 0.6');
+  row('GET /health vs bare express hello', `${f('health').toFixed(0)} vs ${f('hello').toFixed(0)}`, ratio(f('health'), f('hello')), '>= 0.8');
+  row(listing.label, f('listing').toFixed(0), `${ratio(f('listing'), f('rest'))} of a record read`, '>= 0.5 of a record read');
+  row(`same, ${total} records in the database`, f('listingFilled').toFixed(0), `${ratio(f('listingFilled'), f('listing'))} of the small database`, 'flat');
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  console.log(`\nservice RSS after the run: ${mib(rss)} (goal < 300 MB); V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)} used of ${mib(memory.collected.heapTotal)}`);
+  console.log(`listing plan with ${total} records:\n${plan.rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
 } finally {
-  await app.stop();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
+  await bench.close();
 }

@@ -22,6 +22,9 @@ up_to_date() {
 
 up_to_date && exit 0
 
+# canvas compiles against system libraries (its prebuilt download cannot always be reached).
+sh scripts/ensure-system.sh
+
 npm_install() {
   # --loglevel=error keeps deprecation warnings out of the way; errors still print in full.
   npm install --no-audit --no-fund --loglevel=error

@@ -31,9 +31,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { choosePort, runAsCli, sleep, tail, withLockDir } from './local-services.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DB_NAME = 'record_signing';
@@ -48,7 +48,6 @@ const MIN_MAJOR = 14;
 export class LocalPostgresError extends Error {}
 
 const log = (message) => process.stderr.write(`local-postgres: ${message}\n`);
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const exists = (p) => fs.existsSync(p);
 
 function isExecutable(file) {
@@ -297,37 +296,6 @@ function runningServer(data) {
   return { pid, port, status: (lines[7] ?? '').trim() };
 }
 
-function portIsFree(port) {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
-async function choosePort() {
-  const explicit = process.env.LOCAL_PG_PORT;
-  if (explicit) {
-    const port = Number(explicit);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new LocalPostgresError(`LOCAL_PG_PORT=${explicit} is not a port number`);
-    }
-    if (!(await portIsFree(port))) {
-      throw new LocalPostgresError(`port ${port} (LOCAL_PG_PORT) is already in use by another program; choose another`);
-    }
-    return port;
-  }
-  for (let port = DEFAULT_PORT; port <= DEFAULT_PORT + PORT_FALLBACKS; port++) {
-    if (await portIsFree(port)) {
-      if (port !== DEFAULT_PORT) log(`port ${DEFAULT_PORT} is taken by another program, using ${port}`);
-      return port;
-    }
-  }
-  throw new LocalPostgresError(
-    `ports ${DEFAULT_PORT}-${DEFAULT_PORT + PORT_FALLBACKS} are all in use; set LOCAL_PG_PORT or DATABASE_URL`,
-  );
-}
-
 function psqlArgs(port, sql) {
   return ['-X', '-q', '-t', '-A', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', sql];
 }
@@ -359,14 +327,6 @@ async function ensureDatabase(bindir, port) {
   log(`created database ${DB_NAME}`);
 }
 
-function tail(file, lines = 25) {
-  try {
-    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
 function dataMajor(l) {
   try {
     return Number(fs.readFileSync(path.join(l.data, 'PG_VERSION'), 'utf8').trim()) || null;
@@ -394,7 +354,14 @@ async function initCluster(l, bindir) {
 const shellQuote = (s) => `'${String(s).replace(/'/g, `'\\''`)}'`;
 
 async function startCluster(l, bindir) {
-  const port = await choosePort();
+  const port = await choosePort({
+    envVar: 'LOCAL_PG_PORT',
+    urlVar: 'DATABASE_URL',
+    defaultPort: DEFAULT_PORT,
+    fallbacks: PORT_FALLBACKS,
+    ErrorClass: LocalPostgresError,
+    log,
+  });
   const options = `-p ${port} -k ${shellQuote(l.sockDir)} -c listen_addresses=127.0.0.1`;
   log(`starting PostgreSQL on 127.0.0.1:${port} (log: ${l.logFile})`);
   const r = await run(
@@ -411,56 +378,8 @@ async function startCluster(l, bindir) {
   return server.port;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Lock
-
-function lockIsStale() {
-  try {
-    const st = fs.statSync(LOCK_DIR);
-    if (Date.now() - st.mtimeMs > 20 * 60_000) return true;
-    let pid;
-    try {
-      pid = Number(fs.readFileSync(path.join(LOCK_DIR, 'pid'), 'utf8'));
-    } catch {
-      return Date.now() - st.mtimeMs > 10_000; // the owner has not written its pid yet
-    }
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return e.code === 'ESRCH' || e.code === 'ENOENT';
-  }
-}
-
-async function withLock(fn) {
-  fs.mkdirSync(path.dirname(LOCK_DIR), { recursive: true });
-  const startedAt = Date.now();
-  const deadline = startedAt + 20 * 60_000; // an apt-get install may hold it for minutes
-  let announced = false;
-  for (;;) {
-    try {
-      fs.mkdirSync(LOCK_DIR);
-      break;
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw e;
-    }
-    if (lockIsStale()) {
-      fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) throw new LocalPostgresError(`timed out waiting for the lock ${LOCK_DIR}`);
-    if (!announced && Date.now() - startedAt > 3000) {
-      log(`waiting for another process holding ${LOCK_DIR}`);
-      announced = true;
-    }
-    await sleep(200);
-  }
-  try {
-    fs.writeFileSync(path.join(LOCK_DIR, 'pid'), String(process.pid));
-    return await fn();
-  } finally {
-    fs.rmSync(LOCK_DIR, { recursive: true, force: true });
-  }
-}
+/** An apt-get install may hold the lock for minutes. */
+const withLock = (fn) => withLockDir(LOCK_DIR, fn, { waitMs: 20 * 60_000, ErrorClass: LocalPostgresError, log });
 
 // ---------------------------------------------------------------------------------------------
 // API
@@ -561,18 +480,4 @@ async function main(command = 'start') {
   }
 }
 
-let invokedAs = '';
-try {
-  invokedAs = pathToFileURL(fs.realpathSync(process.argv[1] ?? '')).href;
-} catch {
-  // imported from a program whose argv[1] is not a file
-}
-if (invokedAs === import.meta.url) {
-  main(process.argv[2]).then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`local-postgres: ${error instanceof LocalPostgresError ? error.message : error.stack}\n`);
-      process.exit(1);
-    },
-  );
-}
+runAsCli(import.meta.url, main, { name: 'local-postgres', ErrorClass: LocalPostgresError });

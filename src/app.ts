@@ -1,13 +1,15 @@
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import express from 'express';
+import helmet from 'helmet';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, specifiedRules, validate } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Agenda } from 'agenda';
@@ -18,15 +20,20 @@ import { migrate, openDatabase } from './domain/database.js';
 import { ApiKeyService } from './domain/identity/api-key-service.js';
 import { IdentityService } from './domain/identity/identity-service.js';
 import { OtpService } from './domain/identity/otp-service.js';
-import type { Principal } from './domain/identity/principal.js';
 import { SessionService } from './domain/identity/session-service.js';
+import { McpSessions } from './domain/mcp/sessions.js';
+import { McpGrants } from './domain/mcp/grants.js';
+import { McpConfirmations } from './domain/mcp/confirmations.js';
 import type { Mailer } from './domain/mail/mailer.js';
 import { OutboxMailer, SmtpMailer } from './domain/mail/nodemailer-mailer.js';
+import { MailQueue } from './domain/mail/mail-queue.js';
 import { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
+import { IdempotencyStore } from './domain/idempotency/idempotency-store.js';
+import { idempotencyPlugin } from './graph/idempotency.js';
 import { RecordService } from './domain/records/record-service.js';
 import { systemClock, type Clock } from './domain/shared/clock.js';
-import { DomainError } from './domain/shared/errors.js';
 import { RateLimiter } from './domain/shared/rate-limiter.js';
+import { ClientLimits } from './domain/shared/client-limits.js';
 import type { GraphContext } from './graph/context.js';
 import { formatGraphError } from './graph/errors.js';
 import { GraphExecutor } from './graph/executor.js';
@@ -38,12 +45,29 @@ import { LifecycleResolver } from './graph/resolvers/lifecycle.resolver.js';
 import { NotarizationResolver } from './graph/resolvers/notarization.resolver.js';
 import { NotarizationService } from './domain/notarizations/notarization-service.js';
 import { VerificationResolver } from './graph/resolvers/verification.resolver.js';
-import { VerificationService } from './domain/verification/verification-service.js';
+import { SealingResolver } from './graph/resolvers/sealing.resolver.js';
+import { SealingService } from './domain/sealing/sealing-service.js';
+import { VerificationService, type PublicRecordView, type VerificationView } from './domain/verification/verification-service.js';
+import { AnswerCache } from './domain/shared/answer-cache.js';
 import { LifecycleService } from './domain/records/lifecycle-service.js';
 import { CounterService } from './domain/records/counter-service.js';
 import { AmendmentService } from './domain/records/amendment-service.js';
 import { BotApiMessengerSender } from './domain/messaging/messenger-sender.js';
-import { liveUpdates, publishDomainEvents } from './graph/live.js';
+import { liveSubscriber, liveUpdates } from './graph/live.js';
+import { watchCredentialChanges, watchRecordActivity } from './graph/invalidation.js';
+import { OutboxDispatcher, type OutboxSubscriber } from './domain/outbox/dispatcher.js';
+import { EventJournal } from './domain/outbox/journal.js';
+import type { SealContext } from './domain/sealing/seal.js';
+import { loadSealKey } from './domain/sealing/seal-key.js';
+import { SealArtifacts } from './domain/sealing/artifacts-service.js';
+import { threadRenderer } from './domain/sealing/renderer.js';
+import { PostgresArtifactStore } from './domain/sealing/artifact-store.js';
+import { AnchoringService } from './domain/anchoring/anchoring-service.js';
+import type { AnchorChain } from './domain/anchoring/chain.js';
+import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from './domain/anchoring/viem-chain.js';
+import { anchoringKickSubscriber, defineAnchoringJob, scheduleAnchoring } from './jobs/anchoring.job.js';
+import { SealingSweep } from './domain/sealing/sealing-sweep.js';
+import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from './jobs/seal-artifacts.job.js';
 import { PostgresPubSub } from './graph/pubsub.js';
 import { CeremonyService } from './domain/ceremonies/ceremony-service.js';
 import { EmailOtpMethod } from './domain/ceremonies/methods/email-otp.js';
@@ -55,12 +79,24 @@ import { MessengerInbox } from './domain/ceremonies/messenger-inbox.js';
 import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
 import pg from 'pg';
 import { buildGraphSchema } from './graph/schema.js';
-import { metaOperations } from './facade-rest/meta.js';
-import { createRestFacade, readCredentials } from './facade-rest/router.js';
+import { graphArmor } from './graph/armor.js';
+import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
+import { createRestFacade } from './facade-rest/router.js';
+import { restErrorHandler } from './facade-rest/errors.js';
+import { inboundGuards } from './facade-rest/bindings/index.js';
+import { GraphAuthenticator } from './graph/authenticate.js';
+import { apiKeyResolver, connectorTokenResolver, CredentialResolverChain, sessionTokenResolver } from './domain/identity/credential-resolver.js';
+import { ConnectorGrants } from './domain/identity/connector-grants.js';
+import { OAuthPayloadStore } from './domain/identity/oauth-storage.js';
+import { createOAuthServer } from './facade-oauth/router.js';
+import { connectorAuthenticator, connectorResourceRouter, type ConnectorAuthenticator } from './facade-oauth/resource.js';
+import { CONNECTOR_RESOURCE_PATH } from './facade-oauth/metadata.js';
 import { createQueue } from './jobs/queue.js';
 import { defineHousekeepingJob, scheduleHousekeeping } from './jobs/housekeeping.job.js';
 import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-records.job.js';
-import { createLogger, httpLogger } from './logger.js';
+import { createLogger, httpLogger, requestIdOf } from './logger.js';
+import { webUiRouter } from './web-ui.js';
+import { createMcpFacade, mcpAuthenticatedHandler, mcpDiagnostics, type McpFacadeDeps } from './facade-mcp/index.js';
 
 export type AppOptions = {
   logger?: Logger;
@@ -70,10 +106,24 @@ export type AppOptions = {
   jobLockLifetimeMs?: number;
   /** How often Agenda polls for due jobs; tests poll fast. */
   jobProcessEvery?: string | number;
+  /** Node options of the sealing render threads (default: this process's); tests running the sources pass their TypeScript loader. */
+  workerExecArgv?: string[];
 };
 
 export type App = {
   url: string;
+  /** Services tests and tools drive directly (a job's work without its queue). */
+  services: {
+    sealArtifacts: SealArtifacts;
+    dispatcher: OutboxDispatcher;
+    housekeeping: HousekeepingService;
+    anchoring: AnchoringService | null;
+    mail: MailQueue;
+    /** The `/mcp/oauth` token check: an Authorization header to a connector principal. */
+    connectorAuth: ConnectorAuthenticator;
+    /** The in-process GraphQL executor every facade runs the catalog with. */
+    graph: GraphExecutor;
+  };
   server: Server;
   orm: MikroORM;
   agenda: Agenda | null;
@@ -85,29 +135,67 @@ export type App = {
 export async function startApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax });
+  const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax, ...config.databaseTimeouts });
   if (config.migrateOnStart) await migrate(orm, config.databaseUrl);
 
-  const mailer: Mailer =
+  const transport: Mailer =
     options.mailer ??
     (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(config.mailOutboxDir, config.mailFrom));
   if (!config.smtpUrl && !options.mailer) logger.info({ outbox: config.mailOutboxDir }, 'SMTP_URL not set: mail goes to the local outbox');
 
   // Domain services: each takes only what it uses.
   const rateLimiter = new RateLimiter(clock);
-  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp);
+  const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
+  // Mail goes through the outbox: requests and record locks never wait for a mail server.
+  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue);
+  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits);
   const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
-  const identities = new IdentityService(orm, otp, clock);
-  const apiKeys = new ApiKeyService(orm, clock);
-  const records = new RecordService(orm, clock);
+  const mcpSessions = new McpSessions(orm, clock, config.mcp.sessionIdleSeconds);
+  const mcpGrants = new McpGrants(orm, otp, clock, config.mcp.grantTtlSeconds);
+  const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
+  const oauthStorage = new OAuthPayloadStore(orm, clock);
+  const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
+  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl });
   const housekeeping = new HousekeepingService(orm, clock);
+  // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
+  const idempotency = new IdempotencyStore(orm, clock);
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
-  const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 2 });
+  const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 });
   // An idle connection the server drops (restart, failover) must not crash the process.
   pubSubPool.on('error', (error) => logger.warn({ err: error }, 'pubsub pool connection lost'));
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
-  const domainEvents = publishDomainEvents(pubSub);
+  // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
+  // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
+  const principalCache = config.caches.principalSeconds > 0 ? { ttlMs: config.caches.principalSeconds * 1000, clock } : null;
+  const credentialChain = new CredentialResolverChain([sessionTokenResolver(orm, clock), apiKeyResolver(orm, clock)], principalCache);
+  const credentials = watchCredentialChanges(pubSub, () => credentialChain.invalidate());
+  const authenticator = new GraphAuthenticator(credentialChain);
+  const identities = new IdentityService(orm, otp, clock, credentials.changed);
+  const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
+  // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
+  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub)];
+  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs });
+  // The seal key is checked now, never at the first seal: a production start without one fails here.
+  const sealKey = await loadSealKey({
+    p12Path: config.sealing.p12Path,
+    p12Password: config.sealing.p12Password,
+    production: config.env === 'production',
+    localDir: config.localStateDir,
+    serviceName: 'Record Signing',
+  });
+  const sealContext: SealContext = { sealCertificateSha256: sealKey.fingerprint.replace(/^sha256:/, ''), anchor: null, publicBaseUrl: config.publicBaseUrl };
+  // The chain, connected lazily (an outage at start only delays anchoring); seals name it once known.
+  const chain = config.chain ? lazyChain(config.chain, config.localStateDir, (c) => (sealContext.anchor = { network: c.networkName(), chainId: c.chainId, registryAddress: c.registryAddress })) : null;
+  if (chain) await chain().catch((error: unknown) => logger.warn({ err: error }, 'chain unreachable at start; anchoring will retry'));
+  else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
+  // Sealed records' public answers: dropped when this instance commits events and when any instance's arrive.
+  const publicAnswers = config.caches.publicAnswerSeconds > 0 ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: config.caches.publicAnswerSeconds * 1000, maxEntries: 10_000 }) : null;
+  const stopWatchingActivity = publicAnswers ? watchRecordActivity(pubSub, () => publicAnswers.invalidate()) : async () => undefined;
+  const domainEvents = new EventJournal(sealContext, () => {
+    publicAnswers?.invalidate();
+    dispatcher.wake();
+  });
   // One adapter per signature method; the order is the contract's.
   const methods = [
     new EmailOtpMethod(otp),
@@ -130,31 +218,59 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
   const live = liveUpdates(pubSub, records);
+  const artifactStore = new PostgresArtifactStore();
+  const anchoring = chain
+    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds })
+    : null;
+  // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
+  const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
+  const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer);
 
   const resolvers = {
-    auth: new AuthResolver(otp, sessions),
-    identity: new IdentityResolver(identities, apiKeys),
+    auth: new AuthResolver(otp, sessions, mcpGrants),
+    identity: new IdentityResolver(identities, apiKeys, connectorGrants),
     records: new RecordResolver(records),
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
     lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
     notarizations: new NotarizationResolver(new NotarizationService(orm, clock), ceremonies, lifecycle, records),
-    verification: new VerificationResolver(new VerificationService(orm)),
+    verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, publicAnswers)),
+    sealing: new SealingResolver(
+      new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
+    ),
   };
   const schema = await buildGraphSchema(resolvers, { pubSub });
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
+  // No automatic ETag: API answers are private and change with every move (hashing each JSON body
+  // cost ~2% of a record read); files set their own strong ETag, static assets theirs.
+  app.set('etag', false);
+  // Helmet's headers do not depend on the request: computed once, set as a block.
+  const securityHeaders = constantHeaders(helmet());
+  // Liveness first: balancers call it often and it reads nothing, so it skips the request log and
+  // the routers below and answers constant bytes (same answer as the contract's getHealth; other
+  // methods on /health still get the REST facade's 405).
+  const health = Buffer.from(JSON.stringify(HEALTH_BODY));
+  const healthHeaders = { ...Object.fromEntries(securityHeaders), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(health.length) };
+  app.get('/health', (req, res) => void res.setHeader('X-Request-Id', requestIdOf(req)).writeHead(200, healthHeaders).end(health));
+  app.use((_req, res, next) => {
+    res.setHeaders(securityHeaders);
+    next();
+  });
   app.use(httpLogger(logger));
   const server = createServer(app);
 
+  const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
   const formatError = formatGraphError(logger);
   const wsCleanup = useServer<Record<string, unknown>>(
     {
       schema,
+      // The same limits as over HTTP (depth, aliases, directives, cost, introspection).
+      validate: (wsSchema, document) => validate(wsSchema, document, [...specifiedRules, ...armor.validationRules]),
       // The same error model as over HTTP: domain codes in extensions.code, nothing unexpected leaks.
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       onNext: (_ctx, _id, _payload, _args, result) =>
@@ -163,7 +279,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       // each operation then authenticates again, so a revoked key stops working mid-connection too.
       onConnect: async (ctx) => {
         try {
-          await principalFromParams(sessions, ctx.connectionParams ?? {});
+          await authenticator.fromConnectionParams(ctx.connectionParams ?? {});
           return true;
         } catch (error) {
           if (error instanceof GraphQLError) return false;
@@ -171,9 +287,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         }
       },
       context: async (ctx) => ({
-        principal: await principalFromParams(sessions, ctx.connectionParams ?? {}),
+        principal: await authenticator.fromConnectionParams(ctx.connectionParams ?? {}),
         via: 'graphql' as const,
         requestId: randomUUID(),
+        clientAddress: ctx.extra.request.socket.remoteAddress ?? null,
         live,
       }),
     },
@@ -184,7 +301,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    introspection: config.graphqlIntrospection,
+    validationRules: armor.validationRules,
+    parseOptions: armor.parseOptions,
     plugins: [
+      ...armor.plugins,
+      idempotencyPlugin(idempotency, logger),
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
       ApolloServerPluginCacheControlDisabled(),
@@ -198,22 +320,67 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     express.json({ limit: '256kb' }),
     expressMiddleware(apollo, {
       context: async ({ req }) => ({
-        principal: await principalOrGraphError(sessions, readCredentials(req)),
+        principal: await authenticator.fromHeaders(req.headers),
         via: 'graphql' as const,
         requestId: typeof req.id === 'string' ? req.id : randomUUID(),
+        clientAddress: req.ip ?? null,
       }),
     }),
   );
-  const executor = new GraphExecutor(apollo);
+  // Hosted assistant connectors: the OAuth authorization server (metadata, /oauth/*, the consent
+  // page) and /mcp/oauth, whose chain holds only the connector resolver (and no other chain holds it).
+  const oauthServer = await createOAuthServer({
+    publicBaseUrl: config.publicBaseUrl,
+    consentTtlSeconds: config.oauth.consentTtlSeconds,
+    storage: oauthStorage,
+    grants: connectorGrants,
+    clientLimits,
+    logger,
+  });
+  const connectorAuth = connectorAuthenticator(
+    new CredentialResolverChain([connectorTokenResolver(oauthServer.lookupAccessToken, connectorGrants, oauthServer.resource)]),
+  );
+  const executor = new GraphExecutor(schema, formatError);
+  // MCP: the transport's bearer is an API key or a manual MCP token (accepted nowhere else); without one, the session's grant.
+  const mcpCredentialChain = new CredentialResolverChain([mcpGrants.tokenResolver(), apiKeyResolver(orm, clock)]);
+  const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
+  const publicBase = new URL(config.publicBaseUrl);
+  const mcpDeps: McpFacadeDeps = {
+    executor,
+    sessions: mcpSessions,
+    confirmations: mcpConfirmations,
+    authenticate: (credentials) => mcpCredentialChain.authenticate(credentials),
+    sessionPrincipal: (sessionKey) => mcpGrants.forSession(sessionKey),
+    allowedHosts: () => config.mcp.allowedHosts ?? [publicBase.hostname, 'localhost', '127.0.0.1', '[::1]'],
+    allowedOrigins: () =>
+      config.mcp.allowedOrigins ?? [publicBase.origin, ...['localhost', '127.0.0.1', '[::1]'].map((host) => `http://${host}:${boundPort()}`)],
+    jsonResponse: config.mcp.jsonResponse,
+    logger,
+  };
+  app.use(oauthServer.router);
+  // /mcp/oauth: the OAuth token check first (401 + resource metadata before any message), then the same MCP tools as /mcp.
+  app.use(
+    connectorResourceRouter({
+      path: CONNECTOR_RESOURCE_PATH,
+      resourceMetadataUrl: oauthServer.resourceMetadataUrl,
+      authenticate: connectorAuth,
+      handler: mcpAuthenticatedHandler(mcpDeps),
+    }),
+  );
+  // The web UI answers only its own pages and assets; the REST facade below takes every other path.
+  app.use(webUiRouter());
+  app.use(createMcpFacade(mcpDeps));
   app.use(
     await createRestFacade({
       executor,
-      authenticate: (credentials) => sessions.authenticate(credentials),
-      meta: metaOperations({ orm }),
+      authenticate: (credentials) => credentialChain.authenticate(credentials),
+      meta: metaOperations({ orm, mcpDiagnostics: () => mcpDiagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
+      guards: inboundGuards({ messenger: messengerInbox }),
+      idempotency,
       logger,
     }),
   );
-  app.use(jsonErrorHandler(logger));
+  app.use(restErrorHandler(logger));
 
   let agenda: Agenda | null = null;
   let closeQueue: () => Promise<void> = async () => undefined;
@@ -229,10 +396,21 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     closeQueue = queue.close;
     defineHousekeepingJob(agenda, housekeeping, logger);
     defineExpireRecordsJob(agenda, lifecycle, logger);
+    defineSealArtifactsJob(agenda, sealArtifacts, logger, config.sealing.workers);
+    defineSealingSweepJob(agenda, new SealingSweep(orm, clock), logger);
+    outboxSubscribers.push(sealingJobsSubscriber(agenda));
+    if (anchoring) {
+      defineAnchoringJob(agenda, anchoring, logger);
+      outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger));
+    }
     await agenda.start();
     await scheduleHousekeeping(agenda);
     await scheduleExpireRecords(agenda);
+    await scheduleSealingSweep(agenda);
+    if (anchoring) await scheduleAnchoring(agenda);
   }
+  dispatcher.start();
+  mailer.start();
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address() as AddressInfo;
@@ -241,54 +419,84 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
 
   return {
     url,
+    services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, connectorAuth, graph: executor },
     server,
     orm,
     agenda,
     logger,
     stop: async () => {
-      if (agenda) await agenda.stop();
-      await closeQueue();
-      await apollo.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await mailer.close?.();
-      await pubSub.close();
-      await pubSubPool.end();
-      await orm.close();
+      // Each step is bounded: a pool holding a connection that died mid-query must not keep the process from stopping.
+      const step = (name: string, run: () => Promise<unknown>) => settleWithin(name, run, STOP_STEP_MS, logger);
+      await step('outbox dispatcher', () => dispatcher.stop());
+      const queue = agenda;
+      if (queue) await step('job queue', () => queue.stop());
+      await step('job queue pool', closeQueue);
+      await step('graphql', () => apollo.stop());
+      await step('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
+      await step('mail worker', async () => mailer.close?.());
+      await step('render threads', () => renderer.close());
+      await step('activity watch', stopWatchingActivity);
+      await step('credential watch', credentials.stop);
+      await step('pubsub', () => pubSub.close());
+      await step('pubsub pool', () => pubSubPool.end());
+      await step('database', () => orm.close());
     },
   };
 }
 
-async function principalOrGraphError(
-  sessions: SessionService,
-  credentials: { bearer?: string; apiKey?: string },
-): Promise<Principal | null> {
+const STOP_STEP_MS = 10_000;
+
+/** Runs one shutdown step; one that fails or takes longer than `ms` is logged and left behind. */
+async function settleWithin(name: string, run: () => Promise<unknown>, ms: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms).unref()));
   try {
-    return await sessions.authenticate(credentials);
+    const outcome = await Promise.race([run().then(() => 'done' as const), late]);
+    if (outcome === 'late') logger.warn({ step: name, afterMs: ms }, 'shutdown step did not finish in time; stopping without it');
   } catch (error) {
-    if (error instanceof DomainError) {
-      throw new GraphQLError(error.message, { extensions: { code: error.code, http: { status: 401 } } });
-    }
-    throw error;
+    logger.warn({ err: error, step: name }, 'shutdown step failed');
+  } finally {
+    clearTimeout(timer);
   }
 }
 
-/** graphql-ws clients send credentials in connection params: `{ authorization: 'Bearer …' }` or `{ 'x-api-key': … }`. */
-async function principalFromParams(sessions: SessionService, params: Record<string, unknown>): Promise<Principal | null> {
-  const headers: Record<string, string | undefined> = {};
-  for (const [key, value] of Object.entries(params)) if (typeof value === 'string') headers[key.toLowerCase()] = value;
-  return principalOrGraphError(sessions, readCredentials({ headers }));
+/** The configured chain, connected on first use and again after a failed attempt. */
+function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string, connected: (chain: AnchorChain) => void): () => Promise<AnchorChain> {
+  let pending: Promise<AnchorChain> | null = null;
+  return () =>
+    (pending ??= ViemAnchorChain.connect({
+      rpcUrl: settings.rpcUrl,
+      // The well-known development key is refused by the adapter on any chain but the development one.
+      signerKey: settings.signerKey ?? DEVELOPMENT_SIGNER_KEY,
+      registryAddress: settings.registryAddress,
+      confirmations: settings.confirmations,
+      deployIfMissing: !settings.registryAddress,
+      addressFile: path.join(localStateDir, 'chain', 'registry.json'),
+      networkName: settings.networkName,
+    }).then(
+      (chain) => {
+        connected(chain);
+        return chain;
+      },
+      (error: unknown) => {
+        pending = null;
+        throw error;
+      },
+    ));
 }
 
-/** Body-parser failures (malformed JSON, too large) in the REST error shape; never a stack trace. */
-function jsonErrorHandler(logger: Logger): express.ErrorRequestHandler {
-  return (error: { type?: string; status?: number }, _req, res, _next) => {
-    if (error.type === 'entity.parse.failed') {
-      res.status(400).json({ detail: 'Malformed JSON body', error_code: 'malformed_request' });
-    } else if (error.type === 'entity.too.large') {
-      res.status(413).json({ detail: 'Request body too large', error_code: 'payload_too_large' });
-    } else {
-      logger.error({ err: error }, 'unhandled request error');
-      res.status(500).json({ detail: 'Internal server error', error_code: 'internal_error' });
-    }
+/**
+ * The headers a middleware that sets the same headers on every response would set (helmet): run
+ * once against a recording response, so that each request sets them in one call.
+ */
+function constantHeaders(middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void): Map<string, string> {
+  const headers = new Map<string, string>();
+  const recorder = {
+    setHeader: (name: string, value: string | number | readonly string[]) => void headers.set(name, String(value)),
+    removeHeader: (name: string) => void headers.delete(name),
   };
+  let called = false;
+  middleware({} as IncomingMessage, recorder as unknown as ServerResponse, () => void (called = true));
+  if (!called) throw new Error('constantHeaders: the middleware did not finish synchronously');
+  return headers;
 }

@@ -17,10 +17,14 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
   MIGRATE_ON_START: bool.default(true),
   SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
   MAIL_FROM: z.string().min(3).default('Record Signing <no-reply@localhost>'),
   MAIL_OUTBOX_DIR: z.string().default('.local/outbox'),
+  GRAPHQL_INTROSPECTION: bool.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL').optional(),
   JOBS_ENABLED: bool.default(true),
@@ -28,7 +32,15 @@ const schema = z.object({
   OTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   OTP_REQUESTS_PER_WINDOW: z.coerce.number().int().min(1).default(5),
   OTP_REQUEST_WINDOW_SECONDS: seconds.default(900),
+  OTP_FAILURES_PER_DAY: z.coerce.number().int().min(1).default(20),
+  CLIENT_CODE_CALLS_PER_HOUR: z.coerce.number().int().min(1).default(60),
+  CLIENT_VERIFICATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
+  OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
+  OAUTH_CONSENT_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(3600),
+  // In-memory caches (0 turns one off): public answers of sealed records, resolved credentials.
+  PUBLIC_ANSWER_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   DEFAULT_LAPSE_DAYS: z.coerce.number().int().min(1).max(30).default(14),
   METHOD_STARTS_PER_WINDOW: z.coerce.number().int().min(1).default(10),
   INVITATION_RESENDS_PER_HOUR: z.coerce.number().int().min(1).default(3),
@@ -47,6 +59,33 @@ const schema = z.object({
   WEBAUTHN_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name such as sign.example.com').optional(),
   WEBAUTHN_RP_NAME: z.string().min(1).max(100).default('Record Signing'),
   WEBAUTHN_ORIGIN: z.url().optional(),
+  // Where development state lives (the seal key made on first start, the embedded chain's registry address).
+  LOCAL_STATE_DIR: z.string().default('.local'),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
+  MAIL_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  // Sealing: the PAdES seal key (PKCS#12); unset in development: a self-signed one under LOCAL_STATE_DIR.
+  SEAL_P12_PATH: z.string().min(1).optional(),
+  SEAL_P12_PASSWORD: z.string().optional(),
+  SEAL_TSA_URLS: z.string().optional(),
+  CARD_TICKET_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  SEAL_WORKERS: z.coerce.number().int().min(1).max(32).default(2),
+  // Anchoring: unset CHAIN_RPC_URL means no chain (the scripts start the embedded one and set it).
+  CHAIN_RPC_URL: z.url({ protocol: /^(https?|wss?)$/ }).optional(),
+  CHAIN_SIGNER_KEY: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 0x-prefixed 32-byte hex private key').optional(),
+  CHAIN_REGISTRY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address').optional(),
+  CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).optional(),
+  CHAIN_EXPLORER_TX_URL: z.string().includes('{tx}', { message: 'must contain {tx}' }).optional(),
+  CHAIN_NETWORK_NAME: z.string().min(1).max(60).optional(),
+  ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
+  ANCHOR_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).default(600),
+  // MCP (/mcp): DNS-rebinding allow-lists (comma-separated; the defaults are the public base URL and loopback at PORT).
+  MCP_ALLOWED_HOSTS: z.string().optional(),
+  MCP_ALLOWED_ORIGINS: z.string().optional(),
+  MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  MCP_GRANT_TTL_SECONDS: z.coerce.number().int().min(10).max(600).default(600),
+  MCP_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
+  MCP_JSON_RESPONSE: bool.default(false),
 });
 
 export type Config = {
@@ -56,15 +95,29 @@ export type Config = {
   publicBaseUrl: string;
   databaseUrl: string;
   databasePoolMax: number;
+  /** Wait for a pooled connection, PostgreSQL statement_timeout and idle_in_transaction_session_timeout (ms). */
+  databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
   migrateOnStart: boolean;
   smtpUrl: string | undefined;
   mailFrom: string;
   mailOutboxDir: string;
   logLevel: string;
+  /** Whether `__schema`/`__type` queries are answered (default: not in production). */
+  graphqlIntrospection: boolean;
   mongodbUrl: string | undefined;
   jobsEnabled: boolean;
-  otp: { ttlSeconds: number; maxAttempts: number; requestsPerWindow: number; requestWindowSeconds: number };
+  otp: { ttlSeconds: number; maxAttempts: number; requestsPerWindow: number; requestWindowSeconds: number; failuresPerDay: number };
+  /** Per client network address on the anonymous routes: code requests and verifications (each per hour), public verifications per minute. */
+  clientLimits: { codeCallsPerHour: number; verificationsPerMinute: number; registrationsPerHour: number };
   accessTokenTtlSeconds: number;
+  /**
+   * In-memory caches; 0 seconds turns one off. Public answers of sealed records are dropped on every
+   * domain event (any instance, LISTEN/NOTIFY); resolved credentials on every revocation or merge.
+   * The TTL bounds what a lost notification could leave.
+   */
+  caches: { publicAnswerSeconds: number; principalSeconds: number };
+  /** Hosted assistant connectors: how long a consent page stays usable (seconds). */
+  oauth: { consentTtlSeconds: number };
   defaultLapseDays: number;
   /** Starts of one signature method by one participant per 10 minutes. */
   methodStartsPerWindow: number;
@@ -82,6 +135,36 @@ export type Config = {
   messenger: { webhookSecret: string | undefined; botUsername: string; linkBase: string; apiBase: string; botToken: string | undefined };
   /** Passkeys (webauthn_passkey): relying party id and name, and the origin browsers report. */
   webauthn: { rpId: string; rpName: string; origin: string };
+  localStateDir: string;
+  outboxPollMs: number;
+  /** The mail outbox: attempts before a message is `failed`, and how often it looks for due mail. */
+  mailQueue: { maxAttempts: number; pollMs: number };
+  /** Sealing: seal key (never logged), optional RFC 3161 timestamp authorities in failover order. */
+  sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; cardTicketTtlSeconds: number; workers: number };
+  /**
+   * The MCP endpoint: Host and Origin allow-lists (null: the public base URL and loopback at the bound
+   * port), session idle expiry, the retrieval grant's lifetime (at most 600 s), confirmation tokens'
+   * lifetime, and whether responses are plain JSON instead of SSE.
+   */
+  mcp: {
+    allowedHosts: string[] | null;
+    allowedOrigins: string[] | null;
+    sessionIdleSeconds: number;
+    grantTtlSeconds: number;
+    confirmationTtlSeconds: number;
+    jsonResponse: boolean;
+  };
+  /** Anchoring; null without CHAIN_RPC_URL. The signer key is never logged. */
+  chain: {
+    rpcUrl: string;
+    signerKey: string | undefined;
+    registryAddress: string | undefined;
+    confirmations: number | undefined;
+    explorerTxUrl: string | undefined;
+    networkName: string | undefined;
+    batchMax: number;
+    retryMaxSeconds: number;
+  } | null;
 };
 
 export class ConfigError extends Error {}
@@ -103,11 +186,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseTimeouts: {
+      acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionTimeoutMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    },
     migrateOnStart: e.MIGRATE_ON_START,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailOutboxDir: path.resolve(e.MAIL_OUTBOX_DIR),
     logLevel: e.LOG_LEVEL,
+    graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     mongodbUrl: e.MONGODB_URL,
     jobsEnabled: e.JOBS_ENABLED,
     otp: {
@@ -115,8 +204,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: e.OTP_MAX_ATTEMPTS,
       requestsPerWindow: e.OTP_REQUESTS_PER_WINDOW,
       requestWindowSeconds: e.OTP_REQUEST_WINDOW_SECONDS,
+      failuresPerDay: e.OTP_FAILURES_PER_DAY,
+    },
+    clientLimits: {
+      codeCallsPerHour: e.CLIENT_CODE_CALLS_PER_HOUR,
+      verificationsPerMinute: e.CLIENT_VERIFICATIONS_PER_MINUTE,
+      registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     },
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
+    caches: { publicAnswerSeconds: e.PUBLIC_ANSWER_CACHE_SECONDS, principalSeconds: e.PRINCIPAL_CACHE_SECONDS },
+    oauth: { consentTtlSeconds: e.OAUTH_CONSENT_TTL_SECONDS },
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
     invitationResendsPerHour: e.INVITATION_RESENDS_PER_HOUR,
@@ -129,7 +226,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       botToken: e.MESSENGER_BOT_TOKEN,
     },
     webauthn: webauthnConfig(e, publicBaseUrl),
+    localStateDir: path.resolve(e.LOCAL_STATE_DIR),
+    outboxPollMs: e.OUTBOX_POLL_MS,
+    mailQueue: { maxAttempts: e.MAIL_MAX_ATTEMPTS, pollMs: e.MAIL_POLL_MS },
+    sealing: {
+      p12Path: e.SEAL_P12_PATH,
+      p12Password: e.SEAL_P12_PASSWORD,
+      tsaUrls: (e.SEAL_TSA_URLS ?? '').split(/[\s,]+/).filter(Boolean),
+      cardTicketTtlSeconds: e.CARD_TICKET_TTL_SECONDS,
+      workers: e.SEAL_WORKERS,
+    },
+    mcp: {
+      allowedHosts: list(e.MCP_ALLOWED_HOSTS)?.map((host) => host.toLowerCase()) ?? null,
+      allowedOrigins: list(e.MCP_ALLOWED_ORIGINS)?.map((origin) => origin.replace(/\/+$/, '')) ?? null,
+      sessionIdleSeconds: e.MCP_SESSION_IDLE_SECONDS,
+      grantTtlSeconds: e.MCP_GRANT_TTL_SECONDS,
+      confirmationTtlSeconds: e.MCP_CONFIRMATION_TTL_SECONDS,
+      jsonResponse: e.MCP_JSON_RESPONSE,
+    },
+    chain: e.CHAIN_RPC_URL
+      ? {
+          rpcUrl: e.CHAIN_RPC_URL,
+          signerKey: e.CHAIN_SIGNER_KEY,
+          registryAddress: e.CHAIN_REGISTRY_ADDRESS,
+          confirmations: e.CHAIN_CONFIRMATIONS,
+          explorerTxUrl: e.CHAIN_EXPLORER_TX_URL,
+          networkName: e.CHAIN_NETWORK_NAME,
+          batchMax: e.ANCHOR_BATCH_MAX,
+          retryMaxSeconds: e.ANCHOR_RETRY_MAX_SECONDS,
+        }
+      : null,
   };
+}
+
+/** A comma- or space-separated list; null when unset. */
+function list(value: string | undefined): string[] | null {
+  const items = (value ?? '').split(/[\s,]+/).filter(Boolean);
+  return items.length > 0 ? items : null;
 }
 
 /** Defaults follow PUBLIC_BASE_URL; the origin's host must be the RP id or one of its subdomains. */

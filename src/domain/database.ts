@@ -1,11 +1,21 @@
-import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, defineConfig, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { Migrator } from '@mikro-orm/migrations';
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
+import { Connector, OAuthPayload, OAuthServerKey } from './identity/connector-entities.js';
 import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
 import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
+import { OutboxEvent } from './outbox/entities.js';
+import { QueuedMessage } from './mail/mail-queue.js';
+import { AuditEntry } from './records/audit-trail.js';
+import { RecordSeal } from './sealing/seal.js';
+import { CardTicket, SealedArtifact } from './sealing/entities.js';
+import { AnchorBatch } from './anchoring/entities.js';
+import { McpConfirmation, McpGrant, McpSession } from './mcp/entities.js';
+import { IdempotencyKey } from './idempotency/entities.js';
 
 export const entities = [
   Identity,
@@ -14,6 +24,9 @@ export const entities = [
   AccessToken,
   ApiKey,
   RateLimitWindow,
+  Connector,
+  OAuthPayload,
+  OAuthServerKey,
   SignedRecord,
   Participant,
   CounterProposal,
@@ -22,11 +35,28 @@ export const entities = [
   PasskeyCredential,
   MessengerUpdate,
   MessengerChat,
+  OutboxEvent,
+  AuditEntry,
+  RecordSeal,
+  SealedArtifact,
+  CardTicket,
+  AnchorBatch,
+  QueuedMessage,
+  McpSession,
+  McpGrant,
+  McpConfirmation,
+  IdempotencyKey,
 ];
 
 export type DatabaseOptions = {
   url: string;
   poolMax?: number;
+  /** How long a request waits for a free pooled connection before failing (milliseconds). */
+  acquireTimeoutMs?: number;
+  /** PostgreSQL `statement_timeout` for every pooled connection (milliseconds, 0 = none). */
+  statementTimeoutMs?: number;
+  /** PostgreSQL `idle_in_transaction_session_timeout` (milliseconds, 0 = none): a stuck transaction is ended by the server. */
+  idleInTransactionTimeoutMs?: number;
   /** Emit MikroORM's query log at debug level through this function. */
   debugLog?: (message: string) => void;
 };
@@ -38,6 +68,13 @@ export function ormConfig(options: DatabaseOptions): Options {
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     pool: { max: options.poolMax ?? 10 },
+    // Passed to pg's Pool: a request never waits forever for a connection, and the server ends
+    // statements and idle transactions that run away.
+    driverOptions: {
+      connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
+    },
     debug: Boolean(options.debugLog),
     logger: options.debugLog,
     migrations: {
@@ -76,3 +113,30 @@ export async function migrate(orm: MikroORM, url: string): Promise<void> {
     await lock.end();
   }
 }
+
+/** Each statement's prepared name and `$n` text, derived once from its SQL. */
+const prepared = new Map<string, { name: string; text: string }>();
+
+/**
+ * A hot statement as a named prepared statement on the ORM's own pool: PostgreSQL parses and plans it
+ * once per connection, and no value is formatted into SQL text. `sql` uses `?` placeholders (and no
+ * other `?`); its name is derived from the text. Inside a transaction it runs through the transaction.
+ */
+export async function preparedQuery<Row>(em: EntityManager, sql: string, values: unknown[]): Promise<Row[]> {
+  if (em.isInTransaction()) {
+    // The ORM formats values into the text: an array goes in as one PostgreSQL array literal.
+    const formatted = values.map((value) => (Array.isArray(value) ? arrayLiteral(value) : value));
+    return em.getConnection().execute<Row[]>(sql, formatted, 'all', em.getTransactionContext());
+  }
+  let statement = prepared.get(sql);
+  if (statement === undefined) {
+    let n = 0;
+    statement = { name: `q${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+    prepared.set(sql, statement);
+  }
+  const pool = await em.getConnection().getNativeClient();
+  return (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows;
+}
+
+const arrayLiteral = (values: unknown[]): string =>
+  `{${values.map((value) => `"${String(value).replace(/["\\]/g, (c) => `\\${c}`)}"`).join(',')}}`;

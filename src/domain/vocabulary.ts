@@ -52,7 +52,19 @@ export const INITIATOR_SIGNATURE_STATUSES = ['not_started', 'in_progress', 'fina
 export const API_KEY_SCOPES = ['create', 'retrieve', 'verify', 'amend', 'cancel'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
+/**
+ * Purposes anyone may request a code for (`request-otp`); a code works only for its own purpose (spec, Authentication 4).
+ * `agreement_confirmation`: proof of control of the address a record was sent to, and nothing more:
+ * verifying it opens no session, satisfies no signature method and moves no record.
+ */
 export const OTP_PURPOSES = ['authenticate', 'signature', 'agreement_confirmation', 'contact_point_link'] as const;
+
+/** The code a hosted connector's consent page mails; issued by that page only, never through `request-otp`. */
+export const CONNECTOR_CONSENT_PURPOSE = 'connector_consent' as const;
+
+/** What a hosted assistant connector may be granted (the spec's Authentication 7): the five record scopes and offline_access. */
+export const CONNECTOR_SCOPES = [...API_KEY_SCOPES, 'offline_access'] as const;
+export type ConnectorScope = (typeof CONNECTOR_SCOPES)[number];
 
 export const NOTARIZATION_CONTENT_TYPES = ['file', 'text', 'hash'] as const;
 

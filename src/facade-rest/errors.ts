@@ -1,26 +1,22 @@
-import type { GraphQLFormattedError } from 'graphql';
-import type { ValidationIssue } from '../domain/shared/errors.js';
-import { snakeCase } from './case.js';
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { DomainErrorCode } from '../domain/shared/errors.js';
+import { DOMAIN_HTTP_STATUS } from '../graph/errors.js';
+import { snakeCase } from '../graph/transport/case.js';
+import type { OperationFailure } from '../graph/transport/failure.js';
 
-/** The one table from domain error codes to HTTP statuses. */
-const STATUS: Record<string, number> = {
+/** Failures that only HTTP knows: the request never reached an operation, or something broke. */
+export type HttpOnlyErrorCode = 'malformed_request' | 'method_not_allowed' | 'payload_too_large' | 'unsupported_media_type' | 'internal_error';
+
+export type RestErrorCode = DomainErrorCode | HttpOnlyErrorCode;
+
+/** The REST status table: the domain codes' HTTP statuses, plus the codes only HTTP parsing raises. */
+const STATUS: Record<RestErrorCode, number> = {
+  ...DOMAIN_HTTP_STATUS,
   malformed_request: 400,
-  unauthenticated: 401,
-  bearer_required: 403,
-  missing_scope: 403,
-  forbidden: 403,
-  not_found: 404,
   method_not_allowed: 405,
-  invalid_transition: 409,
-  stale_version: 409,
-  conflict: 409,
-  contact_point_conflict: 409,
-  signature_incomplete: 409,
-  counter_active: 409,
-  acknowledgement_required: 409,
-  validation_error: 422,
-  rate_limited: 429,
-  not_implemented: 501,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   internal_error: 500,
 };
 
@@ -38,12 +34,13 @@ export function validationError(detail: ValidationErrorItem[]): RestError {
   return { status: 422, body: { detail }, headers: {} };
 }
 
-export function restError(code: string, detail: string, extra: { retryAfterSeconds?: number; requiredScopes?: string[] } = {}): RestError {
-  const status = STATUS[code] ?? 500;
+export function restError(code: RestErrorCode, detail: string, extra: { retryAfterSeconds?: number; requiredScopes?: string[] } = {}): RestError {
+  const status = STATUS[code];
   const body: Record<string, unknown> = { detail: status === 500 ? 'Internal server error' : detail, error_code: status === 500 ? 'internal_error' : code };
   const headers: Record<string, string> = {};
   if (extra.requiredScopes) body.required_scopes = extra.requiredScopes;
-  if (status === 429) {
+  // 429, and a 409 that says when to look again (an artifact still being made).
+  if (status === 429 || extra.retryAfterSeconds !== undefined) {
     const seconds = Math.max(1, Math.ceil(extra.retryAfterSeconds ?? 1));
     body.retry_after_seconds = seconds;
     headers['Retry-After'] = String(seconds);
@@ -54,23 +51,34 @@ export function restError(code: string, detail: string, extra: { retryAfterSecon
 /** Domain input fields that REST carries in the URL path. */
 const PATH_FIELDS = new Set(['methodType']);
 
-/** Maps the first GraphQL error of an in-process operation to the REST contract. */
-export function restErrorFromGraph(error: GraphQLFormattedError, location: IssueLocation): RestError {
-  const extensions = error.extensions ?? {};
-  const code = typeof extensions.code === 'string' ? extensions.code : 'internal_error';
-  if (code === 'validation_error') {
-    const issues = (extensions.issues as ValidationIssue[] | undefined) ?? [];
-    if (issues.length === 0) return validationError([{ loc: [location], msg: error.message, type: 'value_error' }]);
+/** Maps a failed operation (GraphQL error or domain error) to the REST contract. */
+export function restErrorFromFailure(failure: OperationFailure, location: IssueLocation): RestError {
+  if (failure.code === 'validation_error') {
+    if (failure.issues.length === 0) return validationError([{ loc: [location], msg: failure.message, type: 'value_error' }]);
     return validationError(
-      issues.map((issue) => ({
+      failure.issues.map((issue) => ({
         loc: [PATH_FIELDS.has(String(issue.path[0])) ? 'path' : location, ...issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
         msg: issue.message,
         type: issue.type,
       })),
     );
   }
-  return restError(code, error.message, {
-    retryAfterSeconds: typeof extensions.retryAfterSeconds === 'number' ? extensions.retryAfterSeconds : undefined,
-    requiredScopes: Array.isArray(extensions.requiredScopes) ? (extensions.requiredScopes as string[]) : undefined,
-  });
+  return restError(failure.code, failure.message, failure);
+}
+
+export function sendRestError(res: Response, error: RestError): void {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  res.status(error.status).json(error.body);
+}
+
+/** Body-parser failures (malformed JSON, too large, not JSON) in the REST error shape; never a stack trace. */
+export function restErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: { type?: string }, _req, res, _next) => {
+    if (error.type === 'entity.parse.failed') sendRestError(res, restError('malformed_request', 'Malformed JSON body'));
+    else if (error.type === 'entity.too.large') sendRestError(res, restError('payload_too_large', 'Request body too large'));
+    else {
+      logger.error({ err: error }, 'unhandled request error');
+      sendRestError(res, restError('internal_error', 'Internal server error'));
+    }
+  };
 }

@@ -1,4 +1,5 @@
-import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { snakeKeys } from '../graph/transport/case.js';
+import { runEntry, type AnyCatalogEntry, type Graph, type InputOf, type ResultOf } from '../graph/catalog/index.js';
 import type { IssueLocation } from './errors.js';
 
 /** What a REST handler sees of the request, after contract validation. */
@@ -13,20 +14,46 @@ export type RestRequest = {
   body: unknown;
 };
 
-export type RestReply = { status: number; body?: unknown; headers?: Record<string, string> };
-
-export type Graph = <TData, TVariables extends Record<string, unknown>>(
-  document: TypedDocumentNode<TData, TVariables>,
-  variables: TVariables,
-) => Promise<TData>;
+/** A JSON body, or a file (its bytes, sent as they are with the headers given). */
+export type RestReply = { status: number; body?: unknown; file?: Buffer; headers?: Record<string, string> };
 
 /**
- * One REST operation: which credentials it reads, where its validation issues point, and a few
- * lines that execute one GraphQL document and map the result to the contract's JSON.
+ * One REST route: the catalog entry it executes (none for the meta routes, which answer without
+ * GraphQL), where its validation issues point, and how it runs. Who may call it is the contract's
+ * `security` (see router.ts accessOf), never repeated here.
  */
 export type RestOperation = {
-  /** `public` routes ignore credentials entirely. */
-  access: 'public' | 'authenticated';
+  operation: AnyCatalogEntry | null;
   issueLocation?: IssueLocation;
   run: (request: RestRequest, graph: Graph) => Promise<RestReply>;
 };
+
+export type RestBinding<E extends AnyCatalogEntry> = {
+  /** The entry's input from the request (path, query and camelCase body). */
+  input: (request: RestRequest) => InputOf<E>;
+  /** 200 unless said; 204 answers without a body. */
+  status?: 200 | 201 | 204;
+  /** The contract's body from the entry's result (camelCase; converted to snake_case here). Default: the result. */
+  body?: (result: ResultOf<E>) => unknown;
+  issueLocation?: IssueLocation;
+  /** The whole reply from the result, for routes that answer a file rather than JSON. */
+  reply?: (result: ResultOf<E>) => RestReply;
+  /** The answer carries a secret (a token, a key): never stored by a cache. */
+  secret?: boolean;
+};
+
+/** Binds an operationId to a catalog entry plus its HTTP details: the whole of a REST route. */
+export function bind<E extends AnyCatalogEntry>(operation: E, http: RestBinding<E>): RestOperation {
+  const status = http.status ?? 200;
+  return {
+    operation,
+    issueLocation: http.issueLocation,
+    run: async (request, graph) => {
+      const result = (await runEntry(graph, operation, http.input(request))) as ResultOf<E>;
+      if (http.reply) return http.reply(result);
+      const headers: Record<string, string> = http.secret ? { 'Cache-Control': 'no-store' } : {};
+      if (status === 204) return { status, headers };
+      return { status, headers, body: snakeKeys(http.body ? http.body(result) : result) };
+    },
+  };
+}

@@ -1,35 +1,48 @@
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import { OpenAPIBackend, type Context } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Operation, type OpenAPIRouter } from 'openapi-backend';
 import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/shared/errors.js';
 import type { Principal } from '../domain/identity/principal.js';
 import type { GraphContext } from '../graph/context.js';
-import { GraphOperationError, type GraphExecutor } from '../graph/executor.js';
-import { camelKeys } from './case.js';
-import { restError, restErrorFromGraph, validationError, type RestError, type ValidationErrorItem } from './errors.js';
+import type { GraphExecutor } from '../graph/executor.js';
+import { camelKeys } from '../graph/transport/case.js';
+import { readCredentials } from '../graph/transport/credentials.js';
+import { failureFromDomain, operationFailure } from '../graph/transport/failure.js';
+import { restError, restErrorFromFailure, validationError, type RestError, type ValidationErrorItem } from './errors.js';
 import { buildOpenApiDocument, type JsonObject } from './openapi/index.js';
-import type { Graph, RestOperation, RestReply } from './operation.js';
-import { restOperations } from './operations.js';
+import type { RestOperation, RestReply, RestRequest } from './operation.js';
+import { readJsonBody } from './body.js';
+import { RouteTable } from './route-table.js';
+import { restBindings } from './bindings/index.js';
+import { bindingProblems } from './bindings/check.js';
+import { plannedRoutes } from './bindings/planned.js';
 import { pruneToSchema } from './prune.js';
+import { idempotently } from './idempotency.js';
+import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
 
 export type RestFacadeDeps = {
   executor: GraphExecutor;
   authenticate: (credentials: { bearer?: string; apiKey?: string }) => Promise<Principal | null>;
   meta: Record<string, RestOperation>;
+  /** Checks run before the body is read, by operationId (a webhook's secret): they throw a DomainError to refuse. */
+  guards?: Record<string, (request: Pick<RestRequest, 'headers' | 'query'>) => void>;
+  /** Idempotency-Key on mutating routes (absent: the header is ignored). */
+  idempotency?: IdempotencyStore;
   logger: Logger;
 };
 
 /**
- * `/api/v1` (and the meta routes) served from the OpenAPI document through openapi-backend:
- * routing and contract validation there, then one GraphQL operation in-process per route.
+ * `/api/v1` (and the meta routes) served from the OpenAPI document: routing through a route table
+ * compiled once, contract validation with openapi-backend's precompiled validators, then one
+ * GraphQL operation in-process per route.
  */
 export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Router> {
   const document = buildOpenApiDocument();
   const schemas = document.components.schemas;
-  const operations: Record<string, RestOperation> = { ...restOperations, ...deps.meta };
+  const operations: Record<string, RestOperation> = { ...restBindings, ...deps.meta };
   const api = new OpenAPIBackend({
     definition: document as never,
     quick: true,
@@ -41,27 +54,23 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       return ajv;
     },
   });
-  // Credentials are checked by the domain (so GraphQL and REST agree); the contract only documents them.
+  // Credentials are checked before validation (below); the contract's security only says which apply.
   api.registerSecurityHandler('bearerAuth', () => true);
   api.registerSecurityHandler('apiKeyAuth', () => true);
-  api.register({
-    notFound: () => restError('not_found', 'No such route'),
-    methodNotAllowed: () => restError('method_not_allowed', 'Method not allowed on this route'),
-    notImplemented: (c: Context) => restError('not_implemented', `${c.operation.operationId} is not available yet`),
-  });
-  for (const [operationId, operation] of Object.entries(operations)) {
-    api.register(operationId, async (c: Context, req: Request) => {
-      let principal: Principal | null = null;
-      if (operation.access === 'authenticated') {
-        try {
-          principal = await deps.authenticate(readCredentials(req));
-        } catch (error) {
-          if (error instanceof DomainError) return restError(error.code, error.message);
-          throw error;
-        }
-        if (!principal) return restError('unauthenticated', 'Authentication required');
-      }
-      const validation = api.validateRequest(c.request, operationId);
+  const problems = bindingProblems(document, { bound: Object.keys(operations), planned: Object.keys(plannedRoutes) });
+  if (problems.length > 0) throw new Error(`REST bindings disagree with the contract: ${problems.join('; ')}`);
+
+  const planned: RestOperation = {
+    operation: null,
+    run: async () => {
+      throw new DomainError('not_implemented', 'This operation is not available yet');
+    },
+  };
+  const handlers = new Map<string, (c: Context, req: Request, principal: Principal | null) => Promise<RestReply | RestError>>();
+  for (const [operationId, operation] of [...Object.entries(operations), ...Object.keys(plannedRoutes).map((id) => [id, planned] as const)]) {
+    // Authenticated before the body was read (below); validated here: an anonymous caller learns nothing from a 422 or a 501.
+    handlers.set(operationId, async (c: Context, req: Request, principal: Principal | null) => {
+      const validation = api.validator.validateRequest(c.request, c.operation as never);
       if (!validation.valid) return validationError(toValidationItems(validation.errors ?? []));
       const requestBody = (c.operation.requestBody as { content?: Record<string, { schema?: JsonObject }> } | undefined)?.content?.[
         'application/json'
@@ -71,26 +80,78 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     });
   }
   await api.init();
+  // The operation list is static: built once here, never per request (openapi-backend rebuilds it on every lookup).
+  const contractRouter = api.router as unknown as OpenAPIRouter;
+  const compiled = contractRouter.getOperations();
+  contractRouter.getOperations = () => compiled;
+  const routes = new RouteTable<Operation>(compiled);
 
   const router = express.Router();
   router.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
-  router.use(express.json({ limit: '256kb' }));
+  // In this order: route (404, 405), credentials (401, 403), guards, body (415, 413, 400), Idempotency-Key (replay, 422, 409), contract (422), operation.
   router.use(async (req: Request, res: Response) => {
-    const reply = (await api.handleRequest(
-      {
-        method: req.method,
-        path: req.path,
-        query: req.query as Record<string, string>,
-        headers: req.headers as Record<string, string>,
-        body: req.body as unknown,
-      },
-      req,
-    )) as RestReply | RestError;
-    send(res, reply);
+    const matched = routes.match(req.method, req.path);
+    let principal: Principal | null = null;
+    if (typeof matched === 'object') {
+      const admitted = await admit(matched.operation, req, deps);
+      if ('status' in admitted) return send(res, admitted);
+      principal = admitted.principal;
+    }
+    const read = await readJsonBody(req, res);
+    if ('status' in read) return send(res, read);
+    if (matched === 'not_found') return send(res, restError('not_found', 'No such route'));
+    if (matched === 'method_not_allowed') return send(res, restError('method_not_allowed', 'Method not allowed on this route'));
+    const { operation } = matched;
+    const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: read.body };
+    const handle = async () => {
+      const context = { api, request: contractRouter.parseRequest(request, operation), operation } as unknown as Context;
+      return (await handlers.get(operation.operationId ?? '')!(context, req, principal));
+    };
+    if (!deps.idempotency) return send(res, await handle());
+    send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger));
   });
   return router;
+}
+
+/** Who may call an operation, read from its `security` in the contract (the one declaration). */
+export type RouteAccess = 'public' | 'authenticated' | 'bearer_only';
+
+export function accessOf(operation: { security?: unknown }): RouteAccess {
+  const schemes = ((operation.security ?? []) as Record<string, unknown>[]).flatMap((requirement) => Object.keys(requirement));
+  if (schemes.length === 0) return 'public';
+  return schemes.includes('apiKeyAuth') ? 'authenticated' : 'bearer_only';
+}
+
+/** The caller's principal (null on public routes, which ignore credentials) once the route's guard passed, or the refusal. */
+async function admit(operation: { operationId?: string; security?: unknown }, req: Request, deps: RestFacadeDeps): Promise<{ principal: Principal | null } | RestError> {
+  const principal = await authenticate(accessOf(operation), req, deps);
+  if (principal instanceof DomainError) return restErrorFromFailure(failureFromDomain(principal), 'body');
+  try {
+    deps.guards?.[operation.operationId ?? '']?.({ headers: req.headers, query: req.query });
+  } catch (error) {
+    if (error instanceof DomainError) return restErrorFromFailure(failureFromDomain(error), 'body');
+    throw error;
+  }
+  return { principal };
+}
+
+/** The caller's principal (null on public routes, which ignore credentials), or the domain error that refuses it. */
+async function authenticate(access: RouteAccess, req: Request, deps: RestFacadeDeps): Promise<Principal | null | DomainError> {
+  if (access === 'public') return null;
+  let principal: Principal | null;
+  try {
+    principal = await deps.authenticate(readCredentials(req.headers));
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  if (!principal) return new DomainError('unauthenticated', 'Authentication required');
+  if (access === 'bearer_only' && principal.kind !== 'session') {
+    return new DomainError('bearer_required', 'This operation needs a bearer token; API keys are not accepted');
+  }
+  return principal;
 }
 
 async function runOperation(
@@ -103,28 +164,15 @@ async function runOperation(
 ): Promise<RestReply | RestError> {
   const location = operation.issueLocation ?? 'body';
   try {
-    const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID() };
-    const graph: Graph = (document, variables) => deps.executor.execute(document, variables, context);
+    const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID(), clientAddress: req.ip ?? null };
     const params = (c.request.params ?? {}) as Record<string, string>;
-    return await operation.run({ params, query: coerceQuery(c), input, headers: req.headers, body: c.request.requestBody }, graph);
+    return await operation.run({ params, query: coerceQuery(c), input, headers: req.headers, body: c.request.requestBody }, deps.executor.bind(context));
   } catch (error) {
-    if (error instanceof GraphOperationError && error.errors[0]) return restErrorFromGraph(error.errors[0], location);
-    if (error instanceof DomainError) return restError(error.code, error.message, error.details);
+    const failure = operationFailure(error);
+    if (failure) return restErrorFromFailure(failure, location);
     deps.logger.error({ err: error, operationId: c.operation.operationId }, 'REST operation failed');
     return restError('internal_error', 'Internal server error');
   }
-}
-
-/** Bearer first; an Authorization header that is not a bearer token is a failed authentication, not anonymity. */
-export function readCredentials(req: { headers: Record<string, string | string[] | undefined> }): { bearer?: string; apiKey?: string } {
-  const authorization = req.headers.authorization;
-  const apiKey = req.headers['x-api-key'];
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    return { bearer: match?.[1] ?? '' };
-  }
-  if (typeof apiKey === 'string') return { apiKey };
-  return {};
 }
 
 function toValidationItems(errors: ErrorObject[]): ValidationErrorItem[] {
@@ -157,6 +205,7 @@ function coerceQuery(c: Context): Record<string, unknown> {
 
 function send(res: Response, reply: RestReply | RestError): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if (reply.body === undefined) res.status(reply.status).end();
+  if ('file' in reply && reply.file) res.status(reply.status).end(reply.file);
+  else if (reply.body === undefined) res.status(reply.status).end();
   else res.status(reply.status).json(reply.body);
 }

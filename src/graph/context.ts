@@ -1,7 +1,17 @@
 import type { Principal } from '../domain/identity/principal.js';
 import type { InitiatedVia } from '../domain/records/entities.js';
 import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
-import type { RecordActivity } from './live.js';
+
+/** One entry of the activity feed: a lifecycle move or a ceremony step on a record. */
+export type RecordActivity = {
+  recordId: string;
+  kind: 'lifecycle' | 'signature' | 'artifact';
+  /** The lifecycle trigger, the ceremony event, or `<artifact>_<state>`. */
+  event: string;
+  status: string | null;
+  participantId: string | null;
+  at: string;
+};
 
 /** Live streams for subscriptions; each authorizes the subscriber before it opens. */
 export type LiveUpdates = {
@@ -16,5 +26,9 @@ export type GraphContext = {
   /** How the operation reached the graph; recorded as `initiated_via` on new records. */
   via: InitiatedVia;
   requestId: string;
+  /** The caller's network address (limits on anonymous routes); absent for in-process callers. */
+  clientAddress?: string | null;
   live?: LiveUpdates;
+  /** The stored MCP session the call came through (/mcp only): where an MCP authentication grant is opened. */
+  mcpSessionKey?: string | null;
 };

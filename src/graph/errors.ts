@@ -1,28 +1,64 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
-import { DomainError } from '../domain/shared/errors.js';
+import { DomainError, type DomainErrorCode } from '../domain/shared/errors.js';
 
 /**
- * The one place where domain errors become GraphQL errors: `extensions.code` is the domain code
- * (the same word REST sends as `error_code`), with the details a client needs to recover.
+ * The HTTP status of each domain code, for every HTTP transport (REST extends it with its own codes).
+ * `extensions.code` in GraphQL is always the domain code itself (the same word REST sends as
+ * `error_code`). Keyed by every domain code, so a new code that is not mapped fails the type check.
+ */
+export const DOMAIN_HTTP_STATUS: Readonly<Record<DomainErrorCode, number>> = {
+  validation_error: 422,
+  unauthenticated: 401,
+  bearer_required: 403,
+  missing_scope: 403,
+  forbidden: 403,
+  not_found: 404,
+  invalid_transition: 409,
+  stale_version: 409,
+  conflict: 409,
+  contact_point_conflict: 409,
+  signature_incomplete: 409,
+  counter_active: 409,
+  acknowledgement_required: 409,
+  artifact_pending: 409,
+  idempotency_key_in_use: 409,
+  rate_limited: 429,
+  not_implemented: 501,
+  unavailable: 503,
+};
+
+/**
+ * The status of a GraphQL request that fails before any operation runs (presented but invalid
+ * credentials while building the context); GraphQL over HTTP refuses bad requests with 400, not 422.
+ */
+const REQUEST_STATUS: Record<DomainErrorCode, number> = { ...DOMAIN_HTTP_STATUS, validation_error: 400 };
+
+/** The extensions a client needs to recover: the code, and the details that apply. */
+function extensionsOf(error: DomainError): Record<string, unknown> {
+  return {
+    code: error.code,
+    ...(error.details.issues ? { issues: error.details.issues } : {}),
+    ...(error.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.details.retryAfterSeconds } : {}),
+    ...(error.details.requiredScopes ? { requiredScopes: error.details.requiredScopes } : {}),
+  };
+}
+
+/** A domain error raised outside execution (context building), with its HTTP status. */
+export function requestGraphError(error: DomainError): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { ...extensionsOf(error), http: { status: REQUEST_STATUS[error.code] } } });
+}
+
+/**
+ * The one place where domain errors become GraphQL errors (over HTTP, graphql-ws and in-process).
  * Anything unexpected is logged and masked as `internal_error`.
  */
 export function formatGraphError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof DomainError) {
-      return {
-        message: original.message,
-        path: formatted.path,
-        locations: formatted.locations,
-        extensions: {
-          code: original.code,
-          ...(original.details.issues ? { issues: original.details.issues } : {}),
-          ...(original.details.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.details.retryAfterSeconds } : {}),
-          ...(original.details.requiredScopes ? { requiredScopes: original.details.requiredScopes } : {}),
-        },
-      };
+      return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: extensionsOf(original) };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {

@@ -1,6 +1,7 @@
-import type { ApolloServer } from '@apollo/server';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import type { GraphQLFormattedError } from 'graphql';
+import { validate, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { Graph } from './catalog/entry.js';
 import type { GraphContext } from './context.js';
 
 /** A GraphQL operation failed; carries the formatted errors (domain codes in `extensions.code`). */
@@ -16,26 +17,58 @@ export class GraphOperationError extends Error {
   }
 }
 
+/** Formats one error as the HTTP transport does (domain codes, nothing unexpected leaks). */
+export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
+
 /**
  * Executes operations in-process against the one schema (no HTTP hop): the facades' way in.
- * The caller's principal travels in the context, exactly as over /graphql.
+ * The caller's principal travels in the context, exactly as over /graphql. The documents are the
+ * catalog's own: validated once each against the schema and compiled to a function (graphql-jit),
+ * then run directly (no request pipeline: no query hashing, no document store, no HTTP plugins),
+ * with the errors formatted as the HTTP transport formats them.
  */
 export class GraphExecutor {
-  constructor(private readonly apollo: ApolloServer<GraphContext>) {}
+  private readonly compiled = new WeakMap<object, CompiledQuery>();
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly formatError: ErrorFormatter,
+  ) {}
 
   async execute<TData, TVariables extends Record<string, unknown>>(
     document: TypedDocumentNode<TData, TVariables>,
     variables: TVariables,
     context: GraphContext,
   ): Promise<TData> {
-    const response = await this.apollo.executeOperation<TData, TVariables>(
-      { query: document, variables },
-      { contextValue: context },
-    );
-    if (response.body.kind !== 'single') throw new Error('Incremental delivery is not used by the facades');
-    const { data, errors } = response.body.singleResult;
-    if (errors?.length) throw new GraphOperationError(errors);
-    if (data == null) throw new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
-    return data;
+    const result = await this.compiledFor(document).query(undefined, context, variables);
+    if (result.errors?.length) {
+      // Without data, the variables were refused before any field ran: the caller's input, as Apollo reports it.
+      const requestError = result.data === undefined;
+      throw new GraphOperationError(
+        result.errors.map((error) => {
+          const formatted = error.toJSON();
+          return this.formatError(requestError ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } } : formatted, error);
+        }),
+      );
+    }
+    if (result.data == null) throw new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
+    return result.data as TData;
+  }
+
+  /** The document validated and compiled to one function (graphql-jit), once per document. */
+  private compiledFor(document: DocumentNode): CompiledQuery {
+    let compiled = this.compiled.get(document);
+    if (compiled) return compiled;
+    const invalid = validate(this.schema, document);
+    if (invalid.length > 0) throw new Error(`A catalog document does not validate: ${invalid.map((error) => error.message).join('; ')}`);
+    const made = compileQuery(this.schema, document);
+    if (!isCompiledQuery(made)) throw new Error(`A catalog document does not compile: ${made.errors?.map((error) => error.message).join('; ')}`);
+    this.compiled.set(document, (compiled = made));
+    return compiled;
+  }
+
+  /** The executor as a catalog `Graph` for one caller: every operation runs with this context. */
+  bind(context: GraphContext): Graph {
+    return (document, variables) => this.execute(document, variables, context);
   }
 }

@@ -1,36 +1,48 @@
 import { Repeater } from '@repeaterjs/repeater';
 import type { PubSub } from 'type-graphql';
 import type { RecordService } from '../domain/records/record-service.js';
-import type { DomainEvents, RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
-import type { LiveUpdates } from './context.js';
+import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
+import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
+import type { PostgresPubSub } from './pubsub.js';
+import type { LiveUpdates, RecordActivity } from './context.js';
+
+export type { RecordActivity };
 
 const SIGNATURE_PROGRESS = 'SIGNATURE_PROGRESS';
 const RECORD_LIFECYCLE = 'RECORD_LIFECYCLE';
 /** Every record's activity on one topic, for dashboards; each subscriber sees only what it may read. */
-const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
+export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
 
-export type RecordActivity = {
-  recordId: string;
-  kind: 'lifecycle' | 'signature';
-  /** The lifecycle trigger, or the ceremony event. */
-  event: string;
-  status: string | null;
-  participantId: string | null;
-  at: string;
-};
-
-/** Carries domain events onto the (cross-process) PubSub: one topic per record, and the activity feed. */
-export function publishDomainEvents(pubSub: PubSub): DomainEvents {
+/**
+ * Carries delivered outbox events onto the cross-process PubSub: one topic per record, and the
+ * activity feed. Published through the dispatcher's transaction, so each goes out exactly once.
+ */
+export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
   return {
-    signatureProgress: (event) => {
-      pubSub.publish(SIGNATURE_PROGRESS, event.recordId, event);
-      const activity: RecordActivity = { recordId: event.recordId, kind: 'signature', event: event.event, status: null, participantId: event.participantId, at: event.at };
-      pubSub.publish(RECORD_ACTIVITY, activity);
-    },
-    recordLifecycle: (event) => {
-      pubSub.publish(RECORD_LIFECYCLE, event.recordId, event);
-      const activity: RecordActivity = { recordId: event.recordId, kind: 'lifecycle', event: event.trigger, status: event.toStatus, participantId: event.participantId, at: event.at };
-      pubSub.publish(RECORD_ACTIVITY, activity);
+    name: 'graphql-pubsub',
+    deliver: async (event, client) => {
+      switch (event.type) {
+        case 'signature_progress': {
+          const e = event.data;
+          await pubSub.publishVia(client, SIGNATURE_PROGRESS, e.recordId, e);
+          const activity: RecordActivity = { recordId: e.recordId, kind: 'signature', event: e.event, status: null, participantId: e.participantId, at: e.at };
+          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          return;
+        }
+        case 'record_lifecycle': {
+          const e = event.data;
+          await pubSub.publishVia(client, RECORD_LIFECYCLE, e.recordId, e);
+          const activity: RecordActivity = { recordId: e.recordId, kind: 'lifecycle', event: e.trigger, status: e.toStatus, participantId: e.participantId, at: e.at };
+          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          return;
+        }
+        case 'record_artifact': {
+          const e = event.data;
+          const activity: RecordActivity = { recordId: e.recordId, kind: 'artifact', event: `${e.artifact}_${e.state}`, status: null, participantId: null, at: e.at };
+          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          return;
+        }
+      }
     },
   };
 }
@@ -68,3 +80,4 @@ export function liveUpdates(pubSub: PubSub, records: RecordService): LiveUpdates
     },
   };
 }
+

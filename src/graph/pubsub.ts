@@ -9,14 +9,18 @@ const MAX_PAYLOAD = 7900;
 
 type Listener = (payload: unknown) => void;
 
+export type ReconnectPolicy = { initialBackoffMs: number; maxBackoffMs: number };
+
 /**
  * A PubSub that spans every instance on one database: publish is `pg_notify`, and each instance
- * holds one LISTEN connection that fans notifications out to its local subscribers. Reconnects
- * after a dropped connection.
+ * holds one LISTEN connection that fans notifications out to its local subscribers. When that
+ * connection drops, exactly one reconnect loop runs, with exponential backoff, until it is back;
+ * the dead client is detached first, so an event is never delivered twice.
  */
 export class PostgresPubSub implements PubSub {
   private readonly listeners = new Map<string, Set<Listener>>();
   private listener: pg.Client | null = null;
+  private reconnecting = false;
   private sending: Promise<void> = Promise.resolve();
   private closed = false;
 
@@ -24,43 +28,107 @@ export class PostgresPubSub implements PubSub {
     private readonly pool: pg.Pool,
     private readonly url: string,
     private readonly logger: Logger,
+    private readonly policy: ReconnectPolicy = { initialBackoffMs: 250, maxBackoffMs: 30_000 },
   ) {}
 
   async start(): Promise<void> {
+    this.listener = await this.listen();
+  }
+
+  private async listen(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url });
+    // Errors and the end of the connection both mean "lost"; only the current client may trigger a reconnect.
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client, null));
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch (error) {
+      client.removeAllListeners();
+      client.on('error', () => undefined);
+      await client.end().catch(() => undefined);
+      throw error;
+    }
     client.on('notification', (message) => this.dispatch(message.payload));
-    client.on('error', (error) => {
-      this.logger.warn({ err: error }, 'pubsub listener connection lost; reconnecting');
-      this.listener = null;
-      if (!this.closed) setTimeout(() => void this.start().catch((e: unknown) => this.logger.error({ err: e }, 'pubsub reconnect failed')), 1000);
-    });
-    await client.connect();
-    await client.query(`listen ${CHANNEL}`);
-    this.listener = client;
+    return client;
+  }
+
+  private lost(client: pg.Client, error: Error | null): void {
+    if (client !== this.listener) return;
+    this.listener = null;
+    client.removeAllListeners('notification');
+    client.on('error', () => undefined);
+    void client.end().catch(() => undefined);
+    if (this.closed) return;
+    this.logger.warn({ err: error ?? undefined }, 'pubsub listener connection lost; reconnecting');
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    let backoff = this.policy.initialBackoffMs;
+    try {
+      while (!this.closed && !this.listener) {
+        await new Promise((resolve) => setTimeout(resolve, backoff));
+        if (this.closed) return;
+        try {
+          const client = await this.listen();
+          // Closed while connecting: this client must not keep the process alive.
+          if (this.closed) {
+            await client.end().catch(() => undefined);
+            return;
+          }
+          this.listener = client;
+          this.logger.info('pubsub listener reconnected');
+        } catch (error) {
+          this.logger.warn({ err: error, retryInMs: backoff }, 'pubsub reconnect failed');
+          backoff = Math.min(backoff * 2, this.policy.maxBackoffMs);
+        }
+      }
+    } finally {
+      this.reconnecting = false;
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     await this.sending;
-    await this.listener?.end().catch(() => undefined);
+    const client = this.listener;
     this.listener = null;
+    await client?.end().catch(() => undefined);
   }
 
   /** `publish(topic, payload)`, or `publish(topic, id, payload)` for a per-id topic (as type-graphql's topicId). */
   publish(routingKey: string, ...args: unknown[]): void {
-    const [topic, body] = args.length >= 2 ? [`${routingKey}:${String(args[0])}`, args[1]] : [routingKey, args[0]];
-    const payload = JSON.stringify({ topic, payload: body ?? null });
-    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
-      this.logger.error({ topic }, 'pubsub payload too large; event dropped');
-      return;
-    }
+    const payload = this.encode(routingKey, args);
+    if (payload === null) return;
     // One notification after the other: subscribers see this process's events in the order they happened.
     this.sending = this.sending
       .then(() => this.pool.query('select pg_notify($1, $2)', [CHANNEL, payload]))
       .then(
         () => undefined,
-        (error: unknown) => this.logger.error({ err: error, topic }, 'pubsub publish failed'),
+        (error: unknown) => this.logger.error({ err: error, routingKey }, 'pubsub publish failed'),
       );
+  }
+
+  /**
+   * Publishes through the caller's connection: inside a transaction the notification goes out
+   * exactly when that transaction commits (the outbox dispatcher delivers this way).
+   */
+  async publishVia(client: pg.ClientBase, routingKey: string, ...args: unknown[]): Promise<void> {
+    const payload = this.encode(routingKey, args);
+    if (payload !== null) await client.query('select pg_notify($1, $2)', [CHANNEL, payload]);
+  }
+
+  private encode(routingKey: string, args: unknown[]): string | null {
+    const [topic, body] = args.length >= 2 ? [`${routingKey}:${String(args[0])}`, args[1]] : [routingKey, args[0]];
+    const payload = JSON.stringify({ topic, payload: body ?? null });
+    if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
+      this.logger.error({ topic }, 'pubsub payload too large; event dropped');
+      return null;
+    }
+    return payload;
   }
 
   subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {

@@ -8,6 +8,7 @@ import { VerificationResolver } from './resolvers/verification.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
+import { SealingResolver } from './resolvers/sealing.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -19,6 +20,7 @@ export type Resolvers = {
   lifecycle: LifecycleResolver;
   notarizations: NotarizationResolver;
   verification: VerificationResolver;
+  sealing: SealingResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -31,6 +33,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   InboundResolver,
   NotarizationResolver,
   VerificationResolver,
+  SealingResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */
@@ -40,11 +43,23 @@ export async function buildGraphSchema(
 ): Promise<GraphQLSchema> {
   const instances = new Map<Function, unknown>();
   for (const resolver of Object.values(resolvers ?? {}) as object[]) instances.set(resolver.constructor, resolver);
-  return buildSchema({
+  const schema = await buildSchema({
     resolvers: resolverClasses,
     container: { get: (cls: Function) => instances.get(cls) },
     validate: false,
     pubSub: options.pubSub,
     emitSchemaFile: options.emitSchemaFile ? { path: options.emitSchemaFile, sortedSchema: false } : false,
   });
+  const mutation = schema.getMutationType();
+  if (mutation) mutation.description = MUTATION_DESCRIPTION;
+  return schema;
 }
+
+/** type-graphql has no place for the root types' own descriptions: the Mutation type's is set here. */
+const MUTATION_DESCRIPTION = `Every mutation accepts an \`Idempotency-Key\` HTTP header (IETF httpapi Idempotency-Key draft) on POST /graphql:
+a random value of 16..255 visible ASCII characters (a UUID, for instance). The first request with a key runs and
+its result is kept for 24 hours per caller; a retry with the same key, document, variables and caller gets that
+result again with the response header \`Idempotent-Replayed: true\`. The same key with a different request answers
+HTTP 422 with \`extensions.code\` \`validation_error\` (issue type \`idempotency_key_reused\`); a retry while the first
+request still runs answers HTTP 409 with \`extensions.code\` \`idempotency_key_in_use\`. Results with
+\`internal_error\`, \`rate_limited\` or \`unavailable\` errors are not kept: their retry runs again.`;

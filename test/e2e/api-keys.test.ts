@@ -77,6 +77,11 @@ describe('API keys', () => {
     expect((await t.request('GET', '/api/v1/identity/agreements', { apiKey: key })).status).toBe(401);
     // A fresh bearer token for the rest of the file: the old one expired with the clock.
     token = await t.signIn('keys@example.com');
+    // Listed until revoked (the contract lists non-revoked keys), with its expires_at.
+    const listed = await t.request('GET', '/api/v1/api-keys', { token });
+    const expired = listed.body.api_keys.find((k: { key_prefix: string }) => key.startsWith(k.key_prefix));
+    expect(new Date(expired.expires_at).getTime()).toBe(new Date(expiresAt).getTime());
+    expect(new Date(expired.expires_at).getTime()).toBeLessThan(clock.now().getTime());
   });
 
   it.each([

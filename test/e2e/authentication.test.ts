@@ -64,10 +64,11 @@ describe('Authentication (REST, real SMTP)', () => {
       expect(response.status).toBe(422);
     }
     const locked = await t.request('POST', '/api/v1/verification/verify-otp', { body: { verification_event_id: eventId, code } });
-    expect(locked.status).toBe(429);
-    expect(locked.body.error_code).toBe('rate_limited');
-    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(locked.body.retry_after_seconds).toBeGreaterThan(0);
+    // Dead, not "try later": no Retry-After that would only give its remaining life.
+    expect(locked.status).toBe(422);
+    expect(locked.body.detail[0]).toMatchObject({ loc: ['body', 'code'], type: 'otp_locked' });
+    expect(locked.body.detail[0].msg).toMatch(/request a new code/);
+    expect(locked.headers.get('retry-after')).toBeNull();
   });
 
   it('refuses a code issued for another purpose', async () => {

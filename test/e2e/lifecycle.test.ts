@@ -141,6 +141,9 @@ describe('Record lifecycle over REST', () => {
       t.request('POST', `/api/v1/agreements/${record.id}/submit`, { token: alice }),
     ]);
     expect([first.status, second.status].sort()).toEqual([200, 409]);
+    // Mail goes out from the outbox: send everything due, then count.
+    await t.app.services.mail.deliverDue();
+    await t.smtp.waitFor('bob@example.com', (m) => m.text.includes(record.agr_reference) && m.subject.startsWith('You are invited'));
     const invitations = t.smtp.messages.filter((m) => m.text.includes(record.agr_reference) && m.subject.startsWith('You are invited'));
     expect(invitations).toHaveLength(1);
   });

@@ -67,11 +67,11 @@ describe('Meta routes and the served contract', () => {
     );
   });
 
-  it('answers unknown routes with 404 and contract routes that are not built yet with 501', async () => {
+  it('answers unknown routes with 404, and a draft\'s document (not sealed, so none) with 404', async () => {
     const unknown = await t.request('GET', '/api/v1/nope');
     expect(unknown).toMatchObject({ status: 404, body: { error_code: 'not_found' } });
     const token = await t.signIn('meta@example.com');
-    const planned = await t.request('GET', `/api/v1/agreements/${(await t.request('POST', '/api/v1/agreements', { token, body: { body: 'We agree on a plan for the week.', on_chain_full_text: false, on_chain_include_verified_parties: false } })).body.id}/document`, { token });
-    expect(planned).toMatchObject({ status: 501, body: { error_code: 'not_implemented' } });
+    const draft = await t.request('GET', `/api/v1/agreements/${(await t.request('POST', '/api/v1/agreements', { token, body: { body: 'We agree on a plan for the week.', on_chain_full_text: false, on_chain_include_verified_parties: false } })).body.id}/document`, { token });
+    expect(draft).toMatchObject({ status: 404, body: { error_code: 'not_found' } });
   });
 });

@@ -74,7 +74,7 @@ describe('Public verification by reference (no credentials)', () => {
     expect(old.body).toMatchObject({ verdict: 'matched_superseded', status: 'superseded', current_authority: amendment.body.agr_reference });
   });
 
-  it('verifies a notarized file hash, and refuses ambiguous or unsupported artifacts', async () => {
+  it('verifies a notarized file hash, and refuses ambiguous or malformed artifacts', async () => {
     const digest = createHash('sha256').update('release.tar.gz bytes').digest('hex');
     const key = (await t.request('POST', '/api/v1/api-keys', { token: alice, body: { scopes: ['create', 'verify'] } })).body.key;
     const notarized = await t.request('POST', '/api/v1/notarizations', {
@@ -89,9 +89,12 @@ describe('Public verification by reference (no credentials)', () => {
 
     const two = await t.request('POST', `/api/v1/public/verify/${reference}`, { body: { text: 'a b', content_hash: digest } });
     expect(two.status).toBe(422);
+    // A notarization has no sealed PDF: a document hash never matches it; a malformed one is refused.
     const doc = await t.request('POST', `/api/v1/public/verify/${reference}`, { body: { document_hash: digest } });
-    expect(doc.status).toBe(422);
-    expect(doc.body.detail[0]).toMatchObject({ loc: ['body', 'document_hash'], type: 'not_available' });
+    expect(doc.body).toMatchObject({ verdict: 'no_match', record_match: false });
+    const bad = await t.request('POST', `/api/v1/public/verify/${reference}`, { body: { document_hash: 'abc' } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'document_hash'], type: 'invalid_hash' });
   });
 
   it('is the same query in GraphQL, without credentials', async () => {

@@ -382,12 +382,22 @@ describe('Records over REST', () => {
       ['?limit=101', ['query', 'limit']],
       ['?limit=abc', ['query', 'limit']],
       ['?offset=-1', ['query', 'offset']],
-      ['?status=finished', ['query', 'status']],
-      ['?type=contract', ['query', 'type']],
+      ['?offset=10001', ['query', 'offset']],
+      [`?status=${'x'.repeat(65)}`, ['query', 'status']],
     ])('refuses %s with 422 naming the parameter', async (query, loc) => {
       const response = await list(pager, query);
       expect(response.status).toBe(422);
       expect(locs(response)).toContainEqual(loc);
+    });
+
+    it('accepts any string as a status or type filter: one that is no status or type matches no record', async () => {
+      for (const query of ['?status=finished', '?type=contract', '?status=DRAFT', `?type=${'x'.repeat(64)}`]) {
+        const response = await list(pager, query);
+        expect(response.status).toBe(200);
+        expect(response.body).toMatchObject({ agreements: [], total: 0 });
+      }
+      const graph = await t.graphql('query { myRecords(status: "finished") { total } }', {}, { token: pager });
+      expect(graph.body).toEqual({ data: { myRecords: { total: 0 } } });
     });
 
     it('accepts the limit bounds 1 and 100', async () => {

@@ -1,11 +1,30 @@
-/** Runs once per jest run: fails fast with a clear message when no database is reachable. */
+/** Runs once per jest run: fails fast with a clear message when no database is reachable, and builds the web UI when stale. */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: { rootDir: string }): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set: run the tests with `npm test` (it starts a local PostgreSQL)');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   await client.query('select 1');
   await client.end();
+  ensureWebBuilt(globalConfig.rootDir);
+}
+
+function newestMtime(path: string): number {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
+}
+
+/** The browser tests drive the built UI: build it (Vite, seconds) when dist/web is missing or older than web/. */
+function ensureWebBuilt(repo: string): void {
+  const built = join(repo, 'dist', 'web', 'index.html');
+  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(repo, 'web'))) return;
+  const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
+  if (result.status !== 0) throw new Error('building the web UI failed (npm run build:web)');
 }

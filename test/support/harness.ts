@@ -35,8 +35,10 @@ export async function startTestApp(
   const database = options.sameDatabaseAs
     ? { url: options.sameDatabaseAs.databaseUrl, drop: async () => undefined }
     : await createTestDatabase();
-  const smtp = new CaptureSmtp();
-  const smtpUrl = await smtp.start();
+  // Instances of one deployment share its mail server (any instance's worker may send queued mail).
+  const shared = options.sameDatabaseAs?.smtp;
+  const smtp = shared ?? new CaptureSmtp();
+  const smtpUrl = shared ? options.sameDatabaseAs!.config.smtpUrl! : await smtp.start();
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -53,9 +55,20 @@ export async function startTestApp(
     LOG_LEVEL: 'debug',
     JOBS_ENABLED: 'false',
     DATABASE_POOL_MAX: '5',
+    // Every test client is 127.0.0.1: per-address limits are tested where they are the point.
+    CLIENT_CODE_CALLS_PER_HOUR: '100000',
+    CLIENT_VERIFICATIONS_PER_MINUTE: '100000',
+    OTP_FAILURES_PER_DAY: '1000',
     ...overrides,
   });
-  const app = await startApp(config, { logger: createLogger('debug', sink), clock: options.clock, jobLockLifetimeMs: 2000, jobProcessEvery: 200 });
+  const app = await startApp(config, {
+    logger: createLogger('debug', sink),
+    clock: options.clock,
+    jobLockLifetimeMs: 2000,
+    jobProcessEvery: 200,
+    // The render threads run the TypeScript sources through the same hooks as the tests' child processes.
+    workerExecArgv: ['--import', new URL('./child/register.mjs', import.meta.url).href],
+  });
 
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -99,7 +112,7 @@ export async function startTestApp(
     signIn,
     stop: async () => {
       await app.stop();
-      await smtp.stop();
+      if (!shared) await smtp.stop();
       await database.drop();
     },
   };

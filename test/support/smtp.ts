@@ -55,7 +55,8 @@ export class CaptureSmtp {
 
   /** The six-digit code in the newest message to `address`. */
   async codeFor(address: string, afterCount = 0): Promise<string> {
-    const mail = await this.waitFor(address, (m) => this.messages.indexOf(m) >= afterCount);
+    // Mail leaves from the outbox, so an invitation to the same address may arrive in between: wait for a code.
+    const mail = await this.waitFor(address, (m) => this.messages.indexOf(m) >= afterCount && /code is \d{6}/.test(m.text));
     const match = /code is (\d{6})/.exec(mail.text);
     if (!match?.[1]) throw new Error('no code in mail');
     return match[1];

@@ -5,13 +5,13 @@ import { findReadableRecord, viewerFor } from '../records/record-access.js';
 import { isViewerParticipant } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
-import type { DomainEvents, RecordLifecycleEvent, SignatureProgressEvent } from '../shared/events.js';
+import { lifecycle, signatureProgress, type DomainEvents, type RecordLifecycleEvent, type SignatureProgressEvent } from '../shared/events.js';
 import { completeIfAllSigned } from '../records/completion.js';
 import type { RateLimitRule, RateLimiter } from '../shared/rate-limiter.js';
 import { SIGNATURE_METHOD_TYPES, SignatureExecution, SignatureMethod, type SignatureMethodType } from './entities.js';
 import { canFinalize, satisfiedCount, toExecutionView, type ExecutionView } from './execution-view.js';
 import { identiconFromDigest, sha256Hex } from './identicon.js';
-import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './methods/method.js';
+import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview } from './methods/method.js';
 
 type Loaded = {
   em: EntityManager;
@@ -67,7 +67,7 @@ export class CeremonyService {
 
   async startMethod(principal: Principal | null, idOrReference: string, type: string, hints: Record<string, unknown>): Promise<ExecutionView> {
     const adapter = this.adapter(type);
-    return this.step(principal, idOrReference, adapter, 'start', async (context, method) => {
+    return this.step(principal, idOrReference, adapter, 'start', hints, async (context, method) => {
       if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
       return adapter.start(context, hints);
     });
@@ -75,7 +75,7 @@ export class CeremonyService {
 
   async submitMethod(principal: Principal | null, idOrReference: string, type: string, input: Record<string, unknown>): Promise<ExecutionView> {
     const adapter = this.adapter(type);
-    return this.step(principal, idOrReference, adapter, 'submit', async (context, method) => {
+    return this.step(principal, idOrReference, adapter, 'submit', input, async (context, method) => {
       if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
       return adapter.submit(context, input);
     });
@@ -83,7 +83,7 @@ export class CeremonyService {
 
   async refreshMethod(principal: Principal | null, idOrReference: string, type: string): Promise<ExecutionView> {
     const adapter = this.adapter(type);
-    return this.step(principal, idOrReference, adapter, 'refresh', async (context, method) => {
+    return this.step(principal, idOrReference, adapter, 'refresh', {}, async (context, method) => {
       if (method.status !== 'pending' || !adapter.refresh) return null;
       return adapter.refresh(context);
     });
@@ -91,7 +91,7 @@ export class CeremonyService {
 
   async cancelMethod(principal: Principal | null, idOrReference: string, type: string): Promise<ExecutionView> {
     const adapter = this.adapter(type);
-    return this.step(principal, idOrReference, adapter, 'cancel', async (_context, method) => {
+    return this.step(principal, idOrReference, adapter, 'cancel', {}, async (_context, method) => {
       if (method.status !== 'pending') throw new DomainError('conflict', `Only a pending method can be cancelled; ${type} is ${method.status}`);
       return { status: 'failed', reason: 'cancelled' };
     });
@@ -188,9 +188,10 @@ export class CeremonyService {
       await em.flush();
       const methods = await em.find(SignatureMethod, { execution });
       this.announce({ announced }, execution, methods, event, method.methodType);
+      await this.events.write(em, announced.map(signatureProgress));
       return true;
     });
-    for (const event of announced) this.events.signatureProgress(event);
+    this.events.committed();
     return done;
   }
 
@@ -209,17 +210,15 @@ export class CeremonyService {
     principal: Principal | null,
     idOrReference: string,
     adapter: SignatureMethodAdapter,
-    action: 'start' | 'submit' | 'refresh' | 'cancel',
+    action: StepPreview['action'],
+    input: Record<string, unknown>,
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
   ): Promise<ExecutionView> {
+    await this.countBefore(principal, idOrReference, adapter, action, input);
     return this.mutate(principal, idOrReference, undefined, async (loaded) => {
       const { em } = loaded;
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
-      }
-      if (action === 'start') {
-        // Counted outside the transaction (a fork uses the pool) so that refused starts still count.
-        await this.rateLimiter.hit(em.fork(), `method-start:${loaded.participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
       }
       const { execution } = await this.currentExecution(loaded, action === 'start', true);
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
@@ -238,16 +237,31 @@ export class CeremonyService {
     });
   }
 
+  /**
+   * What must stay counted even when the step fails (starts, code attempts, provider fetches) is
+   * counted first, outside any transaction: a transaction never waits for a second pooled connection.
+   */
+  private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<void> {
+    if (action === 'cancel') return;
+    const { em, record, participant } = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+    if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
+    if (!adapter.count) return;
+    const method = await em.findOne(SignatureMethod, { execution: { participant, recordVersion: record.currentVersion }, methodType: adapter.type });
+    await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
+  }
+
   /** Runs one change in a transaction; its events go out only after the commit. */
   /** `only`: answer not_found for records of another type (the /notarizations routes). */
   private async mutate<T>(principal: Principal | null, idOrReference: string, only: RecordType | undefined, work: (loaded: Loaded) => Promise<T>): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
-    const lifecycle: RecordLifecycleEvent[] = [];
-    const result = await this.orm.em
-      .fork()
-      .transactional(async (em) => work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only })), announced, lifecycle }));
-    for (const event of announced) this.events.signatureProgress(event);
-    for (const event of lifecycle) this.events.recordLifecycle(event);
+    const moves: RecordLifecycleEvent[] = [];
+    const result = await this.orm.em.fork().transactional(async (em) => {
+      const done = await work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only })), announced, lifecycle: moves });
+      // The ceremony steps first: a record that seals commits to the signature that sealed it.
+      await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
+      return done;
+    });
+    this.events.committed();
     return result;
   }
 

@@ -75,6 +75,11 @@ export class SignatureExecution {
 
 /** One method within an execution. Private method state (event ids, nonces) never leaves the domain. */
 @Entity({ tableName: 'signature_methods' })
+// The messenger webhook looks pending challenges up by their text.
+@Index({
+  name: 'signature_methods_pending_messenger_challenge_index',
+  expression: `create index "signature_methods_pending_messenger_challenge_index" on "signature_methods" (("state"->>'challenge')) where "method_type" = 'messenger' and "status" = 'pending'`,
+})
 @Unique({ properties: ['execution', 'methodType'] })
 export class SignatureMethod {
   [OptionalProps]?: 'status' | 'step' | 'state' | 'evidenceHash' | 'failureReason' | 'satisfiedAt' | 'createdAt' | 'updatedAt';

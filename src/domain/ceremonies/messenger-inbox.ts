@@ -63,7 +63,8 @@ export class MessengerInbox {
     }
   }
 
-  private authorize(secret: string): void {
+  /** Checks the webhook secret; the REST facade calls it before reading the body, the inbox again on receipt. */
+  authorize(secret: string): void {
     // Digests of equal length: the comparison reveals neither content nor length.
     if (!this.secretDigest || !constantTimeEqual(sha256Hex(secret), this.secretDigest)) {
       throw new DomainError('forbidden', 'Missing or invalid webhook secret');

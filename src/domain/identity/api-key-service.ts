@@ -1,11 +1,15 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { optionalLine } from '../shared/unicode.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { ApiKey } from './entities.js';
 import { isUuid } from '../shared/ids.js';
 import { API_KEY_SCOPES, requireBearer, type Principal, type Scope } from './principal.js';
 import { API_KEY_PREFIX } from './session-service.js';
+
+/** Longest API key name (characters, after normalization). */
+export const API_KEY_NAME_MAX = 100;
 
 export type CreateApiKeyInput = { scopes: string[]; name?: string | null; expiresAt?: Date | null };
 
@@ -14,14 +18,16 @@ export class ApiKeyService {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
+    /** Called once a key is revoked: every instance stops reusing its resolved principal. */
+    private readonly credentialsChanged: () => void = () => undefined,
   ) {}
 
   async list(principal: Principal | null): Promise<ApiKey[]> {
     const caller = requireBearer(principal);
-    const now = this.clock.now();
     return this.orm.em.fork().find(
       ApiKey,
-      { identity: caller.identityId, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] },
+      // Every key not revoked, as the contract says: an expired one too, showing its expires_at.
+      { identity: caller.identityId, revokedAt: null },
       { orderBy: { createdAt: 'desc' } },
     );
   }
@@ -40,7 +46,7 @@ export class ApiKeyService {
       }
     });
     if (new Set(scopes).size !== scopes.length) issues.add(['scopes'], 'Scopes must not repeat', 'not_unique');
-    if (input.name != null && input.name.length > 100) issues.add(['name'], 'At most 100 characters', 'too_long');
+    const name = optionalLine(issues, input.name, 'name', API_KEY_NAME_MAX);
     if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
       issues.add(['expiresAt'], 'Must be in the future', 'in_past');
     }
@@ -52,7 +58,7 @@ export class ApiKeyService {
       identity: caller.identityId,
       keyPrefix: key.slice(0, API_KEY_PREFIX.length + 6),
       keyHash: sha256Hex(key),
-      name: input.name ?? null,
+      name,
       scopes: scopes as Scope[],
       expiresAt: input.expiresAt ?? null,
       createdAt: now,
@@ -68,6 +74,7 @@ export class ApiKeyService {
     if (!apiKey) throw DomainError.notFound('API key');
     apiKey.revokedAt = this.clock.now();
     await em.flush();
+    this.credentialsChanged();
   }
 }
 

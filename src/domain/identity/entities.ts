@@ -2,7 +2,7 @@ import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-o
 import { randomUUID } from 'node:crypto';
 import { OptionalProps } from '@mikro-orm/core';
 import type { Scope } from './principal.js';
-import { OTP_PURPOSES } from '../vocabulary.js';
+import { CONNECTOR_CONSENT_PURPOSE, OTP_PURPOSES } from '../vocabulary.js';
 
 export { OTP_PURPOSES };
 
@@ -53,7 +53,8 @@ export class ContactPoint {
   createdAt: Date = new Date();
 }
 
-export type OtpPurpose = (typeof OTP_PURPOSES)[number];
+/** Every purpose a code can have: the requestable ones and the connector consent page's own. */
+export type OtpPurpose = (typeof OTP_PURPOSES)[number] | typeof CONNECTOR_CONSENT_PURPOSE;
 
 /** One issued one-time code. Only a hash of the code is stored. */
 @Entity({ tableName: 'verification_events' })

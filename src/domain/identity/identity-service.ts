@@ -14,6 +14,8 @@ export class IdentityService {
     private readonly orm: MikroORM,
     private readonly otp: OtpService,
     private readonly clock: Clock,
+    /** Called after identities merged: sessions and keys of the merged identity now act for the caller's. */
+    private readonly credentialsChanged: () => void = () => undefined,
   ) {}
 
   async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
@@ -28,16 +30,19 @@ export class IdentityService {
    */
   async link(principal: Principal | null, verificationEventId: string, code: string): Promise<ContactPoint> {
     const caller = requireBearer(principal);
-    return this.orm.em.fork().transactional(async (tx) => {
-      const event = await this.otp.consume(tx, verificationEventId, code, 'contact_point_link');
+    let merged = false;
+    const linked = await this.otp.verify(verificationEventId, code, 'contact_point_link', async (tx, event) => {
       const now = this.clock.now();
       const existing = await tx.findOne(ContactPoint, { type: 'email', value: event.destination });
       if (existing && existing.identity !== caller.identityId) {
         await mergeIdentity(tx, existing.identity, caller.identityId);
+        merged = true;
         tx.clear();
       }
       return recordVerifiedContactPoint(tx, 'email', event.destination, now, caller.identityId);
     });
+    if (merged) this.credentialsChanged();
+    return linked;
   }
 }
 
@@ -47,7 +52,7 @@ export async function contactPointsOf(em: EntityManager, identityId: string): Pr
 
 /** Moves everything that hangs off `from` to `into`; `from` is left empty and removed. */
 async function mergeIdentity(em: EntityManager, from: string, into: string): Promise<void> {
-  for (const table of ['contact_points', 'access_tokens', 'api_keys', 'participants', 'passkey_credentials']) {
+  for (const table of ['contact_points', 'access_tokens', 'api_keys', 'connectors', 'participants', 'passkey_credentials']) {
     await em.execute(`update ${table} set identity_id = ? where identity_id = ?`, [into, from]);
   }
   await em.execute(`update records set initiator_identity_id = ? where initiator_identity_id = ?`, [into, from]);

@@ -6,14 +6,17 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import type { Mailer } from '../mail/mailer.js';
 import { OTP_PURPOSES, VerificationEvent, type OtpPurpose } from './entities.js';
+import { CONNECTOR_CONSENT_PURPOSE } from '../vocabulary.js';
 import { isValidEmail, normalizeEmail } from './contact-points.js';
 import { isUuid } from '../shared/ids.js';
+import type { ClientLimits } from '../shared/client-limits.js';
 
 const SUBJECTS: Record<OtpPurpose, string> = {
   authenticate: 'Your sign-in code',
   signature: 'Your signature code',
   agreement_confirmation: 'Your confirmation code',
   contact_point_link: 'Your code to link this address',
+  connector_consent: 'Your code to connect an assistant',
 };
 
 const EXPLANATIONS: Record<OtpPurpose, string> = {
@@ -21,6 +24,7 @@ const EXPLANATIONS: Record<OtpPurpose, string> = {
   signature: 'Use it only to sign the record you are signing now.',
   agreement_confirmation: 'Use it only to confirm the record you were asked to confirm.',
   contact_point_link: 'Use it only to link this address to your identity.',
+  connector_consent: 'Entering it on the connection page allows the assistant named there to act on your records for 90 days. It cannot sign anything.',
 };
 
 export type IssuedOtp = { verificationEventId: string; purpose: OtpPurpose; expiresAt: Date };
@@ -36,9 +40,16 @@ export class OtpService {
     private readonly rateLimiter: RateLimiter,
     private readonly clock: Clock,
     private readonly settings: Config['otp'],
+    private readonly clients: ClientLimits,
   ) {}
 
-  async request(input: { email: string; purpose: string }): Promise<IssuedOtp> {
+  /**
+   * `em`: the caller's transaction when the code belongs to a larger change (a signature method
+   * start); `client`: the anonymous caller's network address (limited per address).
+   */
+  async request(input: { email: string; purpose: string }, options: { em?: EntityManager; client?: string | null } = {}): Promise<IssuedOtp> {
+    await this.clients.admit(options.client, 'request_otp');
+    const em = options.em ?? this.orm.em.fork();
     const email = normalizeEmail(input.email ?? '');
     const issues = new IssueCollector();
     if (!isValidEmail(email)) issues.add(['email'], 'Enter a valid email address', 'invalid_email');
@@ -46,8 +57,18 @@ export class OtpService {
       issues.add(['purpose'], `Purpose must be one of ${OTP_PURPOSES.join(', ')}`, 'invalid_enum');
     }
     issues.throwIfAny();
-    const purpose = input.purpose as OtpPurpose;
-    const em = this.orm.em.fork();
+    return this.issue(em, email, input.purpose as OtpPurpose);
+  }
+
+  /** A code of the connector consent page's own purpose, which `request` never issues. */
+  async requestConnectorConsent(email: string, client: string | null): Promise<IssuedOtp> {
+    await this.clients.admit(client, 'request_otp');
+    const normalized = normalizeEmail(email ?? '');
+    if (!isValidEmail(normalized)) throw DomainError.invalid(['email'], 'Enter a valid email address', 'invalid_email');
+    return this.issue(this.orm.em.fork(), normalized, CONNECTOR_CONSENT_PURPOSE);
+  }
+
+  private async issue(em: EntityManager, email: string, purpose: OtpPurpose): Promise<IssuedOtp> {
     await this.rateLimiter.hit(
       em,
       `otp:${purpose}:${email}`,
@@ -72,45 +93,88 @@ export class OtpService {
       to: email,
       subject: SUBJECTS[purpose],
       text: `Your code is ${code}\n\n${EXPLANATIONS[purpose]}\nIt expires in ${minutes} minutes and works once.\nIf you did not ask for it, ignore this message.\n`,
-    });
+    }, em);
     return { verificationEventId: event.id, purpose, expiresAt: event.expiresAt };
   }
 
   /**
-   * Spends one attempt on the event and consumes it when the code matches. Every failure is a
-   * validation error on `code` (or 429 once the attempts are used up); nothing says whether the
-   * event exists.
+   * Checks a code outside any transaction, then runs `work` in a transaction that consumes the
+   * event. The attempt is counted first, on its own (autocommit) statement: a wrong guess stays
+   * counted, and no transaction ever waits for a second pooled connection.
    */
-  async consume(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
-    const invalid = () => DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
-    if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
-    if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
-    const now = this.clock.now();
-    const event = await em.findOne(VerificationEvent, { id: eventId });
-    if (!event) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
-    if (event.purpose !== purpose) {
-      throw DomainError.invalid(['code'], `This code was issued for '${event.purpose}' and cannot be used here`, 'otp_purpose_mismatch');
-    }
-    if (event.consumedAt) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
-    if (event.expiresAt.getTime() <= now.getTime()) throw DomainError.invalid(['code'], 'This code has expired', 'otp_expired');
-    // Count the attempt atomically before comparing, so parallel guesses cannot exceed the limit. It runs
-    // outside the caller's transaction (a fork is bound to the pool): a failed attempt must stay counted.
-    const spent = await em.fork().execute<{ attempts: number }[]>(
+  /** The purpose a verification event was issued for (null for an unknown event); reveals nothing secret. */
+  async purposeOf(eventId: string): Promise<OtpPurpose | null> {
+    if (!isUuid(eventId)) return null;
+    const event = await this.orm.em.fork().findOne(VerificationEvent, { id: eventId }, { fields: ['purpose'] });
+    return event?.purpose ?? null;
+  }
+
+  async verify<T>(
+    eventId: string,
+    code: string,
+    purpose: OtpPurpose,
+    work: (tx: EntityManager, event: VerificationEvent) => Promise<T>,
+    client?: string | null,
+  ): Promise<T> {
+    await this.clients.admit(client, 'verify_otp');
+    await this.spendAttempt(eventId, code, purpose);
+    return this.orm.em.fork().transactional(async (tx) => work(tx, await this.consume(tx, eventId, code, purpose)));
+  }
+
+  /**
+   * Spends one attempt on the event and throws unless the code matches. Call it before the
+   * transaction that consumes the event (never inside one). Every failure is a validation error on
+   * `code` (`otp_locked` once the attempts are used up); nothing says whether the event exists.
+   */
+  async spendAttempt(eventId: string, code: string, purpose: OtpPurpose): Promise<void> {
+    const em = this.orm.em.fork();
+    const event = await this.usable(em, eventId, code, purpose);
+    // Wrong codes are budgeted per address across all its codes: new codes do not buy new guesses.
+    const failures = `otp-failures:${event.destination}`;
+    const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400 };
+    await this.rateLimiter.check(em, failures, budget, 'wrong codes for this address');
+    // Counted atomically before comparing, so parallel guesses cannot exceed the limit.
+    const spent = await em.execute<{ attempts: number }[]>(
       `update verification_events set attempts = attempts + 1
        where id = ? and consumed_at is null and attempts < max_attempts returning attempts`,
       [event.id],
     );
-    if (spent.length === 0) {
-      const retryAfterSeconds = Math.max(1, Math.ceil((event.expiresAt.getTime() - now.getTime()) / 1000));
-      throw new DomainError('rate_limited', 'Too many wrong codes; request a new code', { retryAfterSeconds });
+    // Dead for good: waiting does not help, so no Retry-After (its remaining life would mislead).
+    if (spent.length === 0) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
+    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) {
+      // The budget refuses the next try (check above); this one still answers as a wrong code.
+      await this.rateLimiter.hit(em, failures, budget, 'wrong codes for this address').catch(() => undefined);
+      throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     }
-    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) throw invalid();
+  }
+
+  /**
+   * Consumes the event inside the caller's transaction, after `spendAttempt` accepted the code:
+   * single use even when two requests race with the right code.
+   */
+  async consume(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
+    const event = await this.usable(em, eventId, code, purpose);
+    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
+    const now = this.clock.now();
     const consumed = await em.execute<{ id: string }[]>(
       `update verification_events set consumed_at = ? where id = ? and consumed_at is null returning id`,
       [now, event.id],
     );
     if (consumed.length === 0) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
     event.consumedAt = now;
+    return event;
+  }
+
+  private async usable(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
+    if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+    if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
+    const event = await em.findOne(VerificationEvent, { id: eventId });
+    if (!event) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+    if (event.purpose !== purpose) {
+      throw DomainError.invalid(['code'], `This code was issued for '${event.purpose}' and cannot be used here`, 'otp_purpose_mismatch');
+    }
+    if (event.consumedAt) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
+    if (event.expiresAt.getTime() <= this.clock.now().getTime()) throw DomainError.invalid(['code'], 'This code has expired', 'otp_expired');
     return event;
   }
 }

@@ -5,14 +5,22 @@ export { API_KEY_SCOPES };
 
 export type Scope = (typeof API_KEY_SCOPES)[number];
 
+/** A signed-in person's session acts with every record scope: said here, once, where sessions are made. */
+export const SESSION_SCOPES: readonly Scope[] = API_KEY_SCOPES;
+
+/** How the caller proved access. */
+export type PrincipalKind = Principal['kind'];
+
 /**
- * Who is calling. Authentication proves access only: no principal kind can ever satisfy a
- * signature method (the spec's Authentication 8).
+ * Who is calling, with the scopes it may act with, always explicit. Authentication proves access
+ * only: no principal kind can ever satisfy a signature method (the spec's Authentication 8).
  */
 export type Principal =
   | {
-      kind: 'bearer';
+      /** A bearer session opened with an email one-time code. */
+      kind: 'session';
       identityId: string;
+      scopes: readonly Scope[];
       tokenId: string;
       /** The contact point whose OTP opened this session. */
       contactPointId: string;
@@ -20,15 +28,37 @@ export type Principal =
   | {
       kind: 'api_key';
       identityId: string;
-      apiKeyId: string;
       scopes: readonly Scope[];
+      apiKeyId: string;
+    }
+  | {
+      /** An OAuth connector grant (next issues: resolved by the OAuth credential resolver). */
+      kind: 'oauth';
+      identityId: string;
+      scopes: readonly Scope[];
+      grantId: string;
+      clientId: string;
+    }
+  | {
+      /** The MCP retrieval grant an authentication code opened on an MCP session (`retrieve` only, at most 600 s). */
+      kind: 'mcp_session';
+      identityId: string;
+      scopes: readonly Scope[];
+      /** The stored MCP session the grant was opened on. */
+      mcpSessionId: string;
+      grantId: string;
+      /** True when it came with the session id; false when presented as a manual transport token. */
+      sessionBound: boolean;
     };
 
-/** A bearer session acts for its identity with every record scope; an API key only with its own. */
+export type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
+
+/** The caller, if it holds the scope; whatever its kind, only its own scopes count. */
 export function requireScope(principal: Principal | null, scope: Scope): Principal {
   const caller = requireAuthenticated(principal);
-  if (caller.kind === 'api_key' && !caller.scopes.includes(scope)) {
-    throw new DomainError('missing_scope', `This API key lacks the '${scope}' scope`, { requiredScopes: [scope] });
+  if (!caller.scopes.includes(scope)) {
+    const holder = caller.kind === 'api_key' ? 'This API key' : 'This credential';
+    throw new DomainError('missing_scope', `${holder} lacks the '${scope}' scope`, { requiredScopes: [scope] });
   }
   return caller;
 }
@@ -38,10 +68,14 @@ export function requireAuthenticated(principal: Principal | null): Principal {
   return principal;
 }
 
-export function requireBearer(principal: Principal | null): Extract<Principal, { kind: 'bearer' }> {
+/** Operations on a person's own credentials and contact points: a signed-in session only. */
+export function requireSession(principal: Principal | null): SessionPrincipal {
   const caller = requireAuthenticated(principal);
-  if (caller.kind !== 'bearer') {
+  if (caller.kind !== 'session') {
     throw new DomainError('bearer_required', 'This operation needs a bearer token; API keys are not accepted');
   }
   return caller;
 }
+
+/** The contract's word for session-only operations ("bearer only"). */
+export const requireBearer = requireSession;

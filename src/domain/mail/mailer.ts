@@ -1,4 +1,9 @@
-/** Outgoing mail, as the domain needs it. Adapters: SMTP (nodemailer) or a local outbox folder. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/**
+ * Outgoing mail, as the domain needs it. The domain sends through the mail outbox (mail-queue.ts),
+ * which hands messages to a transport: SMTP (nodemailer) or a local folder.
+ */
 export type MailMessage = {
   to: string;
   subject: string;
@@ -7,6 +12,7 @@ export type MailMessage = {
 };
 
 export interface Mailer {
-  send(message: MailMessage): Promise<void>;
+  /** `em`: the caller's transaction, when the message belongs to a larger change (the outbox writes it there). */
+  send(message: MailMessage, em?: EntityManager): Promise<void>;
   close?(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailMessage, Mailer } from './mailer.js';
@@ -11,7 +11,8 @@ export class SmtpMailer implements Mailer {
     smtpUrl: string,
     private readonly from: string,
   ) {
-    this.transport = nodemailer.createTransport(smtpUrl);
+    // A server that accepts and then goes silent must fail a send in seconds, not hold its caller for minutes.
+    this.transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
   }
 
   async send(message: MailMessage): Promise<void> {
@@ -40,6 +41,8 @@ export class OutboxMailer implements Mailer {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const file = path.join(this.dir, `${stamp}-${message.to.replace(/[^a-z0-9@._-]/gi, '_')}.eml`);
-    await writeFile(file, info.message as Buffer, { mode: 0o600 });
+    // Written aside, then renamed: a reader of the folder never sees half a message.
+    await writeFile(`${file}.partial`, info.message as Buffer, { mode: 0o600 });
+    await rename(`${file}.partial`, file);
   }
 }

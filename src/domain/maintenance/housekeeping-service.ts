@@ -1,9 +1,21 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 
-export type SweepResult = { verificationEvents: number; accessTokens: number; rateLimitWindows: number };
+export type SweepResult = {
+  verificationEvents: number;
+  accessTokens: number;
+  rateLimitWindows: number;
+  cardTickets: number;
+  outboxEvents: number;
+  mail: number;
+  mcpSessions: number;
+  mcpGrants: number;
+  mcpConfirmations: number;
+  idempotencyKeys: number;
+  oauthPayloads: number;
+};
 
-/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows. Idempotent. */
+/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows, spent card tickets, delivered events, Idempotency-Keys past their 24 hours, expired OAuth objects. Idempotent. */
 export class HousekeepingService {
   constructor(
     private readonly orm: MikroORM,
@@ -19,6 +31,17 @@ export class HousekeepingService {
       verificationEvents: await count('delete from verification_events where expires_at < ?', [dayAgo]),
       accessTokens: await count('delete from access_tokens where expires_at < ? or revoked_at < ?', [dayAgo, dayAgo]),
       rateLimitWindows: await count('delete from rate_limit_windows where window_start < ?', [dayAgo]),
+      // Redeemed and expired share-card tickets go at once; delivered events after a week.
+      cardTickets: await count('delete from card_tickets where redeemed_at is not null or expires_at < ?', [now]),
+      outboxEvents: await count('delete from outbox_events where delivered_at < ?', [new Date(now.getTime() - 7 * 86_400_000)]),
+      mail: await count(`delete from mail_outbox where status in ('sent', 'failed') and created_at < ?`, [dayAgo]),
+      // MCP: ended or idle sessions (their grants go with them), dead grants, and spent or expired confirmation tokens at once.
+      mcpSessions: await count('delete from mcp_sessions where expires_at < ? or closed_at < ?', [dayAgo, dayAgo]),
+      mcpGrants: await count('delete from mcp_grants where expires_at < ? or revoked_at < ?', [dayAgo, dayAgo]),
+      mcpConfirmations: await count('delete from mcp_confirmations where consumed_at is not null or expires_at < ?', [now]),
+      idempotencyKeys: await count('delete from idempotency_keys where expires_at <= ?', [now]),
+      // The authorization server's expired codes, tokens, interactions and sessions.
+      oauthPayloads: await count('delete from oauth_payloads where expires_at < ?', [dayAgo]),
     };
   }
 }

@@ -4,6 +4,13 @@ import { Migration20261122072238_signature_ceremony as M1 } from './Migration202
 import { Migration20261122072830_passkeys_and_messenger as M2 } from './Migration20261122072830_passkeys_and_messenger.js';
 import { Migration20261122073521_counter_proposals as M3 } from './Migration20261122073521_counter_proposals.js';
 import { Migration20261122074616_messenger_chats as M4 } from './Migration20261122074616_messenger_chats.js';
+import { Migration20261123013344_outbox_audit_seal_artifacts_anchors as M5 } from './Migration20261123013344_outbox_audit_seal_artifacts_anchors.js';
+import { Migration20261123020911_hot_query_indexes as M6 } from './Migration20261123020911_hot_query_indexes.js';
+import { Migration20261123031234_mail_outbox as M7 } from './Migration20261123031234_mail_outbox.js';
+import { Migration20261123042830_idempotency_keys as M8 } from './Migration20261123042830_idempotency_keys.js';
+import { Migration20261123043029_mcp_sessions_grants_confirmations as M9 } from './Migration20261123043029_mcp_sessions_grants_confirmations.js';
+import { Migration20261123044135_oauth_storage as M10 } from './Migration20261123044135_oauth_storage.js';
+import { Migration20261123080000_unlogged_rate_limits as M11 } from './Migration20261123080000_unlogged_rate_limits.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -14,4 +21,11 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261122072830_passkeys_and_messenger', class: M2 },
   { name: 'Migration20261122073521_counter_proposals', class: M3 },
   { name: 'Migration20261122074616_messenger_chats', class: M4 },
+  { name: 'Migration20261123013344_outbox_audit_seal_artifacts_anchors', class: M5 },
+  { name: 'Migration20261123020911_hot_query_indexes', class: M6 },
+  { name: 'Migration20261123031234_mail_outbox', class: M7 },
+  { name: 'Migration20261123042830_idempotency_keys', class: M8 },
+  { name: 'Migration20261123043029_mcp_sessions_grants_confirmations', class: M9 },
+  { name: 'Migration20261123044135_oauth_storage', class: M10 },
+  { name: 'Migration20261123080000_unlogged_rate_limits', class: M11 },
 ];

@@ -7,6 +7,7 @@ import { LIMITS, normalizeParties, optionalText, validateBody, validateLapseDays
 import { newRecordReference } from '../records/reference.js';
 import { addInitiator, initiatorContactOf } from '../records/initiator.js';
 import { textHash } from '../records/text.js';
+import { openAuditTrail } from '../records/audit-trail.js';
 
 export type CoNotarizerInput = { contactPointType?: string | null; contactPointValue: string; displayName: string };
 
@@ -124,6 +125,7 @@ export class NotarizationService {
     });
     addInitiator(em, record, initiator, caller.identityId, now);
     coNotarizers.forEach((c, index) => em.create(Participant, { record, role: 'party', position: index + 1, ...c, invitedAt: now }));
+    openAuditTrail(em, record.id, now, 'create');
     await em.flush();
     return { recordId: record.id, autoSeal: signatureMode === 'auto_seal' };
   }

@@ -3,6 +3,7 @@ import type { Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents } from '../shared/events.js';
+import { openAuditTrail } from './audit-trail.js';
 import { Participant, SignedRecord } from './entities.js';
 import { transition } from './lifecycle.js';
 import { optionalText, validateBody } from './record-input.js';
@@ -105,6 +106,7 @@ export class AmendmentService {
       updatedAt: now,
     });
     copyParticipants(em, record, next, self ?? null, caller.identityId, now);
+    openAuditTrail(em, next.id, now, trigger === 'amend' ? 'amendment_created' : 'cancellation_created');
     locked.events.push(lifecycleEvent(record, trigger, record.status, self?.id ?? null, now));
     return next.id;
   }

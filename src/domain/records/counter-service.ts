@@ -12,36 +12,9 @@ import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './r
 import { isViewerParticipant } from './record-view.js';
 import { completeIfAllSigned } from './completion.js';
 import { normalizeText, textHash } from './text.js';
+import { toCounterView, type CounterView } from './counter-view.js';
 
-export type CounterView = {
-  id: string;
-  agreementId: string;
-  status: CounterProposal['status'];
-  proposedByContactPointId: string;
-  rawInput: string | null;
-  assistedText: string | null;
-  proposedBody: string;
-  diffSummary: string | null;
-  resolvedBody: string | null;
-  createdAt: Date;
-  resolvedAt: Date | null;
-};
-
-export function toCounterView(counter: CounterProposal): CounterView {
-  return {
-    id: counter.id,
-    agreementId: counter.record.id,
-    status: counter.status,
-    proposedByContactPointId: counter.proposedByContactPointId,
-    rawInput: counter.rawInput,
-    assistedText: counter.assistedText,
-    proposedBody: counter.proposedBody,
-    diffSummary: counter.diffSummary,
-    resolvedBody: counter.resolvedBody,
-    createdAt: counter.createdAt,
-    resolvedAt: counter.resolvedAt,
-  };
-}
+export type { CounterView };
 
 /** Pending counters of the given records, by record id (at most one each). */
 export async function activeCounters(em: EntityManager, records: SignedRecord[]): Promise<Map<string, CounterView>> {

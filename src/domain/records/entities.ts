@@ -44,6 +44,8 @@ export type NotarizationDetails = {
  */
 @Entity({ tableName: 'records' })
 @Index({ properties: ['initiatorIdentity', 'createdAt'] })
+// The expiry job's filter (records.expire-lapsed, every minute): status in (...) and expires_at <= now.
+@Index({ properties: ['status', 'expiresAt'] })
 export class SignedRecord {
   [OptionalProps]?:
     | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'

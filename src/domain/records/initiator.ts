@@ -8,7 +8,7 @@ export type InitiatorContact = { type: string; value: string };
 /** The initiator's contact point: the session's for a bearer, the identity's first email for an API key. */
 export async function initiatorContactOf(em: EntityManager, caller: Principal): Promise<InitiatorContact | null> {
   const point =
-    caller.kind === 'bearer'
+    caller.kind === 'session'
       ? await em.findOne(ContactPoint, { id: caller.contactPointId })
       : await em.findOne(ContactPoint, { identity: caller.identityId, type: 'email' }, { orderBy: { createdAt: 'asc' } });
   return point ? { type: point.type, value: point.value } : null;

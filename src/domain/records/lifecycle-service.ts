@@ -3,7 +3,8 @@ import type { Principal, Scope } from '../identity/principal.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
-import type { DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
+import { optionalLine } from '../shared/unicode.js';
+import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
 import { CounterProposal, Participant, SignedRecord } from './entities.js';
@@ -78,7 +79,9 @@ export class LifecycleService {
   async decline(principal: Principal | null, idOrReference: string, reason: string | null | undefined): Promise<string> {
     return this.change(principal, idOrReference, 'cancel', async (locked) => {
       const { record, viewer, caller, now } = locked;
-      if (reason != null && [...reason].length > 500) throw DomainError.invalid(['reason'], 'At most 500 characters', 'too_long');
+      const issues = new IssueCollector();
+      const declinedReason = optionalLine(issues, reason, 'reason', 500);
+      issues.throwIfAny();
       const participant = record.participants
         .getItems()
         .find((p) => p.role !== 'initiator' && !p.removedAt && !p.declinedAt && !p.waivedAt && isViewerParticipant(p, viewer));
@@ -91,7 +94,7 @@ export class LifecycleService {
       this.allow('decline', record);
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'You already signed this version');
       participant.declinedAt = now;
-      participant.declinedReason = reason?.trim() || null;
+      participant.declinedReason = declinedReason;
       // A proposer who declines no longer stands behind their counter-proposal: it is withdrawn.
       const counter = await locked.em.findOne(CounterProposal, { record, status: 'pending', proposedBy: participant });
       if (counter) {
@@ -184,7 +187,7 @@ export class LifecycleService {
   async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
     const invitations: Invitation[] = [];
     const id = await this.change(principal, idOrReference, 'amend', async (locked) => {
-      const { record, caller, em } = locked;
+      const { record, caller } = locked;
       requireInitiator(record, caller);
       const participant = this.participant(record, participantId);
       this.allow('resend_invitation', record);
@@ -192,10 +195,11 @@ export class LifecycleService {
         throw new DomainError('conflict', 'This participant has no open invitation');
       }
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'This participant already signed the current version');
-      await this.rateLimiter.hit(em.fork(), `resend:${participant.id}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600 }, 'invitation resends');
       invitations.push({ participant, record });
       return record.id;
     });
+    // Counted after the (read-only) transaction, on the pool: a transaction never waits for a second connection.
+    await this.rateLimiter.hit(this.orm.em.fork(), `resend:${participantId}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600 }, 'invitation resends');
     await this.sendInvitations(invitations);
     return id;
   }
@@ -214,6 +218,7 @@ export class LifecycleService {
           const record = await em.findOne(SignedRecord, { id, status: pending, expiresAt: { $lte: now } }, { lockMode: LockMode.PESSIMISTIC_WRITE_OR_FAIL });
           if (!record) return false;
           fire({ record, events, now }, 'lapse');
+          await this.events.write(em, events.map(lifecycle));
           return true;
         })
         .catch((error: unknown) => {
@@ -222,7 +227,7 @@ export class LifecycleService {
           throw error;
         });
       if (done) expired += 1;
-      for (const event of events) this.events.recordLifecycle(event);
+      this.events.committed();
     }
     return expired;
   }

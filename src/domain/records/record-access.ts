@@ -1,29 +1,39 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cleanUnicode } from '../shared/unicode.js';
+import { preparedQuery } from '../database.js';
 import { contactPointsOf } from '../identity/identity-service.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { SignedRecord } from './entities.js';
 import { looksLikeReference } from './reference.js';
-import { contactKey, isViewerParticipant, type Viewer } from './record-view.js';
+import { contactKey, isViewerParticipant, type ParticipantData, type RecordData, type Viewer } from './record-view.js';
 
 export async function viewerFor(em: EntityManager, identityId: string): Promise<Viewer> {
   const points = await contactPointsOf(em, identityId);
   return { identityId, contactKeys: new Set(points.map((p) => contactKey(p.type, p.value))) };
 }
 
-/** Loads a record by id or AGR reference, with its participants. */
-export async function findRecord(em: EntityManager, idOrReference: string): Promise<SignedRecord | null> {
-  const key = (idOrReference ?? '').trim();
-  if (isUuid(key)) return em.findOne(SignedRecord, { id: key.toLowerCase() }, { populate: ['participants'] });
-  if (looksLikeReference(key)) return em.findOne(SignedRecord, { reference: key.toUpperCase() }, { populate: ['participants'] });
+/** An id or AGR reference as a lookup key; null for anything that is neither. */
+export function recordKeyOf(idOrReference: string): { id: string } | { reference: string } | null {
+  // A pasted reference often carries invisible characters: they are not part of it.
+  const key = cleanUnicode(idOrReference ?? '').trim();
+  if (isUuid(key)) return { id: key.toLowerCase() };
+  if (looksLikeReference(key)) return { reference: key.toUpperCase() };
   return null;
 }
 
-export function canRead(record: SignedRecord, viewer: Viewer): boolean {
+/** Loads a record by id or AGR reference, with its participants. */
+export async function findRecord(em: EntityManager, idOrReference: string): Promise<SignedRecord | null> {
+  const key = recordKeyOf(idOrReference);
+  return key ? em.findOne(SignedRecord, key, { populate: ['participants'] }) : null;
+}
+
+export function canRead(record: SignedRecord | RecordData, viewer: Viewer): boolean {
   // A removed participant (e.g. a replaced witness) no longer reads the record, as in the listing.
+  const participants: readonly ParticipantData[] = Array.isArray(record.participants) ? record.participants : (record as SignedRecord).participants.getItems();
   return (
     record.initiatorIdentity === viewer.identityId ||
-    record.participants.getItems().some((p) => p.removedAt === null && isViewerParticipant(p, viewer))
+    participants.some((p) => p.removedAt === null && isViewerParticipant(p, viewer))
   );
 }
 
@@ -38,35 +48,54 @@ export async function findReadableRecord(em: EntityManager, idOrReference: strin
 }
 
 /**
- * Ids of the records the identity may read, newest first, with the total. The identity graph is
- * joined in SQL: initiator identity, linked participant identity or a participant contact point
- * that is one of the identity's verified contact points.
+ * Ids of the records the identity may read, newest first, with the total (one statement; a second
+ * counts only when the page is past the end). The identity graph is joined in SQL: initiator
+ * identity, linked participant identity or a participant contact point that is one of the
+ * identity's verified contact points.
  */
 export async function readableRecordIds(
   em: EntityManager,
   identityId: string,
-  filter: { status?: string | null; type?: string | null; limit: number; offset: number },
+  filter: RecordListFilter,
 ): Promise<{ ids: string[]; total: number }> {
+  const { count, page } = readableRecordsQuery(identityId, filter);
+  const rows = await preparedQuery<{ id: string; total: string }>(em, page.sql, page.params);
+  if (rows.length > 0) return { ids: rows.map((row) => row.id), total: Number(rows[0]!.total) };
+  const [counted] = filter.offset > 0 ? await preparedQuery<{ total: string }>(em, count.sql, count.params) : [];
+  return { ids: [], total: Number(counted?.total ?? 0) };
+}
+
+export type RecordListFilter = { status?: string | null; type?: string | null; limit: number; offset: number };
+
+/**
+ * The identity's records as a union of three indexed lookups (initiated; participant by identity;
+ * participant by one of its verified contact points), joined to records by primary key: no scan of
+ * `records` or `participants`, however many rows they hold.
+ */
+export function readableRecordsQuery(identityId: string, filter: RecordListFilter): Record<'count' | 'page', { sql: string; params: unknown[] }> {
   const params: unknown[] = [identityId, identityId, identityId];
-  let where = `(r.initiator_identity_id = ?
-       or exists (select 1 from participants p
-                   where p.record_id = r.id and p.removed_at is null
-                     and (p.identity_id = ?
-                          or exists (select 1 from contact_points c
-                                      where c.identity_id = ? and c.type = p.contact_point_type
-                                        and c.value = p.contact_point_value))))`;
+  let from = `records r join (
+       select id from records where initiator_identity_id = ?
+       union
+       select record_id from participants where identity_id = ? and removed_at is null
+       union
+       select p.record_id from contact_points c
+         join participants p on p.contact_point_type = c.type and p.contact_point_value = c.value
+        where c.identity_id = ? and p.removed_at is null
+     ) readable on readable.id = r.id where true`;
   if (filter.status) {
-    where += ' and r.status = ?';
+    from += ' and r.status = ?';
     params.push(filter.status);
   }
   if (filter.type) {
-    where += ' and r.type = ?';
+    from += ' and r.type = ?';
     params.push(filter.type);
   }
-  const [count] = await em.execute<{ total: string }[]>(`select count(*) as total from records r where ${where}`, params);
-  const rows = await em.execute<{ id: string }[]>(
-    `select r.id from records r where ${where} order by r.created_at desc, r.id desc limit ? offset ?`,
-    [...params, filter.limit, filter.offset],
-  );
-  return { ids: rows.map((row) => row.id), total: Number(count?.total ?? 0) };
+  return {
+    count: { sql: `select count(*) as total from ${from}`, params },
+    page: {
+      sql: `select r.id, count(*) over () as total from ${from} order by r.created_at desc, r.id desc limit ? offset ?`,
+      params: [...params, filter.limit, filter.offset],
+    },
+  };
 }

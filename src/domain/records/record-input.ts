@@ -2,6 +2,7 @@ import { isValidEmail, normalizeEmail, normalizeMessengerHandle } from '../ident
 import { IssueCollector } from '../shared/errors.js';
 import type { ParticipantContactPointType, RecordType } from './entities.js';
 import { BODY_LIMITS, countCharacters, countWords, normalizeText } from './text.js';
+import { cleanUnicode, lineIssue, optionalLine, textIssue } from '../shared/unicode.js';
 
 export type NamedPartyInput = {
   displayName: string;
@@ -47,6 +48,11 @@ export function validateBody(issues: IssueCollector, body: unknown, path: string
     issues.add(path, 'Body is required', 'missing');
     return;
   }
+  const problem = textIssue(body);
+  if (problem) {
+    issues.add(path, problem.message, problem.type);
+    return;
+  }
   const normalized = normalizeText(body);
   const characters = countCharacters(normalized);
   const words = countWords(normalized);
@@ -62,14 +68,8 @@ export function validateBody(issues: IssueCollector, body: unknown, path: string
   }
 }
 
-/** Trims an optional text field; empty becomes null. */
-export function optionalText(issues: IssueCollector, value: string | null | undefined, field: string, max: number): string | null {
-  if (value == null) return null;
-  // Counted as sent (REST's contract counts the same way), then trimmed.
-  if ([...value].length > max) issues.add([field], `At most ${max} characters`, 'too_long');
-  const trimmed = value.trim();
-  return trimmed === '' ? null : trimmed;
-}
+/** Optional single-line fields of records (titles, summaries, notes): see optionalLine. */
+export const optionalText = optionalLine;
 
 export function validateLapseDays(issues: IssueCollector, value: number | null | undefined): number | null {
   if (value == null) return null;
@@ -97,9 +97,11 @@ export function normalizeParties(
   const list = inputs ?? [];
   if (list.length > max) issues.add([field], `At most ${max} ${field}`, 'too_many');
   return list.map((input, index) => {
-    const displayName = (input.displayName ?? '').trim();
+    const displayName = cleanUnicode(input.displayName ?? '').trim();
     const length = [...displayName].length;
-    if (length < 1 || length > LIMITS.displayName) {
+    const problem = lineIssue(displayName);
+    if (problem) issues.add([field, index, 'displayName'], problem.message, problem.type);
+    else if (length < 1 || length > LIMITS.displayName) {
       issues.add([field, index, 'displayName'], `Display name must have 1 to ${LIMITS.displayName} characters`, length < 1 ? 'too_short' : 'too_long');
     }
     const type = input.contactPointType ?? 'email';
@@ -112,7 +114,7 @@ export function normalizeParties(
       }
     } else if (type === 'messenger') {
       value = normalizeMessengerHandle(value);
-      if (!/^[a-z0-9_]{3,64}$|^[0-9]{3,20}$/.test(value)) {
+      if (!/^[a-z0-9_]{3,64}$|^[0-9]{3,20}$/u.test(value)) {
         issues.add([field, index, 'contactPointValue'], 'Enter a messenger username (letters, digits, _) or numeric chat id', 'invalid_handle');
       }
     } else {

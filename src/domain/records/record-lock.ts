@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal, type Scope } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
-import type { DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
+import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
 import { transition, type LifecycleTrigger } from './lifecycle.js';
 import { canRead, findRecord, viewerFor } from './record-access.js';
@@ -12,7 +12,7 @@ export type LockedRecord = {
   record: SignedRecord;
   viewer: Viewer;
   caller: Principal;
-  /** Announced after the commit, never before. */
+  /** Journaled (audit trail, seal, outbox) before the commit; delivered after it, never before. */
   events: RecordLifecycleEvent[];
   now: Date;
 };
@@ -20,7 +20,7 @@ export type LockedRecord = {
 /**
  * Runs one change of one record: scope check, identity-graph read check, row lock, then a fresh
  * read (a racing request that committed first is visible now, so its loser fails the table's
- * guard instead of overwriting). Events go out after the commit.
+ * guard instead of overwriting). Events are journaled in the transaction and delivered after it.
  */
 export async function withLockedRecord<T>(
   orm: MikroORM,
@@ -38,9 +38,11 @@ export async function withLockedRecord<T>(
     const found = await findRecord(em, idOrReference);
     if (!found || !canRead(found, viewer)) throw DomainError.notFound('Record');
     const record = await em.findOneOrFail(SignedRecord, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
-    return work({ em, record, viewer, caller, events: pending, now: now() });
+    const result = await work({ em, record, viewer, caller, events: pending, now: now() });
+    await events.write(em, pending.map(lifecycle));
+    return result;
   });
-  for (const event of pending) events.recordLifecycle(event);
+  events.committed();
   return result;
 }
 

@@ -4,7 +4,8 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
 import { transition } from './lifecycle.js';
-import { canRead, findReadableRecord, findRecord, readableRecordIds, viewerFor } from './record-access.js';
+import { canRead, findReadableRecord, findRecord, readableRecordIds, recordKeyOf, viewerFor } from './record-access.js';
+import { readRecords } from './record-read-model.js';
 import {
   LIMITS,
   normalizeParties,
@@ -17,15 +18,21 @@ import {
   type NormalizedParty,
   type UpdateRecordInput,
 } from './record-input.js';
-import { toRecordView, type RecordView } from './record-view.js';
+import { recordData, toRecordView, type RecordView } from './record-view.js';
 import { addInitiator, initiatorContactOf } from './initiator.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
 import { SignatureExecution } from '../ceremonies/entities.js';
-import { activeCounters } from './counter-service.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
+import { openAuditTrail } from './audit-trail.js';
+import type { SealingSettings } from '../sealing/sealing-view.js';
 
 export type RecordPage = { records: RecordView[]; total: number; limit: number; offset: number };
+
+/** Deep pages cost a walk over every skipped row: past this, narrow the list with filters instead. */
+export const MAX_LIST_OFFSET = 10_000;
+/** Longest `status` / `type` filter value of a record listing. */
+export const MAX_FILTER_LENGTH = 64;
 
 export type ListRecordsInput = { status?: string | null; type?: string | null; limit?: number | null; offset?: number | null };
 
@@ -34,6 +41,7 @@ export class RecordService {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
+    private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
   ) {}
 
   async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
@@ -92,8 +100,9 @@ export class RecordService {
     addInitiator(em, record, initiatorContact, caller.identityId, now);
     addParticipants(em, record, 'party', parties, 1, now);
     addParticipants(em, record, 'witness', witnesses, 1 + parties.length, now);
+    openAuditTrail(em, record.id, now, 'create');
     await this.flushWithFreshReference(em, record);
-    return toRecordView(record, await viewerFor(em, caller.identityId));
+    return toRecordView(recordData(record), await viewerFor(em, caller.identityId));
   }
 
   async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
@@ -116,12 +125,15 @@ export class RecordService {
     return record !== null && canRead(record, await viewerFor(em, caller.identityId));
   }
 
+  /** One statement: the record, what its view needs and the viewer (record-read-model.ts). */
   private async read(caller: Principal, idOrReference: string): Promise<RecordView> {
-    const em = this.orm.em.fork();
-    const viewer = await viewerFor(em, caller.identityId);
-    const record = await findReadableRecord(em, idOrReference, viewer);
-    const counters = await activeCounters(em, [record]);
-    return toRecordView(record, viewer, await signatureSummaries(em, [record]), counters.get(record.id));
+    const key = recordKeyOf(idOrReference);
+    if (!key) throw DomainError.notFound('Record');
+    const { viewer, models } = await readRecords(this.orm.em.fork(), key, caller.identityId, this.sealing);
+    const [model] = models;
+    // Outside the viewer's identity graph answers exactly like missing (references cannot be probed).
+    if (!model || !canRead(model.record, viewer)) throw DomainError.notFound('Record');
+    return toRecordView(model.record, viewer, model.signatures, model.counter, model.sealing);
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -130,23 +142,18 @@ export class RecordService {
     const offset = input.offset ?? 0;
     const issues = new IssueCollector();
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.add(['limit'], 'Must be from 1 to 100', 'out_of_range');
-    if (!Number.isInteger(offset) || offset < 0) issues.add(['offset'], 'Must be 0 or more', 'out_of_range');
-    if (input.status && !(RECORD_STATUSES as readonly string[]).includes(input.status)) {
-      issues.add(['status'], `Status must be one of ${RECORD_STATUSES.join(', ')}`, 'invalid_enum');
-    }
-    if (input.type && !(RECORD_TYPES as readonly string[]).includes(input.type)) {
-      issues.add(['type'], `Type must be one of ${RECORD_TYPES.join(', ')}`, 'invalid_enum');
+    if (!Number.isInteger(offset) || offset < 0 || offset > MAX_LIST_OFFSET) issues.add(['offset'], `Must be from 0 to ${MAX_LIST_OFFSET}`, 'out_of_range');
+    // Filters take any string (the contract's word): a value that is no status or type matches no record.
+    for (const field of ['status', 'type'] as const) {
+      if ((input[field]?.length ?? 0) > MAX_FILTER_LENGTH) issues.add([field], `At most ${MAX_FILTER_LENGTH} characters`, 'too_long');
     }
     issues.throwIfAny();
+    const known = (!input.status || (RECORD_STATUSES as readonly string[]).includes(input.status)) && (!input.type || (RECORD_TYPES as readonly string[]).includes(input.type));
+    if (!known) return { records: [], total: 0, limit, offset };
     const em = this.orm.em.fork();
-    const viewer = await viewerFor(em, caller.identityId);
     const { ids, total } = await readableRecordIds(em, caller.identityId, { status: input.status, type: input.type, limit, offset });
-    const records = ids.length
-      ? await em.find(SignedRecord, { id: { $in: ids } }, { populate: ['participants'], orderBy: { createdAt: 'desc', id: 'desc' } })
-      : [];
-    const signatures = await signatureSummaries(em, records);
-    const counters = await activeCounters(em, records);
-    return { records: records.map((record) => toRecordView(record, viewer, signatures, counters.get(record.id))), total, limit, offset };
+    const { viewer, models } = await readRecords(em, { ids }, caller.identityId, this.sealing);
+    return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
@@ -235,7 +242,7 @@ export class RecordService {
       }
       throw error;
     }
-    return toRecordView(record, viewer, await signatureSummaries(em, [record]));
+    return toRecordView(recordData(record), viewer, await signatureSummaries(em, [record]));
   }
 
   /** References are random; on the rare collision draw another. */

@@ -1,7 +1,36 @@
 import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
 import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
-import type { CounterView } from './counter-service.js';
+import type { CounterView } from './counter-view.js';
+import type { BlockchainView, SealedDocumentView, SealingView, ShareCardView } from '../sealing/sealing-view.js';
+
+/** A participant row as views need it (an entity or a row of the read model). */
+export type ParticipantData = Pick<
+  Participant,
+  | 'id' | 'role' | 'position' | 'displayName' | 'contactPointType' | 'contactPointValue' | 'identity' | 'invitedAt' | 'confirmedAt'
+  | 'confirmedVersion' | 'declinedAt' | 'declinedReason' | 'waivedAt' | 'removedAt'
+>;
+
+/** A record with its participants as views need it (an entity or a row of the read model). */
+export type RecordData = Pick<
+  SignedRecord,
+  | 'id' | 'reference' | 'type' | 'status' | 'title' | 'body' | 'bodyHash' | 'summary' | 'language' | 'jurisdiction' | 'initiatedVia'
+  | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
+  | 'notarization' | 'initiatorIdentity' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
+> & { participants: readonly ParticipantData[] };
+
+/** A loaded entity as RecordData. */
+export function recordData(record: SignedRecord): RecordData {
+  const { id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion } = record;
+  const { requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
+  const { initiatorIdentity, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
+  return {
+    ...{ id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion },
+    ...{ requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
+    ...{ initiatorIdentity, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
+    participants: record.participants.getItems(),
+  };
+}
 
 /** Who reads a record: decides which private participant data they see. */
 export type Viewer = {
@@ -65,16 +94,17 @@ export type RecordView = {
   witnessSummary: WitnessSummaryView | null;
   supersedesAgrId: string | null;
   supersededByAgrId: string | null;
-  /** Filled by sealing and anchoring. */
-  blockchain: null;
+  /** The chain record of a sealed record (pending until anchored). */
+  blockchain: BlockchainView | null;
   metadata: Record<string, unknown>;
   notarization: NotarizationView | null;
   llmAnalysis: Record<string, unknown> | null;
   initiatorSignature: InitiatorSignatureView | null;
   readyForSubmission: boolean | null;
-  /** Document identicon and share card exist once sealed. */
-  identicon: null;
-  shareCard: null;
+  /** Document identicon (from the seal's metadata hash), share card and sealed PDF, once each exists. */
+  identicon: IdenticonView | null;
+  shareCard: ShareCardView | null;
+  document: SealedDocumentView | null;
   createdAt: Date;
   expiresAt: Date | null;
   sealedAt: Date | null;
@@ -85,7 +115,7 @@ export function contactKey(type: string, value: string): string {
 }
 
 /** Whether this participant row is the viewer (linked identity or one of the viewer's contact points). */
-export function isViewerParticipant(participant: Participant, viewer: Viewer): boolean {
+export function isViewerParticipant(participant: Pick<Participant, 'identity' | 'contactPointType' | 'contactPointValue'>, viewer: Viewer): boolean {
   return (
     participant.identity === viewer.identityId ||
     (participant.contactPointValue !== null &&
@@ -100,12 +130,13 @@ const MAX_ACTIVE_WITNESSES = 5;
  * participant's (they entered them); any other reader sees only the rows that are themselves.
  */
 export function toRecordView(
-  record: SignedRecord,
+  record: RecordData,
   viewer: Viewer,
   signatures: ReadonlyMap<string, SignatureSummary> = new Map(),
   activeCounter: CounterView | null = null,
+  sealing: SealingView | null = null,
 ): RecordView {
-  const participants = record.participants.getItems().filter((p) => p.removedAt === null);
+  const participants = record.participants.filter((p) => p.removedAt === null);
   const initiator = participants.find((p) => p.role === 'initiator') ?? null;
   const viewerIsInitiator = record.initiatorIdentity === viewer.identityId;
   const witnesses = participants.filter((p) => p.role === 'witness');
@@ -156,7 +187,7 @@ export function toRecordView(
       : null,
     supersedesAgrId: record.supersedesRecordId,
     supersededByAgrId: record.supersededByRecordId,
-    blockchain: null,
+    blockchain: sealing?.blockchain ?? null,
     metadata: record.metadata,
     notarization: record.notarization
       ? {
@@ -168,22 +199,23 @@ export function toRecordView(
     llmAnalysis: null,
     initiatorSignature: initiator ? initiatorSignature(record, initiator, signatures.get(initiator.id)) : null,
     readyForSubmission: record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null,
-    identicon: null,
-    shareCard: null,
+    identicon: sealing?.identicon ?? null,
+    shareCard: sealing?.shareCard ?? null,
+    document: sealing?.document ?? null,
     createdAt: record.createdAt,
     expiresAt: record.expiresAt,
     sealedAt: record.sealedAt,
   };
 }
 
-function partySignature(record: SignedRecord, participant: Participant, summary: SignatureSummary | undefined): PartySignatureView {
+function partySignature(record: RecordData, participant: ParticipantData, summary: SignatureSummary | undefined): PartySignatureView {
   if (participant.confirmedVersion === record.currentVersion) return { status: 'finalized', satisfiedMethodCount: summary?.satisfiedMethodCount ?? 0, canFinalize: false };
   return summary
     ? { status: 'in_progress', satisfiedMethodCount: summary.satisfiedMethodCount, canFinalize: summary.canFinalize }
     : { status: 'not_started', satisfiedMethodCount: 0, canFinalize: false };
 }
 
-function initiatorSignature(record: SignedRecord, initiator: Participant, summary: SignatureSummary | undefined): InitiatorSignatureView {
+function initiatorSignature(record: RecordData, initiator: ParticipantData, summary: SignatureSummary | undefined): InitiatorSignatureView {
   const finalized = initiator.confirmedVersion === record.currentVersion;
   return {
     status: finalized ? 'finalized' : summary ? 'in_progress' : 'not_started',
@@ -197,10 +229,10 @@ function initiatorSignature(record: SignedRecord, initiator: Participant, summar
 
 /** A draft can be submitted once the initiator signed its current version and the type's roles are filled. */
 function isReadyForSubmission(
-  record: SignedRecord,
-  initiator: Participant | null,
-  parties: Participant[],
-  witnesses: Participant[],
+  record: RecordData,
+  initiator: ParticipantData | null,
+  parties: ParticipantData[],
+  witnesses: ParticipantData[],
 ): boolean {
   const signed = initiator?.confirmedVersion === record.currentVersion;
   switch (record.type) {

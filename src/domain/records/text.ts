@@ -1,11 +1,13 @@
 import { sha256Hex } from '../shared/crypto.js';
+import { cleanUnicode } from '../shared/unicode.js';
 
 /**
  * The one normalization of record text, used for the body limits, for `body_hash` and (later) for
- * verifying supplied text: Unicode NFC, every run of whitespace collapsed to one space, trimmed.
+ * verifying supplied text: Unicode NFC, invisible format characters removed (what a reader sees is
+ * what is hashed and counted), every run of whitespace collapsed to one space, trimmed.
  */
 export function normalizeText(text: string): string {
-  return text.normalize('NFC').replace(/\s+/gu, ' ').trim();
+  return cleanUnicode(text).replace(/\s+/gu, ' ').trim();
 }
 
 export function countCharacters(normalized: string): number {

@@ -3,22 +3,29 @@
  * maps them once (graph/errors.ts for GraphQL, facade-rest/errors.ts for HTTP). Messages are for
  * humans and never contain a secret.
  */
-export type DomainErrorCode =
-  | 'validation_error'
-  | 'unauthenticated'
-  | 'bearer_required'
-  | 'missing_scope'
-  | 'forbidden'
-  | 'not_found'
-  | 'invalid_transition'
-  | 'stale_version'
-  | 'conflict'
-  | 'contact_point_conflict'
-  | 'rate_limited'
-  | 'signature_incomplete'
-  | 'counter_active'
-  | 'acknowledgement_required'
-  | 'not_implemented';
+export const DOMAIN_ERROR_CODES = [
+  'validation_error',
+  'unauthenticated',
+  'bearer_required',
+  'missing_scope',
+  'forbidden',
+  'not_found',
+  'invalid_transition',
+  'stale_version',
+  'conflict',
+  'contact_point_conflict',
+  'rate_limited',
+  'signature_incomplete',
+  'counter_active',
+  'acknowledgement_required',
+  'artifact_pending',
+  /** A request with the same Idempotency-Key is still running. */
+  'idempotency_key_in_use',
+  'unavailable',
+  'not_implemented',
+] as const;
+
+export type DomainErrorCode = (typeof DOMAIN_ERROR_CODES)[number];
 
 export type ValidationIssue = {
   /** Path of the offending input field, in the domain's camelCase names (e.g. ['parties', 0, 'displayName']). */

@@ -1,6 +1,10 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
 /**
- * Domain events that other processes may watch (the GraphQL subscriptions). The domain only
- * announces; the graph layer carries them across instances.
+ * Domain events. A change writes its events in its own transaction (the record's audit trail, the
+ * seal of a record that moved to `sealed`, and the outbox); a dispatcher delivers them after the
+ * commit to the subscribers (the GraphQL PubSub, the job queue). An event of a transaction that
+ * rolls back is never delivered; one that committed is delivered even if the process dies first.
  */
 export type SignatureProgressEvent = {
   recordId: string;
@@ -27,7 +31,27 @@ export type RecordLifecycleEvent = {
   at: string;
 };
 
+/** A sealed record's artifact (sealed PDF, share card) now exists, or its chain record changed. */
+export type RecordArtifactEvent = {
+  recordId: string;
+  artifact: 'sealed_pdf' | 'share_card' | 'blockchain';
+  /** For `blockchain`: pending, retrying or confirmed. */
+  state: string;
+  at: string;
+};
+
+export type DomainEvent =
+  | { type: 'signature_progress'; data: SignatureProgressEvent }
+  | { type: 'record_lifecycle'; data: RecordLifecycleEvent }
+  | { type: 'record_artifact'; data: RecordArtifactEvent };
+
+export const lifecycle = (data: RecordLifecycleEvent): DomainEvent => ({ type: 'record_lifecycle', data });
+export const signatureProgress = (data: SignatureProgressEvent): DomainEvent => ({ type: 'signature_progress', data });
+export const recordArtifact = (data: RecordArtifactEvent): DomainEvent => ({ type: 'record_artifact', data });
+
 export interface DomainEvents {
-  signatureProgress(event: SignatureProgressEvent): void;
-  recordLifecycle(event: RecordLifecycleEvent): void;
+  /** In the caller's transaction: audit trail, seal, outbox. Call it before the commit. */
+  write(em: EntityManager, events: readonly DomainEvent[]): Promise<void>;
+  /** After the commit: delivery starts now instead of at the dispatcher's next poll. */
+  committed(): void;
 }

@@ -1,5 +1,14 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { DomainError, IssueCollector } from '../shared/errors.js';
+import type { AnchorReader } from '../anchoring/chain.js';
+import { hashToBytes32, transactionAnchors } from '../anchoring/merkle.js';
+import type { IdenticonView } from '../ceremonies/execution-view.js';
+import { SealedArtifact } from '../sealing/entities.js';
+import { RecordSeal } from '../sealing/seal.js';
+import { sealingViewOf, sealingViews, type BlockchainView, type SealingSettings } from '../sealing/sealing-view.js';
+import { DomainError } from '../shared/errors.js';
+import type { AnswerCache } from '../shared/answer-cache.js';
+import type { ClientLimits } from '../shared/client-limits.js';
+import { cleanUnicode } from '../shared/unicode.js';
 import { SignedRecord, type RecordStatus, type RecordType } from '../records/entities.js';
 import { looksLikeReference } from '../records/reference.js';
 import { textHash } from '../records/text.js';
@@ -24,6 +33,9 @@ export type PublicRecordView = {
   expiresAt: Date | null;
   partyCount: number;
   notarization: PublicNotarization | null;
+  /** Sealed records only: the document identicon and the chain record (never signature identicons). */
+  identicon: IdenticonView | null;
+  blockchain: BlockchainView | null;
 };
 
 export type Verdict = 'verified' | 'certificate' | 'matched_superseded' | 'matched_not_sealed' | 'no_match' | 'not_found';
@@ -38,6 +50,13 @@ export type VerificationView = {
   matchMethod: string | null;
   status: RecordStatus | null;
   sealedAt: Date | null;
+  /** Sealed records only: the document identicon. */
+  identicon: IdenticonView | null;
+  /**
+   * Sealed records only: the canonical sealed metadata, exactly as anchored (it holds nothing
+   * private), so anyone can archive it and verify offline.
+   */
+  sealedMetadata: string | null;
 };
 
 export type VerifyArtifact = { text?: string | null; body?: string | null; contentHash?: string | null; documentHash?: string | null; txHash?: string | null };
@@ -51,13 +70,32 @@ const UNPUBLISHED: RecordStatus[] = ['draft', 'cancelled_draft'];
  * or hash against the record (one normalization for text, as everywhere). Needs no credentials.
  */
 export class VerificationService {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clients: ClientLimits,
+    /** The chain, for verification by transaction hash; null without one. */
+    private readonly chain: (() => Promise<AnchorReader>) | null = null,
+    private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
+    /** Sealed records' public answers (see AnswerCache: dropped on every domain event); none without. */
+    private readonly cache: AnswerCache<PublicRecordView | VerificationView> | null = null,
+  ) {}
 
   async publicRecord(reference: string): Promise<PublicRecordView> {
+    const load = () => this.loadPublicRecord(reference);
+    if (!this.cache) return load();
+    // Sealed, its chain record changes only with an event once a batch carries it (or when no chain can anchor it).
+    const final = (view: PublicRecordView) => view.sealedAt !== null && (view.blockchain?.network != null || view.blockchain?.status === 'confirmed' || !this.chain);
+    return this.cache.get(`public:${normalReference(reference)}`, load, (view) => final(view as PublicRecordView)) as Promise<PublicRecordView>;
+  }
+
+  private async loadPublicRecord(reference: string): Promise<PublicRecordView> {
     const record = await this.find(reference);
     if (!record) throw DomainError.notFound('Record');
     const n = record.notarization;
+    const sealing = (await sealingViews(this.orm.em.fork(), [record], this.sealing)).get(record.id);
     return {
+      identicon: sealing?.identicon ?? null,
+      blockchain: sealing?.blockchain ?? null,
       agrReference: record.reference,
       type: record.type,
       status: record.status,
@@ -79,36 +117,70 @@ export class VerificationService {
     };
   }
 
-  async verify(reference: string, artifact: VerifyArtifact | null): Promise<VerificationView> {
+  /** `client`: the anonymous caller's network address (limited per address). */
+  async verify(reference: string, artifact: VerifyArtifact | null, client?: string | null): Promise<VerificationView> {
+    await this.clients.admit(client, 'public_verify');
     const supplied = artifact ? Object.entries(artifact).filter(([, value]) => value != null && value !== '') : [];
     if (artifact && supplied.length !== 1) {
       throw DomainError.invalid([], 'Give exactly one of text, body, content_hash, document_hash or tx_hash', 'one_of');
     }
+    if (!artifact && this.cache) {
+      // The certificate lookup of a sealed record changes only with an event (supersession); matches are never cached.
+      const load = () => this.certificate(reference);
+      return this.cache.get(`verify:${normalReference(reference)}`, load, (view) => (view as VerificationView).sealedAt !== null) as Promise<VerificationView>;
+    }
+    return this.certificate(reference, supplied);
+  }
+
+  /** The certificate lookup, and the match of the one supplied artifact when given. */
+  private async certificate(reference: string, supplied: [string, unknown][] = []): Promise<VerificationView> {
     const record = await this.find(reference);
     if (!record) {
-      return { agrReference: reference, recordFound: false, recordMatch: null, verified: false, verdict: 'not_found', currentAuthority: null, matchMethod: null, status: null, sealedAt: null };
+      return { agrReference: reference, recordFound: false, recordMatch: null, verified: false, verdict: 'not_found', currentAuthority: null, matchMethod: null, status: null, sealedAt: null, identicon: null, sealedMetadata: null };
     }
-    const base = { agrReference: record.reference, recordFound: true, currentAuthority: await this.currentAuthority(record), status: record.status, sealedAt: record.sealedAt };
+    const em = this.orm.em.fork();
+    const seal = record.sealedAt ? await em.findOne(RecordSeal, { recordId: record.id }) : null;
+    const sealing = seal ? await sealingViewOf(em, record, seal, this.sealing) : undefined;
+    const base = {
+      agrReference: record.reference,
+      recordFound: true,
+      currentAuthority: await this.currentAuthority(record),
+      status: record.status,
+      sealedAt: record.sealedAt,
+      identicon: sealing?.identicon ?? null,
+      sealedMetadata: seal?.metadata ?? null,
+    };
     const [field, value] = supplied[0] ?? [];
     if (!field || typeof value !== 'string') return { ...base, recordMatch: null, verified: false, verdict: 'certificate', matchMethod: null };
-    const match = this.matches(record, field, value);
+    const match = await this.matches(record, seal, field, value);
     const verdict: Verdict = !match ? 'no_match' : record.status === 'sealed' ? 'verified' : record.status === 'superseded' ? 'matched_superseded' : 'matched_not_sealed';
     return { ...base, recordMatch: match, verified: verdict === 'verified', verdict, matchMethod: match ? snake(field) : null };
   }
 
-  private matches(record: SignedRecord, field: string, value: string): boolean {
+  private async matches(record: SignedRecord, seal: RecordSeal | null, field: string, value: string): Promise<boolean> {
     if (field === 'text' || field === 'body') return textHash(value) === record.bodyHash;
-    if (field === 'contentHash') {
-      const hash = HASH.exec(value.trim());
-      if (!hash) throw DomainError.invalid(['contentHash'], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
-      const given = `sha256:${hash[1]!.toLowerCase()}`;
-      return given === (record.notarization?.contentHash ?? record.bodyHash) || given === record.bodyHash;
-    }
-    // The sealed document and its chain transaction arrive with sealing; until then they cannot match.
-    const issues = new IssueCollector();
-    issues.add([field], `Verification by ${snake(field)} needs the sealed artifacts, which this service does not produce yet`, 'not_available');
-    issues.throwIfAny();
-    return false;
+    if (field === 'txHash') return this.anchoredBy(seal, value);
+    const hash = HASH.exec(value.trim());
+    if (!hash) throw DomainError.invalid([field], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
+    const given = `sha256:${hash[1]!.toLowerCase()}`;
+    if (field === 'contentHash') return given === (record.notarization?.contentHash ?? record.bodyHash) || given === record.bodyHash;
+    // documentHash: the SHA-256 of the sealed PDF's exact bytes.
+    const document = await this.orm.em.fork().findOne(SealedArtifact, { recordId: record.id, kind: 'sealed_pdf' }, { fields: ['sha256'] });
+    return document?.sha256 === given;
+  }
+
+  /** Whether a transaction is a registry anchoring that carries this record's seal (directly or through its stored proof). */
+  private async anchoredBy(seal: RecordSeal | null, txHash: string): Promise<boolean> {
+    const tx = txHash.trim().toLowerCase();
+    if (!/^0x[0-9a-f]{64}$/.test(tx)) throw DomainError.invalid(['txHash'], 'Give the transaction hash as 0x and 64 hex digits', 'invalid_hash');
+    if (!seal || !this.chain) return false;
+    const unreachable = () => {
+      throw new DomainError('unavailable', 'The chain cannot be reached right now; ask again shortly', { retryAfterSeconds: 30 });
+    };
+    const chain = await this.chain().catch(unreachable);
+    const anchoring = await chain.readAnchorTransaction(tx as `0x${string}`).catch(unreachable);
+    if (!anchoring) return false;
+    return transactionAnchors(anchoring.anchored, hashToBytes32(seal.metadataHash), seal.anchorProof ?? undefined);
   }
 
   /** The record that governs now: the end of the chain of sealed successors. */
@@ -123,11 +195,15 @@ export class VerificationService {
   }
 
   private async find(reference: string): Promise<SignedRecord | null> {
-    const key = (reference ?? '').trim().toUpperCase();
+    const key = normalReference(reference);
     if (!looksLikeReference(key)) return null;
     const record = await this.orm.em.fork().findOne(SignedRecord, { reference: key }, { populate: ['participants'] });
     return record && !UNPUBLISHED.includes(record.status) ? record : null;
   }
+}
+
+function normalReference(reference: string): string {
+  return cleanUnicode(reference ?? '').trim().toUpperCase();
 }
 
 function snake(field: string): string {

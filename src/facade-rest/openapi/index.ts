@@ -5,6 +5,7 @@
 import type { JsonObject, JsonValue } from './helpers.js';
 import { buildPaths } from './paths.js';
 import { buildSchemas } from './schemas.js';
+import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
 
@@ -32,11 +33,15 @@ secret inputs, signatures and consequential confirmations.
   sent by email.
 - **API key** (\`X-API-Key: <key>\`): long-lived and scoped. Created with a bearer-authenticated
   \`POST /api/v1/api-keys\`; the full key is returned once. Revocation takes effect immediately.
-- Bearer-only routes: \`/api/v1/identity/contact-points\`, \`/api/v1/identity/link\` and every \`/api/v1/api-keys\`
-  route. Public routes (health, public verification, share-card redemption, OTP request and verification, the
+- Bearer-only routes: \`/api/v1/identity/contact-points\`, \`/api/v1/identity/link\`,
+  \`/api/v1/identity/connectors\` and every \`/api/v1/api-keys\` route. Public routes (health, public verification, share-card redemption, OTP request and verification, the
   inbound messenger webhook) need no credentials.
 - Authentication proves access only: an authentication code can never satisfy a signature method, create
   signature evidence, enable finalization or finalize. Signing happens through a signature execution.
+- **Hosted assistant connectors** use OAuth 2.1 at \`/mcp/oauth\` (metadata:
+  \`/.well-known/oauth-protected-resource/mcp/oauth\` and \`/.well-known/oauth-authorization-server\`). Their
+  access tokens are bound to \`/mcp/oauth\` and refused by this API; a signed-in person lists and disconnects
+  them under \`/api/v1/identity/connectors\`.
 
 ## Scopes
 API-key scopes are exact, not hierarchical. Each protected operation names its scope in its description and in
@@ -57,7 +62,16 @@ API-key scopes are exact, not hierarchical. Each protected operation names its s
   record or artifact, \`409\` lifecycle conflict or stale state (\`error_code\` names it), \`429\` rate limited
   (with a \`Retry-After\` header and \`retry_after_seconds\`).
 - A mutating request that times out must not be retried blindly: re-read the record and signature state and
-  follow the returned state or next action.`;
+  follow the returned state or next action, or retry it with the same \`Idempotency-Key\`.
+
+## Retries (Idempotency-Key)
+Every mutating route (and every GraphQL mutation at \`/graphql\`) accepts an \`Idempotency-Key\` header (IETF httpapi
+Idempotency-Key draft): a random value of 16..255 visible ASCII characters, a UUID for instance. The first request
+with a key runs and its answer is kept for 24 hours per caller; a retry with the same key and the same request
+(method, path, query, body) gets that answer again, with \`Idempotent-Replayed: true\`. The same key with a different
+request answers \`422\` (\`loc\` \`["header", "Idempotency-Key"]\`, type \`idempotency_key_reused\`); a retry while the first
+request is still running answers \`409\` \`idempotency_key_in_use\` with \`Retry-After\`. \`429\` and \`5xx\` answers are not
+kept: their retry runs again.`;
 
 const TAGS: [string, string][] = [
   ['Meta', 'Health and MCP diagnostics (root paths, no credentials).'],
@@ -75,7 +89,7 @@ const TAGS: [string, string][] = [
 ];
 
 export function buildOpenApiDocument(): OpenApiDocument {
-  return {
+  const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
       title: 'Record Signing and Notarization Service API',
@@ -83,7 +97,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
       description: DESCRIPTION,
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/' }],
+    // The deployment serving this document (production or a local instance); public, not an internal API.
+    servers: [{ url: '/', description: 'This deployment (production or a local instance)', 'x-internal': false }],
     tags: TAGS.map(([name, description]) => ({ name, description })),
     paths: buildPaths(),
     components: {
@@ -103,4 +118,6 @@ export function buildOpenApiDocument(): OpenApiDocument {
       },
     },
   };
+  boundDocument(document);
+  return document;
 }

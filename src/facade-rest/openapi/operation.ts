@@ -1,8 +1,12 @@
 /**
  * Builds OpenAPI operation objects from a compact route description: security from the access
  * level, error responses from the statuses that apply (400/422 derived from the inputs), and the
- * required API-key scope both in the description and as `x-required-scopes`.
+ * required API-key scope, taken from the domain's declaration (domain/identity/operation-access.ts)
+ * through the route's binding, both in the description and as `x-required-scopes`.
  */
+import { scopeOf } from '../../domain/identity/operation-access.js';
+import { IDEMPOTENCY_KEY_LENGTH } from '../../domain/idempotency/idempotency-store.js';
+import { domainOperationOf } from '../bindings/index.js';
 import { jsonContent, ref, type JsonObject, type Schema } from './helpers.js';
 import { IMAGE_REPRESENTATIONS, SIGNATURE_METHOD_TYPES, type ApiKeyScope } from './vocabulary.js';
 
@@ -12,7 +16,7 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 export type Access = 'public' | 'protected' | 'bearer';
 
 /** Error statuses an operation declares on its own; 400 and 422 are added from its inputs. */
-export type ErrorStatus = 401 | 403 | 404 | 409 | 422 | 429;
+export type ErrorStatus = 401 | 403 | 404 | 409 | 422 | 429 | 503;
 
 export type Success = { status: number; description: string; content?: JsonObject; headers?: JsonObject };
 
@@ -22,10 +26,11 @@ export type RouteSpec = {
   tags: string[];
   description?: string;
   access?: Access;
-  scope?: ApiKeyScope;
   params?: JsonObject[];
   body?: JsonObject;
   ok: Success;
+  /** Answers that are neither the success nor an error (a readiness probe's 503 body). */
+  other?: Success[];
   errors: ErrorStatus[];
 };
 
@@ -56,6 +61,7 @@ export const partyId = (): JsonObject =>
 export const counterId = (): JsonObject =>
   pathParam('counter_id', { type: 'string', format: 'uuid' }, 'Counter-proposal identifier.');
 export const keyId = (): JsonObject => pathParam('key_id', { type: 'string', format: 'uuid' }, 'API key identifier.');
+export const connectorId = (): JsonObject => pathParam('connector_id', { type: 'string', format: 'uuid' }, 'Connector identifier.');
 export const methodType = (): JsonObject =>
   pathParam('method_type', { type: 'string', enum: [...SIGNATURE_METHOD_TYPES] }, 'Signature method.');
 export const ticketToken = (): JsonObject =>
@@ -85,6 +91,26 @@ function isValidatedParam(param: JsonObject): boolean {
   return Object.keys(schema).some((key) => key !== 'type' && key !== 'minLength');
 }
 
+/** Accepted by every mutating route (IETF httpapi Idempotency-Key): a retry replays the first answer. */
+export const idempotencyKey = (): JsonObject =>
+  headerParam(
+    'Idempotency-Key',
+    { type: 'string', minLength: IDEMPOTENCY_KEY_LENGTH.min, maxLength: IDEMPOTENCY_KEY_LENGTH.max, pattern: '^[\\x21-\\x7e]+$' },
+    'Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a ' +
+      'Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) ' +
+      'gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a ' +
+      'different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers ' +
+      '409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs ' +
+      'again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address).',
+  );
+
+const REPLAYED = {
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`.',
+    schema: { type: 'string', const: 'true' },
+  },
+};
+
 // --- responses --------------------------------------------------------------------------------
 
 export const json = (schemaName: string, status: number, description: string): Success => ({
@@ -96,7 +122,8 @@ export const json = (schemaName: string, status: number, description: string): S
 export const binary = (mediaType: string, description: string, headers?: JsonObject): Success => ({
   status: 200,
   description,
-  content: { [mediaType]: { schema: { type: 'string', format: 'binary' } } },
+  // The bytes as they are (OpenAPI 3.1: a media type's contentMediaType, no string schema).
+  content: { [mediaType]: { schema: { contentMediaType: mediaType } } },
   ...(headers ? { headers } : {}),
 });
 
@@ -105,9 +132,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or invalid authentication.',
   403: 'Role or scope failure.',
   404: 'Record or artifact not found.',
-  409: 'Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, ...).',
+  409: 'Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...).',
+  415: 'The request body is not `application/json`.',
   422: 'Validation error.',
   429: 'Rate limited (OTP, provider, invitation or route limit).',
+  503: 'A service this answer depends on (the chain) cannot be reached now; `error_code` `unavailable`, retry after `Retry-After` seconds.',
 };
 
 export function errorResponses(statuses: readonly number[]): JsonObject {
@@ -116,7 +145,7 @@ export function errorResponses(statuses: readonly number[]): JsonObject {
     const description = ERROR_DESCRIPTIONS[status] ?? 'Error.';
     const schema = ref(status === 422 ? 'HTTPValidationError' : 'ErrorResponse');
     const response: JsonObject = { description, content: jsonContent(schema) };
-    if (status === 429) {
+    if (status === 429 || status === 503) {
       response.headers = {
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
       };
@@ -142,30 +171,41 @@ function accessNote(access: Access, scope: ApiKeyScope | undefined): string {
     : `Bearer token or API key with the \`${scope}\` scope.`;
 }
 
-export function operation(spec: RouteSpec): JsonObject {
+/** The API-key scope the domain declares for the operation a route runs. */
+function declaredScope(operationId: string): ApiKeyScope | undefined {
+  const operation = domainOperationOf(operationId);
+  return (operation && scopeOf(operation)) ?? undefined;
+}
+
+export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
   const access = spec.access ?? 'protected';
-  if (access === 'protected' && spec.scope === undefined) {
-    throw new Error(`OpenAPI: protected operation ${spec.id} names no scope`);
+  const mutating = method !== 'get';
+  const scope = declaredScope(spec.id);
+  if (access === 'protected' && scope === undefined) {
+    throw new Error(`OpenAPI: protected operation ${spec.id} runs no domain operation with a declared scope`);
   }
-  const params = spec.params ?? [];
-  const statuses: number[] = [...spec.errors];
-  if (spec.body !== undefined) statuses.push(400, 422);
+  const params = [...(spec.params ?? []), ...(mutating ? [idempotencyKey()] : [])];
+  const statuses: number[] = [...spec.errors, ...(mutating ? [409, 422] : [])];
+  if (spec.body !== undefined) statuses.push(400, 415, 422);
   if (params.some(isValidatedParam)) statuses.push(422);
 
   const success: JsonObject = { description: spec.ok.description };
   if (spec.ok.content !== undefined) success.content = spec.ok.content;
-  if (spec.ok.headers !== undefined) success.headers = spec.ok.headers;
+  if (spec.ok.headers !== undefined || mutating) success.headers = { ...spec.ok.headers, ...(mutating ? REPLAYED : {}) };
 
   const op: JsonObject = {
     operationId: spec.id,
     summary: spec.summary,
-    description: [spec.description, accessNote(access, spec.scope)].filter(Boolean).join('\n\n'),
+    description: [spec.description, accessNote(access, scope)].filter(Boolean).join('\n\n'),
     tags: [...spec.tags],
     security: security(access),
   };
-  if (access === 'protected' && spec.scope !== undefined) op['x-required-scopes'] = [spec.scope];
+  if (access === 'protected' && scope !== undefined) op['x-required-scopes'] = [scope];
   if (params.length > 0) op.parameters = params;
   if (spec.body !== undefined) op.requestBody = spec.body;
-  op.responses = { [String(spec.ok.status)]: success, ...errorResponses(statuses) };
+  const other = Object.fromEntries(
+    (spec.other ?? []).map(({ status, description, content }) => [String(status), { description, ...(content ? { content } : {}) }]),
+  );
+  op.responses = { [String(spec.ok.status)]: success, ...errorResponses(statuses), ...other };
   return op;
 }

@@ -46,7 +46,6 @@ function agreementRoutes(): Route[] {
       description:
         'Creates a draft record (type `agreement` by default) with the caller as initiator. The response carries ' +
         'the initiator signature state; sign with the signature ceremony, then submit.',
-      scope: 'create',
       body: body('CreateAgreementRequest'),
       ok: created('The draft record.'),
       errors: PROTECTED_CREATE,
@@ -56,7 +55,6 @@ function agreementRoutes(): Route[] {
       summary: 'Get a record',
       tags: ['Agreements'],
       description: 'Any record the caller\'s identity graph may read, by identifier or AGR reference.',
-      scope: 'retrieve',
       params: [agrId(), imageRepresentation()],
       ok: record(),
       errors: PROTECTED_READ,
@@ -66,7 +64,6 @@ function agreementRoutes(): Route[] {
       summary: 'Update a draft',
       tags: ['Agreements'],
       description: 'Updates an eligible draft. A body change resets the initiator\'s signature work for the draft.',
-      scope: 'create',
       params: [agrId()],
       body: body('UpdateAgreementRequest'),
       ok: record('The updated draft.'),
@@ -79,7 +76,6 @@ function agreementRoutes(): Route[] {
       description:
         'Moves an already signed draft to confirmation and sends the invitations to participants. 409 when the initiator ' +
         'has not finalized the current version; 422 (on `parties` or `witnesses`) when the type needs participants the draft lacks.',
-      scope: 'create',
       params: [agrId()],
       ok: record('The record awaiting confirmation (or sealed at once when nobody else needs to sign).'),
       errors: [...PROTECTED_ACTION, 422],
@@ -89,7 +85,6 @@ function agreementRoutes(): Route[] {
       summary: 'Create a declaration draft',
       tags: ['Agreements'],
       description: 'Creates a single-declarant draft, optionally with witnesses.',
-      scope: 'create',
       body: body('CreateDeclarationRequest'),
       ok: created('The draft declaration.'),
       errors: PROTECTED_CREATE,
@@ -104,7 +99,6 @@ function ceremonyRoutes(): Route[] {
       summary: 'Start or resume the signature execution',
       tags: CEREMONY,
       description: 'Starts or resumes the caller\'s signature execution for the current record version.',
-      scope: 'verify',
       params: [agrId()],
       ok: execution(),
       errors: PROTECTED_ACTION,
@@ -113,7 +107,6 @@ function ceremonyRoutes(): Route[] {
       id: 'getSignatureExecution',
       summary: 'Get the signature execution',
       tags: CEREMONY,
-      scope: 'verify',
       params: [agrId(), imageRepresentation()],
       ok: execution(),
       errors: PROTECTED_READ,
@@ -124,7 +117,6 @@ function ceremonyRoutes(): Route[] {
       tags: CEREMONY,
       description:
         'Returns the step instructions (prompt, proof text, proof title, URL or challenge) to give the human.',
-      scope: 'verify',
       params: [agrId(), methodType()],
       body: body('StartSignatureMethodRequest'),
       ok: execution(),
@@ -137,7 +129,6 @@ function ceremonyRoutes(): Route[] {
       description:
         'Submits the user-provided value: a signature OTP, a public proof URL or passkey evidence. ' +
         'An authentication code never satisfies a signature method.',
-      scope: 'verify',
       params: [agrId(), methodType()],
       body: body('SubmitSignatureMethodRequest'),
       ok: execution(),
@@ -148,7 +139,6 @@ function ceremonyRoutes(): Route[] {
       summary: 'Refresh a pending signature method',
       tags: CEREMONY,
       description: 'Re-checks an asynchronous method (public proof, messenger) while it is pending.',
-      scope: 'verify',
       params: [agrId(), methodType()],
       body: optionalBody('RefreshSignatureMethodRequest', true),
       ok: execution(),
@@ -158,7 +148,6 @@ function ceremonyRoutes(): Route[] {
       id: 'cancelSignatureMethod',
       summary: 'Cancel a pending signature method',
       tags: CEREMONY,
-      scope: 'verify',
       params: [agrId(), methodType()],
       ok: execution(),
       errors: PROTECTED_ACTION,
@@ -170,7 +159,6 @@ function ceremonyRoutes(): Route[] {
       description:
         'Allowed once `can_finalize` is true. When the record publishes verified parties on chain, ' +
         '`acknowledge_public_verified_parties` must be true (else 409 `acknowledgement_required`).',
-      scope: 'verify',
       params: [agrId()],
       body: optionalBody('FinalizeSignatureRequest', true),
       ok: record('The record after the signature.'),
@@ -187,7 +175,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Decline to sign',
       tags: LIFECYCLE,
       description: 'For non-initiator participants and witnesses.',
-      scope: 'cancel',
       params: [agrId()],
       body: optionalBody('DeclineRequest', false),
       ok: record(),
@@ -197,7 +184,6 @@ function lifecycleRoutes(): Route[] {
       id: 'resendInvitation',
       summary: 'Resend an invitation',
       tags: LIFECYCLE,
-      scope: 'amend',
       params: [agrId(), partyId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -207,7 +193,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Complete without a participant',
       tags: LIFECYCLE,
       description: 'Applies to an eligible declined or removed participant.',
-      scope: 'cancel',
       params: [agrId(), partyId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -217,7 +202,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Waive a witness',
       tags: LIFECYCLE,
       description: 'Applies to an eligible declined or removed witness.',
-      scope: 'cancel',
       params: [agrId(), partyId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -227,7 +211,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Replace a witness',
       tags: LIFECYCLE,
       description: 'Replaces an eligible declined or removed witness with a newly invited one.',
-      scope: 'amend',
       params: [agrId(), partyId()],
       body: body('NamedPartyInput'),
       ok: record(),
@@ -238,7 +221,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Waive a co-notarizer',
       tags: LIFECYCLE,
       description: 'Applies to an eligible declined or removed co-notarizer of a notarization.',
-      scope: 'cancel',
       params: [agrId(), partyId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -248,7 +230,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Rescind a pending record',
       tags: LIFECYCLE,
       description: 'Initiator only; ends a pending agreement, declaration or notarization (status `rescinded`).',
-      scope: 'cancel',
       params: [agrId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -259,7 +240,6 @@ function lifecycleRoutes(): Route[] {
       tags: LIFECYCLE,
       description:
         'Creates a new amendment draft linked through `supersedes_agr_id` / `superseded_by_agr_id`.',
-      scope: 'amend',
       params: [agrId()],
       body: body('AmendAgreementRequest'),
       ok: created('The amendment draft.'),
@@ -270,7 +250,6 @@ function lifecycleRoutes(): Route[] {
       summary: 'Mutually cancel a sealed record',
       tags: LIFECYCLE,
       description: 'Creates a mutual cancellation draft for the sealed record.',
-      scope: 'cancel',
       params: [agrId()],
       body: optionalBody('CancelAgreementRequest', false),
       ok: created('The cancellation draft.'),
@@ -288,7 +267,6 @@ function counterRoutes(): Route[] {
       summary: 'Submit a counter-proposal',
       tags,
       description: 'Non-initiator parties only; one active counter-proposal per record (409 `counter_active`).',
-      scope: 'amend',
       params: [agrId()],
       body: body('SubmitCounterRequest'),
       ok: json('CounterProposalResponse', 201, 'The pending counter-proposal.'),
@@ -299,7 +277,6 @@ function counterRoutes(): Route[] {
       summary: 'Get a counter-proposal',
       tags,
       description: 'Any party of the record may read it.',
-      scope: 'retrieve',
       params: [agrId(), counterId()],
       ok: json('CounterProposalResponse', 200, 'The counter-proposal.'),
       errors: PROTECTED_READ,
@@ -311,7 +288,6 @@ function counterRoutes(): Route[] {
       description:
         'Initiator only: accept, partially accept (resolved body required) or reject. An accepted body change ' +
         'increments `current_version` and resets affected signature work.',
-      scope: 'amend',
       params: [agrId(), counterId()],
       body: body('ResolveCounterRequest'),
       ok: record(),
@@ -322,7 +298,6 @@ function counterRoutes(): Route[] {
       summary: 'Withdraw a counter-proposal',
       tags,
       description: 'Proposing party only.',
-      scope: 'amend',
       params: [agrId(), counterId()],
       ok: record(),
       errors: PROTECTED_ACTION,
@@ -341,10 +316,27 @@ function artifactRoutes(): Route[] {
       id: 'getAgreementDocument',
       summary: 'Download the sealed PDF',
       tags,
-      description: 'The sealed signed PDF of an agreement or declaration. Notarizations have no PDF.',
-      scope: 'retrieve',
+      description:
+        'The sealed PDF of an agreement, declaration or witnessed agreement, signed with the service\'s seal (PAdES, ' +
+        'ETSI.CAdES.detached), with a certificate of completion and `sealed-metadata.json` and `audit-trail.json` ' +
+        'attached. The `ETag` is the document hash (sha256 of these exact bytes). Notarizations have no PDF (404). ' +
+        'While the PDF is being made: 409 `artifact_pending` with `Retry-After`.',
       params: [agrId()],
-      ok: binary('application/pdf', 'The sealed signed PDF.'),
+      ok: binary('application/pdf', 'The sealed signed PDF.', {
+        ETag: { description: 'The document hash, `"sha256:<hex>"`.', schema: { type: 'string' } },
+        'Content-Disposition': { description: 'attachment; filename="<reference>.pdf"', schema: { type: 'string' } },
+      }),
+      errors: [401, 403, 404, 409, 429],
+    }),
+    route('get', `${AGR}/audit-trail`, {
+      id: 'getAgreementAuditTrail',
+      summary: 'Read the audit trail',
+      tags,
+      description:
+        'Every lifecycle move and ceremony step of the record, hash-chained (each entry commits to the previous one; ' +
+        'the seal commits to the head), checked on read. Participants only.',
+      params: [agrId()],
+      ok: json('AuditTrailResponse', 200, 'The audit trail.'),
       errors: PROTECTED_READ,
     }),
     route('get', `${AGR}/card.png`, {
@@ -352,7 +344,6 @@ function artifactRoutes(): Route[] {
       summary: 'Download the private card',
       tags,
       description: cardNote,
-      scope: 'retrieve',
       params: [agrId()],
       ok: binary('image/png', 'The card image.'),
       errors: PROTECTED_READ,
@@ -362,7 +353,6 @@ function artifactRoutes(): Route[] {
       summary: 'Issue a card ticket',
       tags,
       description: ticketNote,
-      scope: 'retrieve',
       params: [agrId()],
       ok: ticket(),
       errors: PROTECTED_READ,
@@ -372,7 +362,6 @@ function artifactRoutes(): Route[] {
       summary: 'Download the notarization card',
       tags: ['Notarizations', ...tags],
       description: cardNote,
-      scope: 'retrieve',
       params: [idOrRef()],
       ok: binary('image/png', 'The card image.'),
       errors: PROTECTED_READ,
@@ -382,7 +371,6 @@ function artifactRoutes(): Route[] {
       summary: 'Issue a notarization card ticket',
       tags: ['Notarizations', ...tags],
       description: ticketNote,
-      scope: 'retrieve',
       params: [idOrRef()],
       ok: ticket(),
       errors: PROTECTED_READ,
@@ -401,7 +389,6 @@ function notarizationRoutes(): Route[] {
       description:
         'Creates a notarization of a file hash, text or bare hash. Unknown properties are rejected. ' +
         '`signature_mode=auto_seal` is available to API-key callers only. Follow `next_action` and `human_step`.',
-      scope: 'create',
       body: body('CreateNotarizationRequest'),
       ok: json('ExternalNotarizationResponse', 201, 'The notarization record and what to do next.'),
       errors: PROTECTED_CREATE,
@@ -410,7 +397,6 @@ function notarizationRoutes(): Route[] {
       id: 'getNotarization',
       summary: 'Get a notarization',
       tags,
-      scope: 'retrieve',
       params: [idOrRef(), imageRepresentation()],
       ok: record('The notarization record.'),
       errors: PROTECTED_READ,
@@ -422,7 +408,6 @@ function notarizationRoutes(): Route[] {
       description:
         'Equivalent to the agreement route. Method-level routes are addressed through ' +
         '`/agreements/{agr_id}/signature-execution/methods/...`.',
-      scope: 'verify',
       params: [idOrRef()],
       ok: execution(),
       errors: PROTECTED_ACTION,
@@ -431,7 +416,6 @@ function notarizationRoutes(): Route[] {
       id: 'getNotarizationSignatureExecution',
       summary: 'Get the notarization signature execution',
       tags: ceremonyTags,
-      scope: 'verify',
       params: [idOrRef(), imageRepresentation()],
       ok: execution(),
       errors: PROTECTED_READ,
@@ -440,7 +424,6 @@ function notarizationRoutes(): Route[] {
       id: 'finalizeNotarizationSignatureExecution',
       summary: 'Finalize the notarization signature',
       tags: ceremonyTags,
-      scope: 'verify',
       params: [idOrRef()],
       body: optionalBody('FinalizeSignatureRequest', true),
       ok: record('The notarization record after the signature.'),

@@ -2,13 +2,14 @@
  * paths of the served OpenAPI document: full paths (REST routes under `/api/v1`, meta routes at the
  * root). Record routes live in paths-records.ts; this file holds the rest and assembles them.
  */
-import { enumOf, freeObject, int, jsonBody, jsonContent, obj, bool, ref, type JsonObject } from './helpers.js';
+import { freeObject, int, jsonBody, jsonContent, obj, bool, ref, str, type JsonObject } from './helpers.js';
 import {
   agrReference,
   binary,
   headerParam,
   imageRepresentation,
   json,
+  connectorId,
   keyId,
   operation,
   PUBLIC,
@@ -19,6 +20,7 @@ import {
 } from './operation.js';
 import { API, recordRoutes } from './paths-records.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
+import { MAX_FILTER_LENGTH, MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
 const body = (schema: string) => jsonBody(ref(schema), true);
 
@@ -40,6 +42,7 @@ function metaRoutes(): Route[] {
       description: 'Ready when the service\'s dependencies (database, mail, queue) answer.',
       access: 'public',
       ok: json('HealthReadyResponse', 200, 'The service is ready.'),
+      other: [json('HealthReadyResponse', 503, 'Not ready: a dependency does not answer; `checks` names it.')],
       errors: [],
     }),
     route('get', '/mcp/diagnostics', {
@@ -75,8 +78,9 @@ function authenticationRoutes(): Route[] {
       tags,
       description:
         'Verifies the code of a verification event; for the `authenticate` purpose it issues a short-lived bearer ' +
-        'token. A code is single use. An `Authorization: Bearer` header is optional and, when present, binds the ' +
-        'verification to the current session\'s identity.',
+        'token. A code is single use. Credentials sent with it are not read: a code proves control of its address ' +
+        'by itself. To add an address to a signed-in identity, verify a `contact_point_link` code with ' +
+        '`POST /api/v1/identity/link` instead.',
       access: 'public',
       body: body('OTPVerifyRequest'),
       ok: json('OTPVerifyResponse', 200, 'The code was verified.'),
@@ -111,12 +115,11 @@ function identityRoutes(): Route[] {
       summary: 'List the identity\'s records',
       tags,
       description: 'Records the caller\'s identity graph may retrieve, newest first.',
-      scope: 'retrieve',
       params: [
-        queryParam('status', enumOf(RECORD_STATUSES), 'Only records with this status.'),
-        queryParam('type', enumOf(RECORD_TYPES), 'Only records of this type.'),
+        queryParam('status', str({ maxLength: MAX_FILTER_LENGTH, examples: [...RECORD_STATUSES] }), `Only records with this status (${RECORD_STATUSES.join(', ')}); any other value matches no record.`),
+        queryParam('type', str({ maxLength: MAX_FILTER_LENGTH, examples: [...RECORD_TYPES] }), `Only records of this type (${RECORD_TYPES.join(', ')}); any other value matches no record.`),
         queryParam('limit', int({ minimum: 1, maximum: 100, default: 20 }), 'Page size.'),
-        queryParam('offset', int({ minimum: 0, default: 0 }), 'Records to skip.'),
+        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), 'Records to skip.'),
       ],
       ok: json('IdentityAgreementsResponse', 200, 'A page of records.'),
       errors: [401, 403, 429],
@@ -159,6 +162,32 @@ function apiKeyRoutes(): Route[] {
   ];
 }
 
+function connectorRoutes(): Route[] {
+  const tags = ['Connectors'];
+  return [
+    route('get', `${API}/identity/connectors`, {
+      id: 'listConnectors',
+      summary: 'List connected assistants',
+      tags,
+      description:
+        'Hosted assistants connected to the caller\'s identity through the OAuth connector flow (`/mcp/oauth`), live connections only, newest first.',
+      access: 'bearer',
+      ok: json('ConnectorListResponse', 200, 'The connected assistants.'),
+      errors: [401, 403, 429],
+    }),
+    route('delete', `${API}/identity/connectors/{connector_id}`, {
+      id: 'disconnectConnector',
+      summary: 'Disconnect an assistant',
+      tags,
+      description: 'Ends the connection: its access and refresh tokens stop working at once. The connector must belong to the caller\'s identity.',
+      access: 'bearer',
+      params: [connectorId()],
+      ok: { status: 204, description: 'Disconnected.' },
+      errors: [401, 403, 404, 429],
+    }),
+  ];
+}
+
 function publicRoutes(): Route[] {
   const tags = ['Public verification'];
   const result = json('VerificationResultResponse', 200, 'The verification result.');
@@ -184,7 +213,8 @@ function publicRoutes(): Route[] {
       params: [agrReference(), imageRepresentation()],
       body: body('VerifyBodyRequest'),
       ok: result,
-      errors: PUBLIC,
+      // 503: a transaction hash cannot be checked while the chain is unreachable (never answered as "no match").
+      errors: [...PUBLIC, 503],
     }),
     route('get', `${API}/public/agreements/{agr_reference}`, {
       id: 'getPublicAgreement',
@@ -252,6 +282,7 @@ export function allRoutes(): Route[] {
     ...authenticationRoutes(),
     ...identityRoutes(),
     ...apiKeyRoutes(),
+    ...connectorRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];
@@ -263,7 +294,7 @@ export function buildPaths(): Record<string, JsonObject> {
   for (const { method, path, spec } of allRoutes()) {
     const item = (paths[path] ??= {});
     if (item[method] !== undefined) throw new Error(`OpenAPI: duplicate route ${method.toUpperCase()} ${path}`);
-    item[method] = operation(spec);
+    item[method] = operation(spec, method);
   }
   return paths;
 }

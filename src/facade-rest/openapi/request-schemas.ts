@@ -2,6 +2,8 @@
  * Request bodies of the REST API (components.schemas). Constraints are the spec's limits; unknown
  * properties are rejected only where the spec says so (CreateNotarizationRequest), elsewhere ignored.
  */
+import { LIMITS } from '../../domain/records/record-input.js';
+import { API_KEY_NAME_MAX } from '../../domain/identity/api-key-service.js';
 import { arrayOf, bool, dateTime, enumOf, freeObject, int, nullable, obj, ref, str, uuid, type Schema } from './helpers.js';
 import {
   API_KEY_SCOPES,
@@ -24,10 +26,13 @@ export function requiredMethodCount(description?: string): Schema {
  * whitespace runs collapsed, trimmed), which JSON Schema cannot express: the domain enforces them
  * with a 422 on `body`, and the schema only caps the raw transport size.
  */
+/** The raw transport size of a text that is normalized (and then limited to 7000 characters) by the domain. */
+const RAW_TEXT_MAX = 28000;
+
 const recordBody = (description?: string): Schema =>
   str({
     minLength: 1,
-    maxLength: 28000,
+    maxLength: RAW_TEXT_MAX,
     'x-normalized-length': { minimum: 10, maximum: 7000 },
     'x-normalized-words': { minimum: 2, maximum: 350 },
     description:
@@ -72,7 +77,7 @@ function recordRequests(): Record<string, Schema> {
         title: title(),
         summary: shortText(),
         body: recordBody(),
-        jurisdiction: nullable(str()),
+        jurisdiction: nullable(str({ maxLength: LIMITS.jurisdiction })),
         parties: parties(),
         witnesses: witnesses(),
         on_chain_full_text: onChainFullText(),
@@ -103,7 +108,7 @@ function recordRequests(): Record<string, Schema> {
         title: title(),
         summary: shortText(),
         body: recordBody('New exact text; a change resets the initiator\'s signature work for this draft.'),
-        jurisdiction: nullable(str()),
+        jurisdiction: nullable(str({ maxLength: LIMITS.jurisdiction })),
         parties: parties(),
         witnesses: witnesses(),
         lapse_days: lapseDays(),
@@ -158,6 +163,8 @@ function notarizationRequests(): Record<string, Schema> {
         display_name: str({ minLength: 1, maxLength: 50 }),
       },
       ['contact_point_value', 'display_name'],
+      // Like the request around it: an unknown property is refused, not ignored.
+      { additionalProperties: false },
     ),
 
     CreateNotarizationRequest: obj(
@@ -165,9 +172,9 @@ function notarizationRequests(): Record<string, Schema> {
         content_type: enumOf(NOTARIZATION_CONTENT_TYPES),
         content_hash: str({ description: 'SHA-256 of the exact file bytes or of the normalized text.' }),
         hash_algorithm: str({ const: 'sha256', default: 'sha256' }),
-        text: nullable(str(), { description: 'Raw text to normalize, for `text` notarization.' }),
+        text: nullable(str({ maxLength: RAW_TEXT_MAX }), { description: 'Raw text to normalize, for `text` notarization.' }),
         filename: nullable(str({ maxLength: 255 })),
-        size_bytes: nullable(int({ minimum: 0 })),
+        size_bytes: nullable(int({ minimum: 0, format: 'int64' })),
         mime_type: nullable(str({ maxLength: 255 })),
         label: nullable(str({ maxLength: 200 })),
         text_public: bool({ default: false }),
@@ -241,16 +248,16 @@ function identityRequests(): Record<string, Schema> {
     ),
     CreateAPIKeyRequest: obj(
       {
-        scopes: arrayOf(enumOf(API_KEY_SCOPES), { minItems: 1, uniqueItems: true }),
-        name: nullable(str()),
+        scopes: arrayOf(enumOf(API_KEY_SCOPES), { minItems: 1, uniqueItems: true, maxItems: API_KEY_SCOPES.length }),
+        name: nullable(str({ maxLength: API_KEY_NAME_MAX })),
         expires_at: nullable(dateTime()),
       },
       ['scopes'],
     ),
     VerifyBodyRequest: obj(
       {
-        text: str({ description: 'Text to normalize and compare with the sealed or notarized text.' }),
-        body: str({ description: 'Exact record body.' }),
+        text: str({ maxLength: RAW_TEXT_MAX, description: 'Text to normalize and compare with the sealed or notarized text.' }),
+        body: str({ maxLength: RAW_TEXT_MAX, description: 'Exact record body.' }),
         content_hash: str({ description: 'Content SHA-256, `sha256:<hex>` or bare hex.' }),
         document_hash: str({ description: 'Hash of the sealed document.' }),
         tx_hash: str({ description: 'Blockchain transaction hash.' }),

@@ -3,6 +3,7 @@
  * (decisions.md: 422 -> HTTPValidationError, every other error -> ErrorResponse).
  */
 import { arrayOf, enumOf, int, obj, ref, str, type Schema } from './helpers.js';
+import { MAX_JSON_DEPTH } from '../body.js';
 
 export function metaAndErrorSchemas(): Record<string, Schema> {
   return {
@@ -27,13 +28,17 @@ export function metaAndErrorSchemas(): Record<string, Schema> {
       {
         status: str({ description: '`ok` when the MCP endpoints accept requests.' }),
         protocol_version: str({ description: 'Latest MCP protocol version the server negotiates.' }),
+        protocol_versions: arrayOf(str({ maxLength: 16 }), { maxItems: 16, description: 'Every protocol version the server negotiates, newest first.' }),
+        client_protocol_version: str({ description: 'The version the spec has clients send (`2025-06-18`); the negotiated version governs.' }),
+        transport: str({ description: 'MCP transport of /mcp, `streamable_http`.' }),
+        auth_modes: arrayOf(str({ maxLength: 32 }), { maxItems: 8, description: 'Enabled authentication on /mcp: `public` (no credentials), `api_key`, `mcp_otp` (email code, retrieve only), `mcp_transport_token`, `oauth` (hosted connectors at /mcp/oauth).' }),
         endpoints: {
           type: 'object',
           additionalProperties: { type: 'string' },
           description: 'Paths of the MCP endpoints, e.g. `{"direct": "/mcp", "oauth": "/mcp/oauth"}`.',
         },
         tool_count: int({ minimum: 0 }),
-        tools: arrayOf(str(), { description: 'Names of the tools in the discovery catalogue.' }),
+        tools: arrayOf(str({ maxLength: 64 }), { maxItems: 27, description: 'Names of the tools in the discovery catalogue (27 in all).' }),
       },
       ['status', 'protocol_version', 'tool_count', 'tools'],
       { description: 'Non-secret diagnostics of the MCP endpoints.' },
@@ -41,7 +46,11 @@ export function metaAndErrorSchemas(): Record<string, Schema> {
 
     ValidationError: obj(
       {
-        loc: arrayOf({ anyOf: [{ type: 'string' }, { type: 'integer' }] }, { description: 'Location, e.g. `["body", "parties", 0]`.' }),
+        loc: arrayOf({ anyOf: [{ type: 'string' }, { type: 'integer' }] }, {
+          // Where a value can be: the location, then at most MAX_JSON_DEPTH levels of the body.
+          maxItems: MAX_JSON_DEPTH + 2,
+          description: 'Location, e.g. `["body", "parties", 0]`.',
+        }),
         msg: str(),
         type: str(),
       },

@@ -27,6 +27,7 @@ import {
   NOTARIZATION_CONTENT_TYPES,
   NOTARIZATION_SIGNATURE_MODES,
   OTP_PURPOSES,
+  CONNECTOR_SCOPES,
   PARTICIPANT_ROLES,
   PARTY_CONTACT_POINT_TYPES,
   RECORD_STATUSES,
@@ -181,7 +182,7 @@ function recordSchemas(): Record<string, Schema> {
         status: enumOf(BLOCKCHAIN_STATUSES),
         network: nullableString(),
         tx_hash: nullableString(),
-        block_number: nullable(int()),
+        block_number: nullable(int({ format: 'int64' })),
         explorer_url: nullableString(),
         written_at: nullableDateTime(),
         on_chain_full_text: bool({
@@ -217,8 +218,11 @@ function recordSchemas(): Record<string, Schema> {
         height: int(),
         alt_text: str(),
         available: bool({ default: true }),
-        svg_data_uri: nullableString(
-          'Omitted by default; populated only when `image_representation=compatibility_data_uri` is requested.',
+        svg_data_uri: nullable(
+          str({
+            maxLength: 262_144,
+            description: 'Omitted by default; populated only when `image_representation=compatibility_data_uri` is requested.',
+          }),
         ),
       },
       ['kind', 'digest', 'short_hash', 'width', 'height', 'alt_text'],
@@ -280,7 +284,7 @@ function notarizationSchemas(): Record<string, Schema> {
     label: nullableString(),
     filename: nullableString(),
     mime_type: nullableString(),
-    size_bytes: nullable(int({ minimum: 0 })),
+    size_bytes: nullable(int({ minimum: 0, format: 'int64' })),
   };
   return {
     NotarizationPayload: obj(
@@ -358,7 +362,7 @@ function ceremonySchemas(): Record<string, Schema> {
         can_finalize: bool({
           description: 'True once the required number of distinct methods is satisfied.',
         }),
-        methods: arrayOf(ref('SignatureMethodState')),
+        methods: arrayOf(ref('SignatureMethodState'), { maxItems: SIGNATURE_METHOD_TYPES.length }),
         finalized_at: nullableDateTime(),
         signature_identicon: nullable(ref('ExternalIdenticonResponse'), {
           description: "The caller's signature identicon once finalized.",
@@ -412,6 +416,13 @@ function publicSchemas(): Record<string, Schema> {
         identicon: nullable(ref('ExternalIdenticonResponse'), {
           description: 'Public document identicon of a sealed record.',
         }),
+        metadata_hash: nullableString('sha256 of the sealed metadata (sealed records); what is anchored on chain.'),
+        sealed_metadata: nullable(freeObject(), {
+          description:
+            'The canonical sealed metadata exactly as anchored (RFC 8785; it holds nothing private), so anyone can archive it ' +
+            'and verify offline with record-verify. Sealed records only; GET only.',
+        }),
+        blockchain: nullable(ref('BlockchainRecordResponse')),
       },
       [
         'agr_reference',
@@ -433,7 +444,7 @@ function identitySchemas(): Record<string, Schema> {
     id: uuid(),
     key_prefix: str({ description: 'Non-secret prefix for identification.' }),
     name: nullableString(),
-    scopes: arrayOf(enumOf(API_KEY_SCOPES), { uniqueItems: true }),
+    scopes: arrayOf(enumOf(API_KEY_SCOPES), { uniqueItems: true, maxItems: API_KEY_SCOPES.length }),
     last_used_at: nullableDateTime(),
     expires_at: nullableDateTime(),
     created_at: dateTime(),
@@ -446,6 +457,23 @@ function identitySchemas(): Record<string, Schema> {
     ),
     APIKeyListResponse: obj({ api_keys: arrayOf(ref('APIKeySchema')) }, 'all', {
       description: 'Non-revoked API keys of the caller.',
+    }),
+    ConnectorSchema: obj(
+      {
+        id: uuid(),
+        client_id: str({ description: 'The OAuth client id the assistant registered.' }),
+        client_name: nullableString('The name the assistant registered (its own claim).'),
+        redirect_origin: str({ description: 'Origin of the redirect address the consent was given for.' }),
+        scopes: arrayOf(enumOf(CONNECTOR_SCOPES), { uniqueItems: true, maxItems: CONNECTOR_SCOPES.length }),
+        created_at: dateTime({ description: 'When the consent was given.' }),
+        expires_at: dateTime({ description: 'End of the connection: 90 days after consent; refreshing never moves it.' }),
+        last_used_at: nullableDateTime(),
+      },
+      'all',
+      { description: 'A hosted assistant connected through the OAuth connector flow.' },
+    ),
+    ConnectorListResponse: obj({ connectors: arrayOf(ref('ConnectorSchema')) }, 'all', {
+      description: 'Live connections of the caller.',
     }),
 
     ContactPointSchema: obj(
@@ -465,7 +493,7 @@ function identitySchemas(): Record<string, Schema> {
 
     IdentityAgreementsResponse: obj(
       {
-        agreements: arrayOf(ref('ExternalAgreementResponse')),
+        agreements: arrayOf(ref('ExternalAgreementResponse'), { maxItems: 100 }),
         total: int({ minimum: 0 }),
         limit: int({ minimum: 1, maximum: 100 }),
         offset: int({ minimum: 0 }),
@@ -488,6 +516,33 @@ function identitySchemas(): Record<string, Schema> {
       },
       ['verified'],
       { description: 'Token fields are present for the `authenticate` purpose only.' },
+    ),
+
+    AuditTrailEntry: obj(
+      {
+        seq: int({ minimum: 1 }),
+        at: dateTime(),
+        actor_role: enumOf(['initiator', 'party', 'witness', 'system']),
+        move: str({ description: 'The lifecycle trigger or ceremony step (create, submit, method_satisfied, finalized, complete_signatures, ...).' }),
+        version: int({ minimum: 1, description: 'The record version the move concerned.' }),
+        method_type: nullable(str()),
+        to_status: nullable(str({ description: 'The record status after a lifecycle move.' })),
+        metadata_hash: nullable(str({ description: 'On the sealing entry: the seal\'s metadata hash.' })),
+        prev_hash: nullable(str()),
+        entry_hash: str({ description: 'sha256 of the RFC 8785 form of the entry, bound to the record and the previous entry.' }),
+      },
+      'all',
+    ),
+    AuditTrailResponse: obj(
+      {
+        record_id: uuid(),
+        agr_reference: str(),
+        head: nullable(str({ description: 'Hash of the last entry; the seal commits to the head before it.' })),
+        chain_valid: bool({ description: 'Recomputed on read: false when any entry was changed after it was written.' }),
+        entries: arrayOf(ref('AuditTrailEntry')),
+      },
+      'all',
+      { description: 'The hash-chained audit trail of a record: every lifecycle move and ceremony step, no secrets, no contact values.' },
     ),
 
     ShareCardTicketResponse: obj(

@@ -1,3 +1,4 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, FieldResolver, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
 import type { ExecutionView, IdenticonView } from '../../domain/ceremonies/execution-view.js';
@@ -25,7 +26,7 @@ export class CeremonyResolver {
     private readonly records: RecordService,
   ) {}
 
-  @Query(() => SignatureExecutionObject, { description: "The caller's signature execution for the record's current version (scope verify)" })
+  @Query(() => SignatureExecutionObject, { description: described("The caller's signature execution for the record's current version", 'ceremony.getExecution') })
   signatureExecution(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -34,7 +35,7 @@ export class CeremonyResolver {
     return this.ceremonies.get(principal, recordId, recordType ?? undefined);
   }
 
-  @Mutation(() => SignatureExecutionObject, { description: "Starts or resumes the caller's signature execution (scope verify)" })
+  @Mutation(() => SignatureExecutionObject, { description: described("Starts or resumes the caller's signature execution", 'ceremony.startExecution') })
   startSignatureExecution(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -43,7 +44,7 @@ export class CeremonyResolver {
     return this.ceremonies.startOrResume(principal, recordId, recordType ?? undefined);
   }
 
-  @Mutation(() => SignatureExecutionObject, { description: 'Starts a signature method and returns its step' })
+  @Mutation(() => SignatureExecutionObject, { description: described('Starts a signature method and returns its step', 'ceremony.startMethod') })
   startSignatureMethod(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -53,7 +54,7 @@ export class CeremonyResolver {
     return this.ceremonies.startMethod(principal, recordId, methodType, { ...input });
   }
 
-  @Mutation(() => SignatureExecutionObject, { description: 'Submits the signer’s evidence for a method (OTP, proof URL, passkey)' })
+  @Mutation(() => SignatureExecutionObject, { description: described('Submits the signer’s evidence for a method (OTP, proof URL, passkey)', 'ceremony.submitMethod') })
   submitSignatureMethod(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -63,7 +64,7 @@ export class CeremonyResolver {
     return this.ceremonies.submitMethod(principal, recordId, methodType, { ...input });
   }
 
-  @Mutation(() => SignatureExecutionObject, { description: 'Re-checks an asynchronous method while pending' })
+  @Mutation(() => SignatureExecutionObject, { description: described('Re-checks an asynchronous method while pending', 'ceremony.refreshMethod') })
   refreshSignatureMethod(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -72,7 +73,7 @@ export class CeremonyResolver {
     return this.ceremonies.refreshMethod(principal, recordId, methodType);
   }
 
-  @Mutation(() => SignatureExecutionObject, { description: 'Cancels a pending method' })
+  @Mutation(() => SignatureExecutionObject, { description: described('Cancels a pending method', 'ceremony.cancelMethod') })
   cancelSignatureMethod(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,
@@ -81,7 +82,7 @@ export class CeremonyResolver {
     return this.ceremonies.cancelMethod(principal, recordId, methodType);
   }
 
-  @Mutation(() => RecordObject, { description: 'Finalizes the caller’s signature once canFinalize is true' })
+  @Mutation(() => RecordObject, { description: described('Finalizes the caller’s signature once canFinalize is true', 'ceremony.finalize') })
   async finalizeSignature(
     @Ctx() { principal }: GraphContext,
     @Arg('recordId') recordId: string,

@@ -1,9 +1,12 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { ApiKeyService } from '../../domain/identity/api-key-service.js';
 import type { IdentityService } from '../../domain/identity/identity-service.js';
+import type { ConnectorGrants } from '../../domain/identity/connector-grants.js';
 import type { GraphContext } from '../context.js';
 import {
   ApiKeyObject,
+  ConnectorObject,
   ContactPointObject,
   CreateApiKeyInput,
   CreatedApiKeyObject,
@@ -15,14 +18,15 @@ export class IdentityResolver {
   constructor(
     private readonly identities: IdentityService,
     private readonly apiKeyService: ApiKeyService,
+    private readonly connectorGrants: ConnectorGrants,
   ) {}
 
-  @Query(() => [ContactPointObject], { description: "The caller's verified contact points (bearer only)" })
+  @Query(() => [ContactPointObject], { description: described("The caller's verified contact points", 'identity.listContactPoints') })
   contactPoints(@Ctx() { principal }: GraphContext): Promise<ContactPointObject[]> {
     return this.identities.contactPoints(principal);
   }
 
-  @Mutation(() => ContactPointObject, { description: 'Links the address proven by a contact_point_link code (bearer only)' })
+  @Mutation(() => ContactPointObject, { description: described('Links the address proven by a contact_point_link code', 'identity.linkContactPoint') })
   linkContactPoint(
     @Ctx() { principal }: GraphContext,
     @Arg('input', () => LinkContactPointInput) input: LinkContactPointInput,
@@ -30,12 +34,12 @@ export class IdentityResolver {
     return this.identities.link(principal, input.verificationEventId, input.code);
   }
 
-  @Query(() => [ApiKeyObject], { description: 'Active API keys of the caller (bearer only)' })
+  @Query(() => [ApiKeyObject], { description: described('Active API keys of the caller', 'identity.listApiKeys') })
   apiKeys(@Ctx() { principal }: GraphContext): Promise<ApiKeyObject[]> {
     return this.apiKeyService.list(principal);
   }
 
-  @Mutation(() => CreatedApiKeyObject, { description: 'Creates an API key; the full key is returned once (bearer only)' })
+  @Mutation(() => CreatedApiKeyObject, { description: described('Creates an API key; the full key is returned once', 'identity.createApiKey') })
   createApiKey(
     @Ctx() { principal }: GraphContext,
     @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput,
@@ -43,9 +47,20 @@ export class IdentityResolver {
     return this.apiKeyService.create(principal, input);
   }
 
-  @Mutation(() => Boolean, { description: 'Revokes an API key at once (bearer only)' })
+  @Mutation(() => Boolean, { description: described('Revokes an API key at once', 'identity.revokeApiKey') })
   async revokeApiKey(@Ctx() { principal }: GraphContext, @Arg('id', () => ID) id: string): Promise<boolean> {
     await this.apiKeyService.revoke(principal, id);
+    return true;
+  }
+
+  @Query(() => [ConnectorObject], { description: described("Hosted assistants connected to the caller's identity (live connections only)", 'identity.listConnectors') })
+  connectors(@Ctx() { principal }: GraphContext): Promise<ConnectorObject[]> {
+    return this.connectorGrants.list(principal);
+  }
+
+  @Mutation(() => Boolean, { description: described('Disconnects a hosted assistant: its access and refresh tokens stop working at once', 'identity.disconnectConnector') })
+  async disconnectConnector(@Ctx() { principal }: GraphContext, @Arg('id', () => ID) id: string): Promise<boolean> {
+    await this.connectorGrants.disconnect(principal, id);
     return true;
   }
 }

@@ -1,12 +1,14 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { AmendmentService } from '../../domain/records/amendment-service.js';
-import type { CounterService, CounterView } from '../../domain/records/counter-service.js';
+import type { CounterService } from '../../domain/records/counter-service.js';
+import type { CounterView } from '../../domain/records/counter-view.js';
 import type { LifecycleService } from '../../domain/records/lifecycle-service.js';
 import type { RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { RecordLifecycleEvent } from '../../domain/shared/events.js';
 import type { GraphContext } from '../context.js';
-import type { RecordActivity } from '../live.js';
+import type { RecordActivity } from '../context.js';
 import { CounterProposalObject } from '../types/artifact.types.js';
 import { NamedPartyInput } from '../types/record.inputs.js';
 import { RecordObject } from '../types/record.types.js';
@@ -35,15 +37,15 @@ export class RecordLifecycleEventObject {
   at!: string;
 }
 
-@ObjectType('RecordActivity', { description: "A lifecycle move or ceremony step on any record the subscriber may read (a dashboard's feed)" })
+@ObjectType('RecordActivity', { description: "A lifecycle move, ceremony step or sealed artifact on any record the subscriber may read (a dashboard's feed)" })
 export class RecordActivityObject {
   @Field(() => ID)
   recordId!: string;
 
-  @Field({ description: 'lifecycle or signature' })
+  @Field({ description: 'lifecycle, signature or artifact' })
   kind!: string;
 
-  @Field({ description: 'The lifecycle trigger, or the ceremony event' })
+  @Field({ description: 'The lifecycle trigger, the ceremony event, or for artifacts `sealed_pdf_ready`, `share_card_ready`, `blockchain_pending`, `blockchain_retrying`, `blockchain_confirmed`' })
   event!: string;
 
   @Field(() => String, { nullable: true, description: 'The record status after a lifecycle move' })
@@ -110,13 +112,13 @@ export class LifecycleResolver {
     private readonly amendments: AmendmentService,
   ) {}
 
-  @Mutation(() => RecordObject, { description: 'Creates an amendment draft of a sealed record (scope amend)' })
+  @Mutation(() => RecordObject, { description: described('Creates an amendment draft of a sealed record', 'lifecycle.amend') })
   async amendAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => AmendInput) input: AmendInput): Promise<RecordView> {
     return this.records.afterChange(principal, await this.amendments.amend(principal, id, input));
   }
 
   @Mutation(() => RecordObject, {
-    description: 'Cancels: a draft in place (cancelled_draft), a sealed record through a mutual cancellation draft (scope cancel)',
+    description: described('Cancels: a draft in place (cancelled_draft), a sealed record through a mutual cancellation draft', 'lifecycle.cancel'),
   })
   async cancelAgreement(
     @Ctx() { principal }: GraphContext,
@@ -126,17 +128,17 @@ export class LifecycleResolver {
     return this.records.afterChange(principal, await this.amendments.cancel(principal, id, { ...input }));
   }
 
-  @Mutation(() => CounterProposalObject, { description: 'Proposes a replacement body; non-initiator parties only (scope amend)' })
+  @Mutation(() => CounterProposalObject, { description: described('Proposes a replacement body; non-initiator parties only', 'lifecycle.submitCounter') })
   submitCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => SubmitCounterInput) input: SubmitCounterInput): Promise<CounterView> {
     return this.counters.submit(principal, id, input);
   }
 
-  @Query(() => CounterProposalObject, { description: 'A counter-proposal; any participant may read it (scope retrieve)' })
+  @Query(() => CounterProposalObject, { description: described('A counter-proposal; any participant may read it', 'lifecycle.getCounter') })
   counter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<CounterView> {
     return this.counters.get(principal, id, counterId);
   }
 
-  @Mutation(() => RecordObject, { description: 'Accepts, partially accepts or rejects a counter; initiator only (scope amend)' })
+  @Mutation(() => RecordObject, { description: described('Accepts, partially accepts or rejects a counter; initiator only', 'lifecycle.resolveCounter') })
   async resolveCounter(
     @Ctx() { principal }: GraphContext,
     @Arg('id') id: string,
@@ -146,27 +148,27 @@ export class LifecycleResolver {
     return this.records.afterChange(principal, await this.counters.resolve(principal, id, counterId, input));
   }
 
-  @Mutation(() => RecordObject, { description: 'Withdraws a counter; proposer only (scope amend)' })
+  @Mutation(() => RecordObject, { description: described('Withdraws a counter; proposer only', 'lifecycle.withdrawCounter') })
   async withdrawCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.counters.withdraw(principal, id, counterId));
   }
 
-  @Mutation(() => RecordObject, { description: 'Completes without a declined or removed party; initiator only (scope cancel)' })
+  @Mutation(() => RecordObject, { description: described('Completes without a declined or removed party; initiator only', 'lifecycle.completeWithoutParticipant') })
   async completeWithoutParticipant(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'complete_without'));
   }
 
-  @Mutation(() => RecordObject, { description: 'Waives a declined or removed witness; initiator only (scope cancel)' })
+  @Mutation(() => RecordObject, { description: described('Waives a declined or removed witness; initiator only', 'lifecycle.waiveWitness') })
   async waiveWitness(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_witness'));
   }
 
-  @Mutation(() => RecordObject, { description: 'Waives a declined or removed co-notarizer; initiator only (scope cancel)' })
+  @Mutation(() => RecordObject, { description: described('Waives a declined or removed co-notarizer; initiator only', 'lifecycle.waiveCoNotarizer') })
   async waiveCoNotarizer(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
   }
 
-  @Mutation(() => RecordObject, { description: 'Replaces a declined or removed witness; initiator only (scope amend)' })
+  @Mutation(() => RecordObject, { description: described('Replaces a declined or removed witness; initiator only', 'lifecycle.replaceWitness') })
   async replaceWitness(
     @Ctx() { principal }: GraphContext,
     @Arg('id') id: string,
@@ -176,17 +178,17 @@ export class LifecycleResolver {
     return this.records.afterChange(principal, await this.lifecycle.replaceWitness(principal, id, partyId, input));
   }
 
-  @Mutation(() => RecordObject, { description: 'Mails an invitation again; rate-limited (scope amend)' })
+  @Mutation(() => RecordObject, { description: described('Mails an invitation again; rate-limited', 'lifecycle.resendInvitation') })
   async resendInvitation(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
   }
 
-  @Mutation(() => RecordObject, { description: 'Submits a signed draft: invitations go out (scope create)' })
+  @Mutation(() => RecordObject, { description: described('Submits a signed draft: invitations go out', 'lifecycle.submit') })
   async submitAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.submit(principal, id));
   }
 
-  @Mutation(() => RecordObject, { description: 'Declines as an invited party or witness (scope cancel)' })
+  @Mutation(() => RecordObject, { description: described('Declines as an invited party or witness', 'lifecycle.decline') })
   async declineAgreement(
     @Ctx() { principal }: GraphContext,
     @Arg('id') id: string,
@@ -195,7 +197,7 @@ export class LifecycleResolver {
     return this.records.afterChange(principal, await this.lifecycle.decline(principal, id, input?.reason));
   }
 
-  @Mutation(() => RecordObject, { description: 'Ends a pending record; initiator only (scope cancel)' })
+  @Mutation(() => RecordObject, { description: described('Ends a pending record; initiator only', 'lifecycle.rescind') })
   async rescindAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.rescind(principal, id));
   }
@@ -214,7 +216,7 @@ export class LifecycleResolver {
   }
 
   @Subscription(() => RecordActivityObject, {
-    description: "Every lifecycle move and ceremony step on the records in the subscriber's identity graph (scope retrieve)",
+    description: described("Every lifecycle move and ceremony step on the records in the subscriber's identity graph", 'records.activity'),
     subscribe: ({ context }) => {
       const { live, principal } = context as GraphContext;
       if (!live) throw new Error('Subscriptions are served over graphql-ws only');

@@ -1,3 +1,4 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
@@ -109,7 +110,7 @@ export class NotarizationResolver {
     private readonly records: RecordService,
   ) {}
 
-  @Mutation(() => NotarizationCreatedObject, { description: 'Notarizes a content hash (scope create; auto_seal: API keys with verify)' })
+  @Mutation(() => NotarizationCreatedObject, { description: described('Notarizes a content hash', 'notarizations.create', 'auto_seal: API keys with verify') })
   async createNotarization(
     @Ctx() { principal, via }: GraphContext,
     @Arg('input', () => CreateNotarizationInput) input: CreateNotarizationInput,

@@ -1,32 +1,35 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { RecordService } from '../../domain/records/record-service.js';
+import { MAX_FILTER_LENGTH, type RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { GraphContext } from '../context.js';
-import { RecordStatusEnum, RecordTypeEnum } from '../types/enums.js';
 import { CreateAgreementInput, CreateDeclarationInput, UpdateAgreementInput } from '../types/record.inputs.js';
 import { RecordObject, RecordPageObject } from '../types/record.types.js';
+
+/** The contract's filters take any string: a value that is no status or type matches no record. */
+const FILTER_NOTE = `A RecordStatus / RecordType value; any other string matches no record (at most ${MAX_FILTER_LENGTH} characters)`;
 
 @Resolver(() => RecordObject)
 export class RecordResolver {
   constructor(private readonly records: RecordService) {}
 
-  @Query(() => RecordObject, { description: 'A record by id or AGR reference (scope retrieve)' })
+  @Query(() => RecordObject, { description: described('A record by id or AGR reference', 'records.get') })
   record(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
     return this.records.get(principal, id);
   }
 
-  @Query(() => RecordPageObject, { description: "Records in the caller's identity graph, newest first (scope retrieve)" })
+  @Query(() => RecordPageObject, { description: described("Records in the caller's identity graph, newest first", 'records.list') })
   myRecords(
     @Ctx() { principal }: GraphContext,
-    @Arg('status', () => RecordStatusEnum, { nullable: true }) status: string | null,
-    @Arg('type', () => RecordTypeEnum, { nullable: true }) type: string | null,
+    @Arg('status', () => String, { nullable: true, description: FILTER_NOTE }) status: string | null,
+    @Arg('type', () => String, { nullable: true, description: FILTER_NOTE }) type: string | null,
     @Arg('limit', () => Int, { nullable: true, defaultValue: 20 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
   ) {
     return this.records.list(principal, { status, type, limit, offset });
   }
 
-  @Mutation(() => RecordObject, { description: 'Creates a draft record of any type (scope create)' })
+  @Mutation(() => RecordObject, { description: described('Creates a draft record of any type', 'records.createAgreement') })
   createAgreement(
     @Ctx() { principal, via }: GraphContext,
     @Arg('input', () => CreateAgreementInput) input: CreateAgreementInput,
@@ -34,7 +37,7 @@ export class RecordResolver {
     return this.records.create(principal, input, via);
   }
 
-  @Mutation(() => RecordObject, { description: 'Creates a single-declarant draft (scope create)' })
+  @Mutation(() => RecordObject, { description: described('Creates a single-declarant draft', 'records.createDeclaration') })
   createDeclaration(
     @Ctx() { principal, via }: GraphContext,
     @Arg('input', () => CreateDeclarationInput) input: CreateDeclarationInput,
@@ -42,7 +45,7 @@ export class RecordResolver {
     return this.records.create(principal, { ...input, type: 'declaration' }, via);
   }
 
-  @Mutation(() => RecordObject, { description: 'Edits a draft; initiator only (scope create)' })
+  @Mutation(() => RecordObject, { description: described('Edits a draft; initiator only', 'records.update') })
   updateAgreement(
     @Ctx() { principal }: GraphContext,
     @Arg('id') id: string,

@@ -1,7 +1,10 @@
-import { Arg, Field, InputType, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import { described } from '../describe.js';
+import { Arg, Ctx, Field, InputType, Int, ObjectType, Query, Resolver } from 'type-graphql';
+import type { GraphContext } from '../context.js';
 import type { PublicRecordView, VerificationService, VerificationView } from '../../domain/verification/verification-service.js';
 import { RecordStatusEnum, RecordTypeEnum } from '../types/enums.js';
 import { PublicNotarizationObject } from '../types/record.types.js';
+import { BlockchainRecordObject, IdenticonObject } from '../types/artifact.types.js';
 
 @ObjectType('PublicRecord', { description: 'A record as anyone may see it by reference: no body, participants or cards' })
 export class PublicRecordObject {
@@ -25,6 +28,12 @@ export class PublicRecordObject {
 
   @Field(() => PublicNotarizationObject, { nullable: true })
   notarization!: PublicNotarizationObject | null;
+
+  @Field(() => IdenticonObject, { nullable: true, description: 'Document identicon; sealed records only' })
+  identicon!: IdenticonObject | null;
+
+  @Field(() => BlockchainRecordObject, { nullable: true, description: 'The chain record; sealed records only' })
+  blockchain!: BlockchainRecordObject | null;
 }
 
 @ObjectType('Verification', { description: 'A public verification result; without an artifact only a certificate lookup' })
@@ -55,6 +64,12 @@ export class VerificationObject {
 
   @Field(() => Date, { nullable: true })
   sealedAt!: Date | null;
+
+  @Field(() => IdenticonObject, { nullable: true, description: 'Document identicon; sealed records only' })
+  identicon!: IdenticonObject | null;
+
+  @Field(() => String, { nullable: true, description: 'The canonical sealed metadata (JSON text, exactly as anchored; nothing private); sealed records only' })
+  sealedMetadata!: string | null;
 }
 
 @InputType('VerifyArtifactInput', { description: 'Exactly one of the fields' })
@@ -80,16 +95,17 @@ export class VerifyArtifactInput {
 export class VerificationResolver {
   constructor(private readonly verification: VerificationService) {}
 
-  @Query(() => PublicRecordObject, { description: 'The public view of a submitted record by its AGR reference' })
+  @Query(() => PublicRecordObject, { description: described('The public view of a submitted record by its AGR reference', 'verification.getPublicRecord') })
   publicRecord(@Arg('reference') reference: string): Promise<PublicRecordView> {
     return this.verification.publicRecord(reference);
   }
 
-  @Query(() => VerificationObject, { description: 'Verifies a record by reference, optionally against one supplied artifact' })
+  @Query(() => VerificationObject, { description: described('Verifies a record by reference, optionally against one supplied artifact', 'verification.verifyRecord') })
   verifyRecord(
     @Arg('reference') reference: string,
     @Arg('artifact', () => VerifyArtifactInput, { nullable: true }) artifact: VerifyArtifactInput | null,
+    @Ctx() { clientAddress }: GraphContext,
   ): Promise<VerificationView> {
-    return this.verification.verify(reference, artifact ? { ...artifact } : null);
+    return this.verification.verify(reference, artifact ? { ...artifact } : null, clientAddress);
   }
 }

@@ -2,6 +2,7 @@ import { registerEnumType } from 'type-graphql';
 import { CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../../domain/records/entities.js';
 import { OTP_PURPOSES } from '../../domain/identity/entities.js';
 import { API_KEY_SCOPES } from '../../domain/identity/principal.js';
+import { CONNECTOR_SCOPES } from '../../domain/identity/connector-grants.js';
 
 /** GraphQL enums use the product's own lowercase values, identical to REST. */
 export function asEnum<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
@@ -15,6 +16,7 @@ export const ContactPointTypeEnum = asEnum(CONTACT_POINT_TYPES);
 export const PartyContactPointTypeEnum = asEnum(['email', 'messenger'] as const);
 export const OtpPurposeEnum = asEnum(OTP_PURPOSES);
 export const ApiKeyScopeEnum = asEnum(API_KEY_SCOPES);
+export const ConnectorScopeEnum = asEnum(CONNECTOR_SCOPES);
 export const InitiatorSignatureStatusEnum = asEnum(['not_started', 'in_progress', 'finalized'] as const);
 
 registerEnumType(RecordTypeEnum, { name: 'RecordType', description: 'agreement, declaration, witnessed_agreement or notarization' });
@@ -24,4 +26,5 @@ registerEnumType(ContactPointTypeEnum, { name: 'ContactPointType' });
 registerEnumType(PartyContactPointTypeEnum, { name: 'PartyContactPointType', description: 'How an invited participant is reached' });
 registerEnumType(OtpPurposeEnum, { name: 'OtpPurpose', description: 'Each purpose is separate: a code only works where its purpose applies' });
 registerEnumType(ApiKeyScopeEnum, { name: 'ApiKeyScope', description: 'Exact, non-hierarchical API key scopes' });
+registerEnumType(ConnectorScopeEnum, { name: 'ConnectorScope', description: 'What a hosted assistant connector was granted: record scopes and offline_access' });
 registerEnumType(InitiatorSignatureStatusEnum, { name: 'InitiatorSignatureStatus' });

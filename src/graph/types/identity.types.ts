@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { ApiKeyScopeEnum, OtpPurposeEnum } from './enums.js';
+import { ApiKeyScopeEnum, ConnectorScopeEnum, OtpPurposeEnum } from './enums.js';
 
 @InputType('RequestOtpInput')
 export class RequestOtpInput {
@@ -31,22 +31,56 @@ export class VerifyOtpInput {
   code!: string;
 }
 
-@ObjectType('Session', { description: 'A short-lived bearer session; it proves access only, never a signature' })
+@ObjectType('Session', {
+  description:
+    'A verified code. For `authenticate` it carries a short-lived bearer session (access only, never a signature); ' +
+    'for `agreement_confirmation` it only says the address is controlled: the token fields are null',
+})
 export class SessionObject {
   @Field()
   verified!: boolean;
 
-  @Field()
-  accessToken!: string;
+  @Field(() => String, { nullable: true })
+  accessToken!: string | null;
 
-  @Field()
-  tokenType!: string;
+  @Field(() => String, { nullable: true })
+  tokenType!: string | null;
 
-  @Field(() => Int)
+  @Field(() => Int, { nullable: true })
+  expiresIn!: number | null;
+
+  @Field(() => ID, { nullable: true })
+  identityId!: string | null;
+}
+
+@InputType('VerifyMcpAuthenticationInput')
+export class VerifyMcpAuthenticationInput {
+  @Field(() => ID)
+  verificationEventId!: string;
+
+  @Field({ description: 'The six-digit code from the mail' })
+  code!: string;
+
+  @Field(() => Boolean, { nullable: true, defaultValue: false, description: 'Also return a manual transport token, for a client that cannot keep the MCP session id' })
+  manualTransportToken?: boolean | null;
+}
+
+@ObjectType('McpAuthentication', { description: 'A retrieve-only grant on the MCP session; it proves access only, never a signature' })
+export class McpAuthenticationObject {
+  @Field()
+  authenticated!: boolean;
+
+  @Field(() => [String])
+  scopes!: string[];
+
+  @Field(() => Int, { description: 'Seconds the grant lasts (at most 600)' })
   expiresIn!: number;
 
-  @Field(() => ID)
-  identityId!: string;
+  @Field()
+  sessionBound!: boolean;
+
+  @Field(() => String, { nullable: true, description: 'Only when asked for: use it as `Authorization: Bearer` on /mcp only, for the same lifetime' })
+  transportToken!: string | null;
 }
 
 @ObjectType('ApiKey')
@@ -94,6 +128,33 @@ export class CreateApiKeyInput {
   expiresAt?: Date | null;
 }
 
+@ObjectType('Connector', { description: 'A hosted assistant connected through the OAuth connector flow' })
+export class ConnectorObject {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: 'The OAuth client id the assistant registered' })
+  clientId!: string;
+
+  @Field(() => String, { nullable: true, description: 'The name the assistant registered (its own claim)' })
+  clientName!: string | null;
+
+  @Field({ description: 'Origin of the redirect address the consent was given for' })
+  redirectOrigin!: string;
+
+  @Field(() => [ConnectorScopeEnum])
+  scopes!: string[];
+
+  @Field(() => Date, { description: 'When the consent was given' })
+  createdAt!: Date;
+
+  @Field(() => Date, { description: 'End of the connection: 90 days after consent; refreshing never moves it' })
+  expiresAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  lastUsedAt!: Date | null;
+}
+
 @ObjectType('ContactPoint', { description: 'A verified contact point of the caller’s identity' })
 export class ContactPointObject {
   @Field(() => ID)
@@ -132,7 +193,7 @@ export class AuthenticationStatusObject {
   @Field()
   authenticated!: boolean;
 
-  @Field(() => String, { nullable: true, description: 'bearer or api_key' })
+  @Field(() => String, { nullable: true, description: 'bearer, api_key, oauth or mcp_otp (an MCP authentication grant)' })
   authMethod!: string | null;
 
   @Field(() => [String])
@@ -140,4 +201,7 @@ export class AuthenticationStatusObject {
 
   @Field(() => ID, { nullable: true })
   identityId!: string | null;
+
+  @Field({ description: 'True for an MCP grant that rides on the MCP session id' })
+  sessionBound!: boolean;
 }

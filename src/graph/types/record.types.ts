@@ -1,3 +1,4 @@
+import { SealedDocumentObject } from './sealing.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { BlockchainRecordObject, CounterProposalObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
@@ -235,6 +236,9 @@ export class RecordObject {
 
   @Field(() => ShareCardObject, { nullable: true })
   shareCard!: ShareCardObject | null;
+
+  @Field(() => SealedDocumentObject, { nullable: true, description: 'The sealed PDF, once made (agreements, declarations, witnessed agreements)' })
+  document!: SealedDocumentObject | null;
 
   @Field(() => Date)
   createdAt!: Date;

@@ -1,6 +1,6 @@
 import { DomainError } from '../../shared/errors.js';
 import type { OtpService } from '../../identity/otp-service.js';
-import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './method.js';
+import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview } from './method.js';
 
 function maskEmail(email: string): string {
   const [local = '', domain = ''] = email.split('@');
@@ -20,11 +20,11 @@ export class EmailOtpMethod implements SignatureMethodAdapter {
     return participant.contactPointType === 'email' && participant.contactPointValue !== null;
   }
 
-  async start({ participant }: MethodContext): Promise<MethodOutcome> {
+  async start({ em, participant }: MethodContext): Promise<MethodOutcome> {
     if (participant.contactPointType !== 'email' || !participant.contactPointValue) {
       throw DomainError.invalid(['methodType'], 'This participant has no email contact point', 'method_not_applicable');
     }
-    const issued = await this.otp.request({ email: participant.contactPointValue, purpose: 'signature' });
+    const issued = await this.otp.request({ email: participant.contactPointValue, purpose: 'signature' }, { em });
     return {
       status: 'pending',
       step: {
@@ -36,6 +36,13 @@ export class EmailOtpMethod implements SignatureMethodAdapter {
       },
       state: { verificationEventId: issued.verificationEventId },
     };
+  }
+
+  /** The attempt is spent (and the code checked) before the step's transaction. */
+  async count({ method, action, input }: StepPreview): Promise<void> {
+    const eventId = method?.state.verificationEventId;
+    if (action !== 'submit' || method?.status !== 'pending' || typeof eventId !== 'string') return;
+    await this.otp.spendAttempt(eventId, typeof input.code === 'string' ? input.code : '', 'signature');
   }
 
   async submit({ em, method, record, execution }: MethodContext, input: Record<string, unknown>): Promise<MethodOutcome> {

@@ -13,6 +13,19 @@ export type MethodContext = {
   now: Date;
 };
 
+/**
+ * A step as seen before its transaction opens: `em` is not in a transaction and `method` is the
+ * method as last committed (null before its first start).
+ */
+export type StepPreview = {
+  em: EntityManager;
+  participant: Participant;
+  method: SignatureMethod | null;
+  action: 'start' | 'submit' | 'refresh' | 'cancel';
+  input: Record<string, unknown>;
+  now: Date;
+};
+
 /** What a method step produced. `evidence` is hashed into the signature evidence when satisfied. */
 export type MethodOutcome =
   | { status: 'pending'; step: MethodStep; state?: Record<string, unknown> }
@@ -29,6 +42,11 @@ export interface SignatureMethodAdapter {
   submit(context: MethodContext, input: Record<string, unknown>): Promise<MethodOutcome>;
   /** Asynchronous methods re-check while pending; synchronous ones answer with their current state. */
   refresh?(context: MethodContext): Promise<MethodOutcome>;
+  /**
+   * Work that must stay counted even when the step then fails (attempts, outside fetches): runs
+   * before the step's transaction, so that it never needs a second connection while one is held.
+   */
+  count?(preview: StepPreview): Promise<void>;
   /** Whether the method can serve this signer at all (listed in the execution only then). Default: yes. */
   appliesTo?(signer: Pick<MethodContext, 'record' | 'participant' | 'principal'>): boolean;
 }

@@ -1,9 +1,10 @@
+import { Parser } from 'htmlparser2';
 import { recordVerifiedContactPoint } from '../../identity/contact-points.js';
 import { randomToken, sha256Hex } from '../../shared/crypto.js';
 import { DomainError } from '../../shared/errors.js';
 import type { RateLimitRule, RateLimiter } from '../../shared/rate-limiter.js';
 import type { MethodStep } from '../entities.js';
-import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './method.js';
+import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview } from './method.js';
 import { safeGet, type FetchPolicy, type Resolver } from './safe-fetch.js';
 
 export type ProofPost = { text: string; author: string };
@@ -84,24 +85,51 @@ export const FORUM_POST: ProofPostProvider = {
   parse: (json) => {
     const author = str(at(json, 'username'));
     const raw = str(at(json, 'raw'));
-    return author && raw !== null ? { author, text: raw } : null;
+    // Rendered as markdown, where inline HTML (comments, hidden elements) is not seen: match the visible text.
+    return author && raw !== null ? { author, text: htmlToText(raw) } : null;
   },
 };
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+/** Elements whose content a reader never sees. */
+const UNSEEN_ELEMENTS = new Set(['script', 'style', 'template', 'noscript', 'head', 'iframe', 'object']);
+/** Elements that start a new line of text. */
+const BLOCK_ELEMENTS = new Set(['p', 'div', 'li', 'ul', 'ol', 'blockquote', 'pre', 'section', 'article', 'header', 'footer', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'table']);
 
-/** Microblog APIs return rendered HTML; the proof line is checked in the text a reader sees. */
+function hides(name: string, attributes: Record<string, string>): boolean {
+  if (UNSEEN_ELEMENTS.has(name) || 'hidden' in attributes || attributes['aria-hidden']?.trim().toLowerCase() === 'true') return true;
+  const style = (attributes.style ?? '').toLowerCase().replace(/\s+/g, '');
+  return /(^|;)display:none/.test(style) || /(^|;)visibility:(hidden|collapse)/.test(style) || /(^|;)content-visibility:hidden/.test(style);
+}
+
+/**
+ * The text a reader sees in HTML (microblog statuses are rendered HTML; forum markdown may carry
+ * inline HTML): parsed with htmlparser2, without comments, scripts, styles, templates and hidden
+ * elements (the `hidden` attribute, `aria-hidden`, inline `display:none` or `visibility:hidden`).
+ */
 export function htmlToText(html: string): string {
-  return html
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/p>/gi, '\n\n')
-    .replace(/<[^>]*>/g, '')
-    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,8});/gi, (entity, name: string) => {
-      const lower = name.toLowerCase();
-      if (!lower.startsWith('#')) return ENTITIES[lower] ?? entity;
-      const code = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : parseInt(lower.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
-    });
+  const parts: string[] = [];
+  const hiddenStack: boolean[] = [];
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        const hidden = (hiddenStack.at(-1) ?? false) || hides(name, attributes);
+        hiddenStack.push(hidden);
+        if (!hidden && (name === 'br' || BLOCK_ELEMENTS.has(name))) parts.push('\n');
+      },
+      onclosetag(name) {
+        const hidden = hiddenStack.pop() ?? false;
+        if (!hidden && name === 'p') parts.push('\n\n');
+        else if (!hidden && BLOCK_ELEMENTS.has(name)) parts.push('\n');
+      },
+      ontext(text) {
+        if (!(hiddenStack.at(-1) ?? false)) parts.push(text);
+      },
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
+  parser.write(html);
+  parser.end();
+  return parts.join('');
 }
 
 /** Handles compare case-insensitively without a leading @ (as the providers treat them). */
@@ -175,6 +203,13 @@ export class ProofPostMethod implements SignatureMethodAdapter {
     return { status: 'pending', step: this.stepFor(state, null), state };
   }
 
+  /** Each provider check is counted before the step's transaction, so that refused or failed checks still count. */
+  async count({ em, participant, method, action, input }: StepPreview): Promise<void> {
+    if (method?.status !== 'pending') return;
+    const fetches = action === 'submit' ? typeof input.url === 'string' && input.url.trim() !== '' : action === 'refresh' && typeof method.state.url === 'string';
+    if (fetches) await this.rateLimiter.hit(em, `proof-fetch:${participant.id}:${this.type}`, this.settings.fetchLimit, `${this.provider.name} checks`);
+  }
+
   async submit(context: MethodContext, input: Record<string, unknown>): Promise<MethodOutcome> {
     const state = this.pendingState(context);
     const raw = typeof input.url === 'string' ? input.url.trim() : '';
@@ -240,8 +275,6 @@ export class ProofPostMethod implements SignatureMethodAdapter {
     const { em, record, participant, execution, principal, now } = context;
     const { name, postNoun } = this.provider;
     const { page, api } = this.locate(raw);
-    // Counted on a fork (the pool, outside this transaction) so that refused checks still count.
-    await this.rateLimiter.hit(em.fork(), `proof-fetch:${participant.id}:${this.type}`, this.settings.fetchLimit, `${name} checks`);
     const response = await safeGet(api, this.policy);
     // Not there yet (or not yet public): the asynchronous path, re-checked by refresh.
     if (response.status === 404) return { status: 'pending', step: this.stepFor(state, page), state: { url: page } };

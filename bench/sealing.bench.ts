@@ -1,0 +1,106 @@
+/**
+ * Ceremonies and sealing, as `npm start` runs them: the service in its own process with its jobs,
+ * the default sealing workers (SEAL_WORKERS) and the embedded chain (CHAIN_RPC_URL, which
+ * `npm run bench` starts). Prints, asserting nothing:
+ *
+ * - the latency of each ceremony step (start or resume, method start, code submit, finalize) with
+ *   BENCH_CEREMONIES ceremonies at once (p50, p99, max): the initiators' at a person's pace (a
+ *   random pause of up to 2 x BENCH_THINK_MS before each step; their finalize seals nothing, though
+ *   earlier rounds' artifacts may still be in the making), the parties' all sending the same step
+ *   at the same instant (each finalize seals: the heaviest load this bench makes);
+ * - sealing throughput: BENCH_SEALS records sealed in bursts of BENCH_CEREMONIES, each done when
+ *   its signed PDF and share card exist and its anchor is confirmed on the chain; records/s from
+ *   the first seal to the last record done.
+ *
+ *   BENCH_ONLY=sealing BENCH_SEALS=200 BENCH_CEREMONIES=50 SEAL_WORKERS=4 npm run bench
+ */
+import path from 'node:path';
+import pg from 'pg';
+import { agreement, Bench, percentile, selected } from './support.js';
+
+if (!selected('sealing')) process.exit(0);
+const SEALS = Number(process.env.BENCH_SEALS ?? 100);
+const AT_ONCE = Number(process.env.BENCH_CEREMONIES ?? 50);
+/** The initiators sign at a person's pace: a random pause of 0 to 2 x BENCH_THINK_MS before each step. */
+const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);
+if (!process.env.CHAIN_RPC_URL) throw new Error('CHAIN_RPC_URL is required (npm run bench starts the embedded chain)');
+
+const bench = await Bench.open('rss_bench_sealing');
+const db = new pg.Client({ connectionString: bench.databaseUrl });
+try {
+  const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.local/profiles')}`] : [];
+  const service = await bench.start('service.js', { env: { BENCH_JOBS: '1' }, execArgv: profile });
+  const client = bench.client(service);
+  await db.connect();
+
+  // One initiator and one party per ceremony slot, each with their own mailbox (codes cannot mix).
+  const slots = Array.from({ length: AT_ONCE }, (_, i) => ({ initiator: `initiator${i}@bench.example`, party: `party${i}@bench.example` }));
+  const tokens = new Map<string, string>();
+  for (const { initiator, party } of slots) {
+    tokens.set(initiator, await client.signIn(initiator));
+    tokens.set(party, await client.signIn(party));
+  }
+  const rounds = Math.ceil(SEALS / AT_ONCE);
+  const records: string[][] = [];
+  for (let round = 0; round < rounds; round += 1) {
+    records.push(
+      await Promise.all(
+        slots.map(async ({ initiator, party }, i) => {
+          const created = await client.call('POST', '/api/v1/agreements', agreement(`Sealing benchmark agreement ${round}-${i}: we agree to measure.`, party), tokens.get(initiator));
+          return created.id as string;
+        }),
+      ),
+    );
+  }
+  const total = rounds * AT_ONCE;
+
+  const quiet: number[] = [];
+  const steps = new Map<string, number[]>();
+  const bySteps = (step: string) => steps.get(step) ?? steps.set(step, []).get(step)!;
+  const sealing: number[] = [];
+  let firstSeal = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    // The initiators sign (nothing seals), then submit, then the parties sign (each finalize seals).
+    await Promise.all(slots.map(({ initiator }, i) => client.sign(tokens.get(initiator)!, initiator, records[round]![i]!, (ms, step) => quiet.push(ms) && bySteps(step).push(ms), THINK_MS)));
+    await Promise.all(slots.map(({ initiator }, i) => client.call('POST', `/api/v1/agreements/${records[round]![i]}/submit`, undefined, tokens.get(initiator))));
+    firstSeal ||= performance.now();
+    const sealed = await Promise.all(slots.map(({ party }, i) => client.sign(tokens.get(party)!, party, records[round]![i]!, (ms) => sealing.push(ms))));
+    const notSealed = sealed.filter((record: { status: string }) => record.status !== 'sealed');
+    if (notSealed.length > 0) throw new Error(`${notSealed.length} records did not seal`);
+  }
+
+  // Done: both artifacts made and the anchor confirmed.
+  const ids = records.flat();
+  let done = 0;
+  const deadline = performance.now() + 600_000;
+  while (done < total && performance.now() < deadline) {
+    const { rows } = await db.query<{ done: string }>(
+      `select count(*) as done from record_seals s
+        where s.record_id = any($1::uuid[]) and s.anchor_status = 'confirmed'
+          and (select count(distinct a.kind) from sealed_artifacts a where a.record_id = s.record_id) = 2`,
+      [ids],
+    );
+    done = Number(rows[0]!.done);
+    if (done < total) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const seconds = (performance.now() - firstSeal) / 1000;
+  const memory = await bench.memory(service);
+  const { rows: batches } = await db.query<{ n: string }>('select count(*) as n from anchor_batches');
+
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const line = (label: string, steps: number[]) =>
+    console.log(`| ${label} | ${steps.length} | ${ms(percentile(steps, 50))} | ${ms(percentile(steps, 99))} | ${ms(Math.max(...steps))} | < 50 ms |`);
+  console.log(`\nceremonies and sealing: ${AT_ONCE} ceremonies at once, ${total} records, SEAL_WORKERS=${process.env.SEAL_WORKERS ?? 'default (2)'}`);
+  console.log('\n| ceremony steps | steps | p50 | p99 | max | goal (p99) |\n|---|---|---|---|---|---|');
+  line(`${AT_ONCE} at once at a person's pace (0-${(2 * THINK_MS) / 1000} s pauses), initiators`, quiet);
+  line(`${AT_ONCE} at once, each step sent by all at the same instant, parties (each finalize seals)`, sealing);
+  for (const [step, values] of steps) line(`initiators: ${step}`, values);
+  console.log('\n| sealing | records | seconds | records/s | goal |\n|---|---|---|---|---|');
+  console.log(
+    `| PDF + card + anchor confirmed (${batches[0]!.n} anchor transactions) | ${done} of ${total} | ${seconds.toFixed(1)} | ${(done / seconds).toFixed(1)} | >= 10 |`,
+  );
+  console.log(`\nservice RSS after sealing: ${(memory.rss / 2 ** 20).toFixed(0)} MiB (goal < 300 MB)`);
+} finally {
+  await db.end().catch(() => undefined);
+  await bench.close();
+}

@@ -1,0 +1,39 @@
+/**
+ * The service as the benchmark runs it, in its own process: jobs off (BENCH_JOBS=1: on, with the
+ * chain), logs at warn (to stdout, as in production), outgoing mail handed to the parent over IPC
+ * (it needs the one-time codes).
+ * Answers the parent `{ ready: url }`, then `{ rss }` on `{ memory: true }`; stops on `{ stop: true }`.
+ */
+import 'reflect-metadata';
+import { startApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+
+const send = (message: unknown) => process.send!(message);
+const app = await startApp(
+  loadConfig({
+    DATABASE_URL: process.env.DATABASE_URL,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    // BENCH_JOBS=1: the service as `npm start` runs it (jobs, sealing workers, the embedded chain).
+    JOBS_ENABLED: process.env.BENCH_JOBS === '1' ? 'true' : 'false',
+    ...(process.env.BENCH_JOBS === '1' && process.env.CHAIN_RPC_URL ? { CHAIN_RPC_URL: process.env.CHAIN_RPC_URL } : {}),
+    ...(process.env.SEAL_WORKERS ? { SEAL_WORKERS: process.env.SEAL_WORKERS } : {}),
+    LOG_LEVEL: 'warn',
+    OTP_REQUESTS_PER_WINDOW: '100000',
+    METHOD_STARTS_PER_WINDOW: '100000',
+    CLIENT_CODE_CALLS_PER_HOUR: '1000000',
+    CLIENT_VERIFICATIONS_PER_MINUTE: '1000000',
+  }),
+  { logger: createLogger('warn'), mailer: { send: async (mail) => void send({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }) } },
+);
+send({ ready: app.url });
+process.on('message', (message: { memory?: boolean; stop?: boolean }) => {
+  if (message.memory) {
+    const before = process.memoryUsage();
+    // With --expose-gc (the benchmark passes it): what stays after a full collection too.
+    globalThis.gc?.();
+    send({ rss: before.rss, memory: before, collected: process.memoryUsage() });
+  }
+  if (message.stop) void app.stop().then(() => process.exit(0));
+});

@@ -1,0 +1,157 @@
+/**
+ * What the benchmarks share: a database of their own, the service and the reference in their own
+ * processes (compiled bench scripts, `{ ready: url }` over IPC), the mail those processes hand over,
+ * and the calls a client makes (sign in with the mailed code, sign with an email code).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+
+export type Mail = { to: string; subject: string; text: string };
+export type Started = { child: ChildProcess; url: string };
+
+export class Bench {
+  readonly mail: Mail[] = [];
+  private readonly children: ChildProcess[] = [];
+
+  private constructor(
+    private readonly admin: pg.Client,
+    private readonly database: string,
+    readonly databaseUrl: string,
+  ) {}
+
+  /** A fresh database `<prefix>_<pid>` next to DATABASE_URL's (dropped by `close`). */
+  static async open(prefix: string): Promise<Bench> {
+    const adminUrl = process.env.DATABASE_URL;
+    if (!adminUrl) throw new Error('DATABASE_URL is required (npm run bench sets it)');
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    const database = `${prefix}_${process.pid}`;
+    await admin.query(`create database ${database}`);
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    return new Bench(admin, database, url.toString());
+  }
+
+  /** Forks a compiled bench script on this database and waits for its `{ ready: url }`. */
+  async start(script: string, options: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<Started> {
+    const child = fork(path.join(import.meta.dirname, script), [], {
+      env: { ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
+      execArgv: ['--expose-gc', ...(options.execArgv ?? [])],
+    });
+    this.children.push(child);
+    const url = await new Promise<string>((resolve, reject) => {
+      child.on('message', (message: { ready?: string; mail?: Mail }) => {
+        if (message.mail) this.mail.push(message.mail);
+        if (message.ready) resolve(message.ready);
+      });
+      child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    });
+    return { child, url };
+  }
+
+  /** The service's memory (process.memoryUsage()) as it answers over IPC, and after a full collection. */
+  async memory(service: Started): Promise<NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage }> {
+    const answer = new Promise<NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage }>((resolve) => {
+      const listener = (message: { memory?: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage }) => {
+        if (!message.memory) return;
+        service.child.off('message', listener);
+        resolve({ ...message.memory, collected: message.collected });
+      };
+      service.child.on('message', listener);
+    });
+    service.child.send({ memory: true });
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    for (const child of this.children) {
+      if (child.exitCode !== null) continue;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send({ stop: true });
+      await exited;
+    }
+    await this.admin.query(`drop database if exists ${this.database} with (force)`);
+    await this.admin.end();
+  }
+
+  /** A client of one service: JSON calls, sign-in and email-code signing. */
+  client(service: Started): BenchClient {
+    return new BenchClient(service.url, this.mail);
+  }
+}
+
+export class BenchClient {
+  constructor(
+    readonly url: string,
+    private readonly mail: Mail[],
+  ) {}
+
+  async call(method: string, route: string, body?: unknown, token?: string): Promise<any> {
+    const response = await fetch(this.url + route, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (response.status >= 400) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  async codeMailed(to: string, subject: string, since: number): Promise<string> {
+    for (let tries = 0; tries < 2_000; tries += 1) {
+      const found = this.mail.slice(since).find((m) => m.to === to && m.subject === subject);
+      if (found) return /code is (\d{6})/.exec(found.text)![1]!;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no "${subject}" mail to ${to}`);
+  }
+
+  async signIn(email: string): Promise<string> {
+    const since = this.mail.length;
+    const requested = await this.call('POST', '/api/v1/verification/request-otp', { email, purpose: 'authenticate' });
+    const code = await this.codeMailed(email, 'Your sign-in code', since);
+    return (await this.call('POST', '/api/v1/verification/verify-otp', { verification_event_id: requested.verification_event_id, code })).access_token;
+  }
+
+  /**
+   * The caller's ceremony with one email code: start or resume, start the method, submit the
+   * mailed code, finalize. `timed` sees each step's milliseconds (pauses and the wait for the mail
+   * excluded).
+   */
+  async sign(token: string, email: string, record: string, timed: (ms: number, step: string) => void = () => undefined, thinkMs = 0): Promise<any> {
+    const base = `/api/v1/agreements/${record}/signature-execution`;
+    const step = async (route: string, body?: unknown) => {
+      // A person's pace: a random pause of up to twice `thinkMs` before each step (none by default).
+      if (thinkMs > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * thinkMs));
+      const started = performance.now();
+      const answer = await this.call('POST', route, body, token);
+      timed(performance.now() - started, route.slice(base.length) || '/');
+      return answer;
+    };
+    await step(base);
+    const since = this.mail.length;
+    await step(`${base}/methods/email_otp/start`, {});
+    await step(`${base}/methods/email_otp/submit`, { code: await this.codeMailed(email, 'Your signature code', since) });
+    return step(`${base}/finalize`, {});
+  }
+}
+
+export const agreement = (body: string, party: string) => ({
+  body,
+  on_chain_full_text: false,
+  on_chain_include_verified_parties: false,
+  parties: [{ display_name: 'Party', contact_point_value: party }],
+});
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** BENCH_ONLY (comma-separated keys): run only those paths, e.g. to profile one of them. */
+const ONLY = process.env.BENCH_ONLY?.split(',').map((key) => key.trim());
+
+export function selected(key: string): boolean {
+  return !ONLY || ONLY.includes(key);
+}

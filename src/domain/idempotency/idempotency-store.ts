@@ -1,0 +1,142 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Principal } from '../identity/principal.js';
+import { canonicalBytes } from '../shared/canonical-json.js';
+import type { Clock } from '../shared/clock.js';
+import { sha256Hex } from '../shared/crypto.js';
+import { DomainError } from '../shared/errors.js';
+
+/** How long a key and its answer are kept (the IETF draft's suggestion: at least a day). */
+export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+/** A claim older than this whose request never finished (its process died) may be taken over. */
+export const IDEMPOTENCY_LEASE_SECONDS = 120;
+/** The header value: a random string, a UUID for instance; at least 16 characters so that the answer it encrypts is not guessable. */
+export const IDEMPOTENCY_KEY_LENGTH = { min: 16, max: 255 } as const;
+
+/** A stored answer, in the transport's own terms (REST: status, headers, JSON body; GraphQL: the result). */
+export type StoredAnswer = { status: number; headers: Record<string, string>; body: unknown };
+
+/** What a request carries that makes it the same request: compared on every retry with the key. */
+export type RequestFingerprint = { transport: 'rest' | 'graphql'; target: string; body: unknown };
+
+export type IdempotencyClaim = { id: string; key: string; scope: string };
+
+export type ClaimOutcome =
+  | { outcome: 'claimed'; claim: IdempotencyClaim }
+  | { outcome: 'replay'; answer: StoredAnswer }
+  /** The key was used with another request: 422. */
+  | { outcome: 'mismatch' }
+  /** The first request with this key is still running: 409. */
+  | { outcome: 'in_progress' };
+
+/**
+ * Idempotency keys (IETF httpapi `Idempotency-Key`) in PostgreSQL, per caller: the first request
+ * with a key claims it with one insert-on-conflict (safe across instances), runs, and stores its
+ * answer; a retry with the same key and request gets that answer again, one with another request is
+ * refused, one that arrives while the first still runs is told so. Keys live 24 hours; the
+ * housekeeping job deletes them after that.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The header value, checked; a DomainError (validation) names the header when it is unusable. */
+  static parseKey(header: string): string {
+    // The draft writes the key as a Structured Field string ("..."); a bare token is accepted too.
+    const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(header.trim());
+    const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, '$1') : header.trim();
+    if (key.length < IDEMPOTENCY_KEY_LENGTH.min || key.length > IDEMPOTENCY_KEY_LENGTH.max || !/^[\x21-\x7e]+$/.test(key)) {
+      throw DomainError.invalid(
+        ['idempotencyKey'],
+        `Idempotency-Key must be ${IDEMPOTENCY_KEY_LENGTH.min}..${IDEMPOTENCY_KEY_LENGTH.max} visible ASCII characters (a UUID, for instance)`,
+        'idempotency_key_invalid',
+      );
+    }
+    return key;
+  }
+
+  /** Whose keys these are: the principal's identity or credential, or an anonymous client's address (hashed). */
+  static scopeOf(principal: Principal | null, clientAddress: string | null | undefined): string {
+    if (!principal) return `anonymous:${sha256Hex(`client:${clientAddress ?? 'unknown'}`).slice(0, 32)}`;
+    switch (principal.kind) {
+      case 'session':
+        return `identity:${principal.identityId}`;
+      case 'api_key':
+        return `api_key:${principal.apiKeyId}`;
+      case 'oauth':
+        return `oauth:${principal.grantId}`;
+      case 'mcp_session':
+        return `mcp_session:${principal.mcpSessionId}`;
+    }
+  }
+
+  async claim(scope: string, key: string, request: RequestFingerprint): Promise<ClaimOutcome> {
+    const keyHash = sha256Hex(`${scope}\n${key}`);
+    const fingerprint = sha256Hex(canonicalBytes({ ...request, scope }));
+    const now = this.clock.now();
+    const id = randomUUID();
+    const em = this.orm.em.fork();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      // A new key, an expired one not yet swept, or a dead claim of the same request: taken in one statement.
+      const claimed = await em.execute<{ id: string }[]>(
+        `insert into idempotency_keys (id, scope, key_hash, fingerprint, status, response, locked_until, created_at, expires_at)
+           values (?, ?, ?, ?, 'running', null, ?, ?, ?)
+         on conflict (scope, key_hash) do update
+           set id = excluded.id, fingerprint = excluded.fingerprint, status = 'running', response = null,
+               locked_until = excluded.locked_until, created_at = excluded.created_at, expires_at = excluded.expires_at
+           where idempotency_keys.expires_at <= ?
+              or (idempotency_keys.status = 'running' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
+         returning id`,
+        [id, scope, keyHash, fingerprint, new Date(now.getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), now, new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_SECONDS * 1000), now, now],
+      );
+      if (claimed.length > 0) return { outcome: 'claimed', claim: { id, key, scope } };
+      const [existing] = await em.execute<{ fingerprint: string; status: string; response: string | null }[]>(
+        'select fingerprint, status, response from idempotency_keys where scope = ? and key_hash = ?',
+        [scope, keyHash],
+      );
+      // Released (or swept) between the two statements: claim again.
+      if (!existing) continue;
+      if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+      if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress' };
+      return { outcome: 'replay', answer: JSON.parse(decrypt(existing.response, key, scope).toString('utf8')) as StoredAnswer };
+    }
+    return { outcome: 'in_progress' };
+  }
+
+  /** Stores the answer of a claimed request; retries with the key get it from now on. */
+  async complete(claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
+    const sealed = encrypt(Buffer.from(JSON.stringify(answer), 'utf8'), claim.key, claim.scope);
+    await this.orm.em
+      .fork()
+      .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status = 'running'`, [sealed, claim.id]);
+  }
+
+  /** Forgets a claim whose request failed in a way worth retrying (5xx, rate limited): the next try runs it. */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
+  }
+}
+
+/**
+ * Answers can hold secrets (a new API key, an access token): they are stored encrypted under a key
+ * derived from the caller's Idempotency-Key, which the database never holds.
+ */
+function answerKey(key: string, scope: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', key, scope, 'idempotency-key answer', 32));
+}
+
+function encrypt(plain: Buffer, key: string, scope: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', answerKey(key, scope), iv);
+  const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
+}
+
+function decrypt(stored: string, key: string, scope: string): Buffer {
+  const bytes = Buffer.from(stored, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', answerKey(key, scope), bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
+}

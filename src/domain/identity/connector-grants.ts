@@ -1,0 +1,136 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
+import { isUuid } from '../shared/ids.js';
+import { API_KEY_SCOPES, CONNECTOR_CONSENT_PURPOSE, CONNECTOR_SCOPES, type ConnectorScope } from '../vocabulary.js';
+import { recordVerifiedContactPoint } from './contact-points.js';
+import { Connector } from './connector-entities.js';
+import type { OAuthPayloadStore } from './oauth-storage.js';
+import type { IssuedOtp, OtpService } from './otp-service.js';
+import { requireBearer, type Principal, type Scope } from './principal.js';
+
+export { CONNECTOR_SCOPES, type ConnectorScope };
+
+/** The spec's fixed lifetimes of a hosted connector (Limits): one hour per access token, 90 days per grant. */
+export const CONNECTOR_ACCESS_TOKEN_TTL_SECONDS = 3600;
+export const CONNECTOR_GRANT_TTL_SECONDS = 90 * 86_400;
+
+/** What the consent page asks permission for, as the client asked and the page showed it. */
+export type ConsentRequest = {
+  clientId: string;
+  clientName: string | null;
+  redirectOrigin: string;
+  scopes: readonly ConnectorScope[];
+};
+
+export type GivenConsent = { identityId: string; grantId: string; scopes: ConnectorScope[]; expiresAt: Date };
+
+/** An access token as the authorization server knows it, before the connector behind it is checked. */
+export type ConnectorAccessToken = { grantId: string; clientId: string; scopes: readonly string[]; audience: readonly string[] };
+
+/**
+ * The rules of hosted assistant connectors (the spec's Authentication 7 and 8): consent is the
+ * submission of a code of its own purpose; a connection lasts 90 days from consent and no refresh
+ * extends it; disconnecting, or any sign of a stolen code or refresh token, ends it with every
+ * token it issued. The OAuth protocol itself is the authorization server's (src/facade-oauth).
+ */
+export class ConnectorGrants {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly otp: OtpService,
+    private readonly storage: OAuthPayloadStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Mails the consent code to `email`. */
+  requestConsentCode(email: string, client: string | null): Promise<IssuedOtp> {
+    return this.otp.requestConnectorConsent(email, client);
+  }
+
+  /**
+   * The explicit consent: a right code of the consent purpose opens a connection for the identity
+   * holding the address. `grantId` is the authorization server's id for the grant it saves after.
+   */
+  async consent(verificationEventId: string, code: string, request: ConsentRequest, grantId: string, client: string | null): Promise<GivenConsent> {
+    const scopes = CONNECTOR_SCOPES.filter((scope) => request.scopes.includes(scope));
+    if (scopes.length === 0) throw DomainError.invalid(['scope'], 'The client asked for no permission this service grants', 'invalid_scope');
+    return this.otp.verify(
+      verificationEventId,
+      code,
+      CONNECTOR_CONSENT_PURPOSE,
+      async (tx, event) => {
+        const now = this.clock.now();
+        const point = await recordVerifiedContactPoint(tx, 'email', event.destination, now);
+        const expiresAt = new Date(now.getTime() + CONNECTOR_GRANT_TTL_SECONDS * 1000);
+        tx.create(Connector, {
+          grantId,
+          identity: point.identity,
+          clientId: request.clientId,
+          clientName: request.clientName,
+          redirectOrigin: request.redirectOrigin,
+          scopes,
+          expiresAt,
+          createdAt: now,
+        });
+        await tx.flush();
+        return { identityId: point.identity, grantId, scopes, expiresAt };
+      },
+      client,
+    );
+  }
+
+  /**
+   * The principal an access token stands for, or null when its connection is gone: revoked,
+   * past its 90 days, or the token names another resource. The identity is the connection's (it
+   * follows identity merges), the scopes the token's within the connection's.
+   */
+  async principalFor(token: ConnectorAccessToken, resource: string): Promise<Principal | null> {
+    if (!token.audience.includes(resource)) return null;
+    const em = this.orm.em.fork();
+    const now = this.clock.now();
+    const connector = await em.findOne(Connector, { grantId: token.grantId, clientId: token.clientId, revokedAt: null, expiresAt: { $gt: now } });
+    if (!connector) return null;
+    // Touch last_used_at at most once a minute, like API keys.
+    await em.execute(`update connectors set last_used_at = ? where id = ? and (last_used_at is null or last_used_at < ?)`, [
+      now,
+      connector.id,
+      new Date(now.getTime() - 60_000),
+    ]);
+    const scopes = API_KEY_SCOPES.filter((scope): scope is Scope => token.scopes.includes(scope) && connector.scopes.includes(scope));
+    return { kind: 'oauth', identityId: connector.identity, scopes, grantId: connector.grantId, clientId: connector.clientId };
+  }
+
+  /** Whether the connection of this grant still stands (not revoked, within its 90 days). */
+  async isActive(grantId: string): Promise<boolean> {
+    const count = await this.orm.em.fork().count(Connector, { grantId, revokedAt: null, expiresAt: { $gt: this.clock.now() } });
+    return count > 0;
+  }
+
+  /** The caller's live connections, newest first. */
+  async list(principal: Principal | null): Promise<Connector[]> {
+    const caller = requireBearer(principal);
+    return this.orm.em.fork().find(
+      Connector,
+      { identity: caller.identityId, revokedAt: null, expiresAt: { $gt: this.clock.now() } },
+      { orderBy: { createdAt: 'desc', id: 'desc' } },
+    );
+  }
+
+  /** Disconnects one of the caller's connectors: its tokens stop working at once. */
+  async disconnect(principal: Principal | null, connectorId: string): Promise<void> {
+    const caller = requireBearer(principal);
+    const em = this.orm.em.fork();
+    const connector = isUuid(connectorId) ? await em.findOne(Connector, { id: connectorId, identity: caller.identityId, revokedAt: null }) : null;
+    if (!connector) throw DomainError.notFound('Connector');
+    await this.revokeGrant(connector.grantId);
+  }
+
+  /**
+   * Ends a connection and deletes everything issued under it (codes, access and refresh tokens,
+   * the grant). Used by disconnect, token revocation and reuse detection alike; safe to repeat.
+   */
+  async revokeGrant(grantId: string): Promise<void> {
+    await this.orm.em.fork().execute(`update connectors set revoked_at = ? where grant_id = ? and revoked_at is null`, [this.clock.now(), grantId]);
+    await this.storage.destroyGrant(grantId);
+  }
+}

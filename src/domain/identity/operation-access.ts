@@ -1,0 +1,78 @@
+import type { Scope } from './principal.js';
+
+/**
+ * Who may run each operation of the product: `public` (no credentials), `session` (a signed-in
+ * person's bearer session only, never an API key or connector) or the one API-key scope it needs.
+ * This is the single declaration: the operation catalog's entries are named by these keys, the
+ * OpenAPI `x-required-scopes` and the GraphQL field descriptions are generated from it, and
+ * test/unit/operation-access.test.ts fails when a transport disagrees.
+ */
+export const OPERATION_ACCESS = {
+  'identity.requestOtp': 'public',
+  'identity.verifyOtp': 'public',
+  'identity.openMcpGrant': 'public',
+  'identity.authenticationStatus': 'public',
+  'identity.listContactPoints': 'session',
+  'identity.linkContactPoint': 'session',
+  'identity.listApiKeys': 'session',
+  'identity.createApiKey': 'session',
+  'identity.revokeApiKey': 'session',
+  'identity.listConnectors': 'session',
+  'identity.disconnectConnector': 'session',
+
+  'records.list': 'retrieve',
+  'records.get': 'retrieve',
+  'records.createAgreement': 'create',
+  'records.createDeclaration': 'create',
+  'records.update': 'create',
+  'records.activity': 'retrieve',
+
+  'ceremony.startExecution': 'verify',
+  'ceremony.getExecution': 'verify',
+  'ceremony.finalize': 'verify',
+  'ceremony.startMethod': 'verify',
+  'ceremony.submitMethod': 'verify',
+  'ceremony.refreshMethod': 'verify',
+  'ceremony.cancelMethod': 'verify',
+
+  'lifecycle.submit': 'create',
+  'lifecycle.decline': 'cancel',
+  'lifecycle.rescind': 'cancel',
+  'lifecycle.cancel': 'cancel',
+  'lifecycle.amend': 'amend',
+  'lifecycle.submitCounter': 'amend',
+  'lifecycle.getCounter': 'retrieve',
+  'lifecycle.resolveCounter': 'amend',
+  'lifecycle.withdrawCounter': 'amend',
+  'lifecycle.completeWithoutParticipant': 'cancel',
+  'lifecycle.waiveWitness': 'cancel',
+  'lifecycle.waiveCoNotarizer': 'cancel',
+  'lifecycle.replaceWitness': 'amend',
+  'lifecycle.resendInvitation': 'amend',
+
+  'notarizations.create': 'create',
+  'notarizations.get': 'retrieve',
+
+  'verification.getPublicRecord': 'public',
+  'verification.verifyRecord': 'public',
+  'inbound.receiveMessengerUpdate': 'public',
+
+  'artifacts.getAuditTrail': 'retrieve',
+  'artifacts.getDocument': 'retrieve',
+  'artifacts.getCard': 'retrieve',
+  'artifacts.createCardTicket': 'retrieve',
+  'artifacts.redeemCardTicket': 'public',
+} as const satisfies Record<string, OperationAccess>;
+
+export type OperationAccess = 'public' | 'session' | Scope;
+export type DomainOperation = keyof typeof OPERATION_ACCESS;
+
+export function accessOf(operation: DomainOperation): OperationAccess {
+  return OPERATION_ACCESS[operation];
+}
+
+/** The API-key scope an operation needs, or null when it needs none (public, or sessions only). */
+export function scopeOf(operation: DomainOperation): Scope | null {
+  const access: OperationAccess = OPERATION_ACCESS[operation];
+  return access === 'public' || access === 'session' ? null : access;
+}

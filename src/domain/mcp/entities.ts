@@ -1,0 +1,126 @@
+import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { randomUUID } from 'node:crypto';
+import { OptionalProps } from '@mikro-orm/core';
+import type { Scope } from '../identity/principal.js';
+
+/**
+ * One MCP protocol session (the `Mcp-Session-Id` a client keeps), stored so that any instance
+ * behind a non-sticky balancer can continue it. The id the client holds is a secret (a session-bound
+ * grant rides on it): only its hash is kept; `id` is the internal key principals name.
+ */
+@Entity({ tableName: 'mcp_sessions' })
+export class McpSession {
+  [OptionalProps]?: 'clientName' | 'closedAt' | 'createdAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text', unique: true, hidden: true })
+  sessionHash!: string;
+
+  /** The protocol version negotiated at `initialize`. */
+  @Property({ type: 'text' })
+  protocolVersion!: string;
+
+  @Property({ type: 'text', nullable: true })
+  clientName: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  lastSeenAt!: Date;
+
+  /** Idle expiry, pushed forward as the session is used. */
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  @Index()
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  closedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}
+
+/**
+ * The retrieval grant an `authenticate` code opens on an MCP session: `retrieve` only, at most 600
+ * seconds. `tokenHash` is set when the client asked for a manual transport token (a client that
+ * cannot keep session state); that token works only as the MCP transport's bearer credential.
+ */
+@Entity({ tableName: 'mcp_grants' })
+export class McpGrant {
+  [OptionalProps]?: 'tokenHash' | 'revokedAt' | 'createdAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @ManyToOne(() => McpSession, { mapToPk: true, deleteRule: 'cascade' })
+  @Index()
+  session!: string;
+
+  @Property({ type: 'uuid' })
+  identity!: string;
+
+  @Property({ type: 'text[]' })
+  scopes!: Scope[];
+
+  @Property({ type: 'text', nullable: true, unique: true, hidden: true })
+  tokenHash: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  revokedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}
+
+/**
+ * A guarded action's confirmation: issued by a preview, spent once by the execute tool with the
+ * same principal, scope, record, target, arguments and record version. Only the token's hash is kept.
+ */
+@Entity({ tableName: 'mcp_confirmations' })
+export class McpConfirmation {
+  [OptionalProps]?: 'consumedAt' | 'createdAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text', unique: true, hidden: true })
+  tokenHash!: string;
+
+  /** Who previewed: the principal's kind and credential id (an API key, a grant, a session). */
+  @Property({ type: 'text' })
+  principal!: string;
+
+  /** The execute tool the token is for, and the scope it needs. */
+  @Property({ type: 'text' })
+  action!: string;
+
+  @Property({ type: 'text' })
+  scope!: string;
+
+  @Property({ type: 'uuid' })
+  record!: string;
+
+  /** What inside the record the action touches (a participant, a counter, the record itself). */
+  @Property({ type: 'text' })
+  target!: string;
+
+  /** SHA-256 of the canonical JSON of the action's arguments. */
+  @Property({ type: 'text' })
+  argumentsHash!: string;
+
+  @Property({ type: 'integer' })
+  recordVersion!: number;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  @Index()
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  consumedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}

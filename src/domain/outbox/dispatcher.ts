@@ -1,0 +1,135 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { DomainEvent } from '../shared/events.js';
+
+/** One consumer of domain events: the GraphQL PubSub, the job queue. */
+export interface OutboxSubscriber {
+  readonly name: string;
+  /**
+   * Delivers one event inside the dispatcher's transaction; `client` is that transaction's connection,
+   * so a NOTIFY sent through it goes out exactly when the event is marked delivered. Must be
+   * idempotent: an event whose delivery fails (or whose process dies mid-delivery) is delivered again.
+   */
+  deliver(event: DomainEvent, client: pg.ClientBase): Promise<void>;
+}
+
+export type DispatcherOptions = {
+  /** How often to look for events that no wake-up announced (other instances, crashed processes). */
+  pollMs?: number;
+  batchSize?: number;
+};
+
+type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number };
+
+const MAX_BACKOFF_SECONDS = 300;
+
+/**
+ * Delivers the outbox in order of writing. Several instances may run one each: a batch is claimed
+ * with `for update skip locked`, delivered and marked in one transaction. A subscriber that fails
+ * makes only that event wait (with backoff); the others go on.
+ */
+export class OutboxDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private stopped = true;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly subscribers: readonly OutboxSubscriber[],
+    private readonly logger: Logger,
+    private readonly options: DispatcherOptions = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.wake();
+  }
+
+  /** Something committed: deliver now (coalesced with a delivery already running). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.draining = this.drain()
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'outbox delivery failed; retrying at the next poll'))
+      .finally(() => {
+        this.draining = null;
+        if (this.stopped) return;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else {
+          this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 1000);
+          this.timer.unref();
+        }
+      });
+  }
+
+  /** Stops; a delivery under way gets a few seconds (what it leaves undelivered goes at the next start). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.race([this.draining, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+  }
+
+  /** Delivers every deliverable event; resolves when none is left. Also usable on its own (tests, tools). */
+  async drain(): Promise<number> {
+    let delivered = 0;
+    for (;;) {
+      const count = await this.deliverBatch();
+      delivered += count;
+      if (count === 0) return delivered;
+    }
+  }
+
+  private async deliverBatch(): Promise<number> {
+    const client = await this.pool.connect();
+    // A connection lost mid-delivery (database restart, terminated backend) fails this batch, not the process.
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost = error;
+      this.logger.warn({ err: error }, 'outbox connection lost during delivery');
+    };
+    client.on('error', onError);
+    try {
+      await client.query('begin');
+      const { rows } = await client.query<Row>(
+        `select id, type, payload, attempts from outbox_events
+          where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
+          order by id limit $1 for update skip locked`,
+        [this.options.batchSize ?? 100],
+      );
+      const delivered: string[] = [];
+      for (const row of rows) {
+        const event = { type: row.type, data: row.payload } as DomainEvent;
+        await client.query('savepoint outbox_event');
+        try {
+          for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+          await client.query('release savepoint outbox_event');
+          delivered.push(row.id);
+        } catch (error) {
+          await client.query('rollback to savepoint outbox_event');
+          const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
+          await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
+          this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
+        }
+      }
+      if (delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
+      await client.query('commit');
+      return rows.length;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.off('error', onError);
+      client.release(lost);
+    }
+  }
+}

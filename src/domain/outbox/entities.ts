@@ -1,0 +1,38 @@
+import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { OptionalProps } from '@mikro-orm/core';
+import type { DomainEvent } from '../shared/events.js';
+
+/**
+ * An event waiting for (or past) delivery. Written in the transaction of the change that caused it;
+ * the dispatcher marks it delivered in the transaction that delivers it.
+ */
+@Entity({ tableName: 'outbox_events' })
+@Index({ name: 'outbox_events_undelivered', expression: 'create index "outbox_events_undelivered" on "outbox_events" ("id") where "delivered_at" is null' })
+export class OutboxEvent {
+  [OptionalProps]?: 'id' | 'createdAt' | 'deliveredAt' | 'recordId' | 'attempts' | 'nextAttemptAt';
+
+  @PrimaryKey({ type: 'bigint', autoincrement: true })
+  id!: string;
+
+  @Property({ type: 'text' })
+  type!: DomainEvent['type'];
+
+  @Property({ type: 'json' })
+  payload!: DomainEvent['data'];
+
+  @Property({ type: 'uuid', nullable: true })
+  recordId: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  deliveredAt: Date | null = null;
+
+  /** Failed deliveries so far; the next one waits 2^attempts seconds (at most five minutes). */
+  @Property({ type: 'integer' })
+  attempts: number = 0;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null = null;
+}

@@ -1,0 +1,143 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { SignedRecord } from '../records/entities.js';
+import { auditTrail, type AuditTrailEntry } from '../records/audit-trail.js';
+import { canonicalBytes } from '../shared/canonical-json.js';
+import type { Clock } from '../shared/clock.js';
+import { recordArtifact, type DomainEvents } from '../shared/events.js';
+import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
+import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './card.js';
+import type { SealedPdfParticipant, SealedRecordType } from './pdf-input.js';
+import { inlineRenderer, type SealRenderer } from './renderer.js';
+import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';
+import type { SealKey } from './seal-key.js';
+import { signSealedPdf } from './sign.js';
+
+export type ArtifactSettings = { tsaUrls: string[]; serviceName: string };
+
+/**
+ * Makes what a sealed record becomes: the PAdES-signed PDF (not for notarizations) and the share
+ * card. Idempotent and restartable: rendering is deterministic and outside any transaction, storing
+ * is first-wins with its `record_artifact` event in the same transaction, so a job that runs twice,
+ * or dies half-way and runs again, leaves one artifact with one hash.
+ */
+export class SealArtifacts {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly store: ArtifactStore,
+    private readonly key: SealKey,
+    private readonly events: DomainEvents,
+    private readonly clock: Clock,
+    private readonly settings: ArtifactSettings,
+    private readonly renderer: SealRenderer = inlineRenderer,
+  ) {}
+
+  /** Makes every missing artifact of a sealed record; nothing for a record that is not sealed. */
+  async make(recordId: string): Promise<{ card: StoredArtifact | null; pdf: StoredArtifact | null }> {
+    const card = await this.card(recordId);
+    const sealed = await this.load(this.orm.em.fork(), recordId);
+    const pdf = sealed && sealed.record.type !== 'notarization' ? await this.pdf(recordId) : null;
+    return { card, pdf };
+  }
+
+  /** The share card, made now if it does not exist yet (the card route generates lazily). */
+  async card(recordId: string): Promise<StoredArtifact | null> {
+    const em = this.orm.em.fork();
+    const existing = await this.store.describe(em, recordId, 'share_card');
+    if (existing) return existing;
+    const sealed = await this.load(em, recordId);
+    if (!sealed) return null;
+    const { record, seal } = sealed;
+    const png = await this.renderer.card({
+      title: record.title ?? '',
+      reference: record.reference,
+      status: 'sealed',
+      sealedAt: seal.sealedAt,
+      recordType: record.type,
+      documentIdenticon: { digestHex: hexOf(seal.metadataHash), altText: `Document identicon of ${record.reference}` },
+    });
+    return this.keep(recordId, 'share_card', {
+      bytes: png,
+      contentType: 'image/png',
+      filename: `${record.reference}-card.png`,
+      width: SHARE_CARD_WIDTH,
+      height: SHARE_CARD_HEIGHT,
+    });
+  }
+
+  async pdf(recordId: string): Promise<StoredArtifact | null> {
+    const em = this.orm.em.fork();
+    const existing = await this.store.describe(em, recordId, 'sealed_pdf');
+    if (existing) return existing;
+    const sealed = await this.load(em, recordId);
+    if (!sealed || sealed.record.type === 'notarization') return null;
+    const { record, seal } = sealed;
+    const metadata = JSON.parse(seal.metadata) as SealedMetadata;
+    // The PDF goes to the participants: it names them (the public metadata does not).
+    await em.populate(record, ['participants']);
+    const names = sealedParticipants(record).map((p) => p.participant.displayName);
+    // The trail as it stood at the seal: up to and including the entry that carries the seal's hash.
+    const all = await auditTrail(em, record.id);
+    const sealing = all.findIndex((e) => e.details.metadata_hash === seal.metadataHash);
+    const entries = sealing >= 0 ? all.slice(0, sealing + 1) : all;
+    const unsigned = await this.renderer.pdf({
+      reference: record.reference,
+      recordType: record.type as SealedRecordType,
+      title: record.title,
+      body: record.body,
+      version: metadata.version,
+      sealedAt: seal.sealedAt,
+      createdAt: record.createdAt,
+      metadataHash: seal.metadataHash,
+      documentIdenticon: { digestHex: hexOf(seal.metadataHash), altText: `Document identicon of ${record.reference}` },
+      verificationUrl: metadata.verification_url,
+      participants: metadata.participants.map((p, i) => toPdfParticipant(p, names[i] ?? null)),
+      auditTrail: entries.map((e) => ({ seq: e.seq, at: new Date(e.at), actorRole: e.actor_role, move: e.move, version: e.version, entryHash: e.entry_hash })),
+      attachments: { sealedMetadataJson: Buffer.from(seal.metadata, 'utf8'), auditTrailJson: auditTrailDocument(record, entries) },
+      serviceName: this.settings.serviceName,
+    });
+    const signed = await signSealedPdf(unsigned, this.key, {
+      reason: `Sealed record ${record.reference}`,
+      signingTime: seal.sealedAt,
+      tsaUrls: this.settings.tsaUrls,
+    });
+    return this.keep(recordId, 'sealed_pdf', { bytes: signed.bytes, contentType: 'application/pdf', filename: `${record.reference}.pdf`, level: signed.level });
+  }
+
+  private async keep(recordId: string, kind: 'sealed_pdf' | 'share_card', file: { bytes: Uint8Array; contentType: string; filename: string; width?: number; height?: number; level?: string }): Promise<StoredArtifact> {
+    const result = await this.orm.em.fork().transactional(async (em) => {
+      const saved = await this.store.save(em, { recordId, kind, ...file });
+      if (saved.created) await this.events.write(em, [recordArtifact({ recordId, artifact: kind, state: 'ready', at: this.clock.now().toISOString() })]);
+      return saved;
+    });
+    if (result.created) this.events.committed();
+    return result.artifact;
+  }
+
+  private async load(em: EntityManager, recordId: string): Promise<{ record: SignedRecord; seal: RecordSeal } | null> {
+    const record = await em.findOne(SignedRecord, { id: recordId });
+    if (!record?.sealedAt) return null;
+    const seal = await em.findOne(RecordSeal, { recordId });
+    return seal ? { record, seal } : null;
+  }
+}
+
+/** The audit-trail.json a sealed PDF carries: RFC 8785 bytes, so anyone can recompute the chain. */
+export function auditTrailDocument(record: SignedRecord, entries: AuditTrailEntry[]): Buffer {
+  return canonicalBytes({ schema: 'record-audit-trail/1', record_id: record.id, reference: record.reference, entries });
+}
+
+function toPdfParticipant(p: SealedMetadata['participants'][number], displayName: string | null): SealedPdfParticipant {
+  return {
+    role: p.role as SealedPdfParticipant['role'],
+    displayName: displayName ?? p.display_name,
+    status: p.status,
+    signedVersion: p.confirmed_version,
+    signedAt: p.confirmed_at ? new Date(p.confirmed_at) : null,
+    methods: p.evidence.map((e) => ({ type: e.method_type, satisfiedAt: new Date(e.satisfied_at) })),
+    signatureDigestHex: p.signature_digest ? hexOf(p.signature_digest) : null,
+  };
+}
+
+function hexOf(tagged: string): string {
+  return tagged.replace(/^sha256:/, '');
+}

@@ -1,0 +1,79 @@
+import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { OptionalProps } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+
+export type ArtifactKind = 'sealed_pdf' | 'share_card';
+
+/**
+ * A file a sealed record became (the signed PDF, the share card). Written once: a second writer of
+ * the same kind finds it there and keeps it, so the stored hash never changes.
+ */
+@Entity({ tableName: 'sealed_artifacts' })
+@Unique({ properties: ['recordId', 'kind'] })
+export class SealedArtifact {
+  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'createdAt';
+
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'uuid' })
+  recordId!: string;
+
+  @Property({ type: 'text' })
+  kind!: ArtifactKind;
+
+  /** Loaded only when the bytes are served. */
+  @Property({ type: 'blob', lazy: true })
+  content!: Buffer;
+
+  /** `sha256:<hex>` of the exact stored bytes (the document hash of a sealed PDF). */
+  @Property({ type: 'text' })
+  sha256!: string;
+
+  @Property({ type: 'integer' })
+  byteSize!: number;
+
+  @Property({ type: 'text' })
+  contentType!: string;
+
+  @Property({ type: 'text' })
+  filename!: string;
+
+  @Property({ type: 'integer', nullable: true })
+  width: number | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  height: number | null = null;
+
+  /** For a sealed PDF: the PAdES level achieved (B-B, or B-T with a timestamp). */
+  @Property({ type: 'text', nullable: true })
+  level: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}
+
+/** A single-use share-card ticket. Only the token's hash is stored; the token itself is never kept or logged. */
+@Entity({ tableName: 'card_tickets' })
+@Index({ properties: ['expiresAt'] })
+export class CardTicket {
+  [OptionalProps]?: 'redeemedAt' | 'createdAt';
+
+  @PrimaryKey({ type: 'text' })
+  tokenHash!: string;
+
+  @Property({ type: 'uuid' })
+  recordId!: string;
+
+  @Property({ type: 'uuid' })
+  identityId!: string;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  redeemedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}

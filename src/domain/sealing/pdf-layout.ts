@@ -1,0 +1,222 @@
+import { readFile } from 'node:fs/promises';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument, rgb, type Color, type PDFFont, type PDFPage } from 'pdf-lib';
+import QRCode from 'qrcode';
+import { identiconPattern, type Rgb } from '../ceremonies/identicon.js';
+import { FONT_FILES } from './fonts.js';
+import { PALETTE } from './look.js';
+
+export const PAGE = { width: 595.28, height: 841.89, left: 64, right: 64, top: 64, bottom: 78 } as const;
+export const CONTENT_WIDTH = PAGE.width - PAGE.left - PAGE.right;
+
+export function color({ r, g, b }: Rgb): Color {
+  return rgb(r / 255, g / 255, b / 255);
+}
+
+export interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+  mono: PDFFont;
+}
+
+let fontBytes: Promise<{ regular: Buffer; bold: Buffer; mono: Buffer }> | undefined;
+
+type Fontkit = Parameters<PDFDocument['registerFontkit']>[0];
+const parsedFonts = new WeakMap<Uint8Array, ReturnType<Fontkit['create']>>();
+
+/**
+ * fontkit, parsing each font file once per process: pdf-lib parses the whole font again for every
+ * document (about 60 ms a PDF for the three DejaVu files). Each document still makes its own
+ * subset; the parsed font is only read.
+ */
+const parsedOnce: Fontkit = {
+  create: (data, postscriptName) => {
+    if (postscriptName !== undefined) return fontkit.create(data, postscriptName);
+    let font = parsedFonts.get(data);
+    if (font === undefined) parsedFonts.set(data, (font = fontkit.create(data)));
+    return font;
+  },
+};
+
+/** Subset-embeds DejaVu: only the glyphs used travel in the file. Fixed names keep output stable. */
+export async function embedFonts(doc: PDFDocument): Promise<Fonts> {
+  fontBytes ??= Promise.all([readFile(FONT_FILES.regular), readFile(FONT_FILES.bold), readFile(FONT_FILES.mono)]).then(([regular, bold, mono]) => ({ regular, bold, mono }));
+  const bytes = await fontBytes;
+  doc.registerFontkit(parsedOnce);
+  const [regular, bold, mono] = await Promise.all([
+    doc.embedFont(bytes.regular, { subset: true, customName: 'SEALAA+DejaVuSans' }),
+    doc.embedFont(bytes.bold, { subset: true, customName: 'SEALAB+DejaVuSans-Bold' }),
+    doc.embedFont(bytes.mono, { subset: true, customName: 'SEALAC+DejaVuSansMono' }),
+  ]);
+  return { regular, bold, mono };
+}
+
+export interface TextStyle {
+  font: PDFFont;
+  size: number;
+  color: Color;
+}
+
+const characterSets = new WeakMap<PDFFont, Set<number>>();
+const unitWidths = new WeakMap<PDFFont, Map<string, number>>();
+
+/** Width of a word at size 1, cached: shaping with fontkit is the slow part of long bodies. */
+function unitWidth(font: PDFFont, text: string): number {
+  let cache = unitWidths.get(font);
+  if (!cache) unitWidths.set(font, (cache = new Map<string, number>()));
+  let width = cache.get(text);
+  if (width === undefined) {
+    width = font.widthOfTextAtSize(text, 1);
+    cache.set(text, width);
+  }
+  return width;
+}
+
+/**
+ * The text with every character the font cannot draw shown as U+FFFD: a reader sees that something is
+ * there (the exact text stays in the attached sealed metadata) instead of an empty box or nothing.
+ */
+export function drawableText(text: string, font: PDFFont): string {
+  let drawable = characterSets.get(font);
+  if (!drawable) characterSets.set(font, (drawable = new Set(font.getCharacterSet())));
+  const replacement = drawable.has(0xfffd) ? '\uFFFD' : '?';
+  let out = '';
+  for (const char of text) out += char === ' ' || drawable.has(char.codePointAt(0) ?? 0) ? char : replacement;
+  return out;
+}
+
+/**
+ * Breaks text into lines that fit `width`: paragraphs and blank lines are kept, words longer than a
+ * line are cut between characters, tabs become spaces and characters the font cannot draw are replaced.
+ */
+export function wrapText(text: string, font: PDFFont, size: number, width: number): string[] {
+  const space = unitWidth(font, ' ') * size;
+  const lines: string[] = [];
+  const paragraphs = text.replace(/\r\n?/g, '\n').replace(/\t/g, '    ').split('\n');
+  for (const paragraph of paragraphs) {
+    const clean = drawableText(paragraph, font);
+    if (clean.trim() === '') {
+      lines.push('');
+      continue;
+    }
+    let line = '';
+    let lineWidth = 0;
+    for (const word of clean.split(/ +/).filter(Boolean)) {
+      const wordWidth = unitWidth(font, word) * size;
+      if (line && lineWidth + space + wordWidth <= width) {
+        line = `${line} ${word}`;
+        lineWidth += space + wordWidth;
+        continue;
+      }
+      if (line) lines.push(line);
+      let rest = word;
+      let restWidth = wordWidth;
+      while (restWidth > width) {
+        // Cut by summed character widths (kerning inside a cut word does not matter).
+        const chars = Array.from(rest);
+        let cut = 0;
+        let used = 0;
+        while (cut < chars.length - 1 && used + unitWidth(font, chars[cut] ?? '') * size <= width) used += unitWidth(font, chars[cut++] ?? '') * size;
+        cut = Math.max(cut, 1);
+        lines.push(chars.slice(0, cut).join(''));
+        rest = chars.slice(cut).join('');
+        restWidth = unitWidth(font, rest) * size;
+      }
+      line = rest;
+      lineWidth = restWidth;
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/** A cursor over pages: content flows down and onto a new page when the next block would not fit. */
+export class PageFlow {
+  page: PDFPage;
+  y: number;
+  readonly pages: PDFPage[] = [];
+
+  constructor(private readonly doc: PDFDocument) {
+    this.page = this.addPage();
+    this.y = PAGE.height - PAGE.top;
+  }
+
+  addPage(): PDFPage {
+    this.page = this.doc.addPage([PAGE.width, PAGE.height]);
+    this.pages.push(this.page);
+    this.y = PAGE.height - PAGE.top;
+    return this.page;
+  }
+
+  /** Starts a new page unless `height` points still fit above the footer. */
+  ensure(height: number): void {
+    if (this.y - height < PAGE.bottom) this.addPage();
+  }
+
+  gap(height: number): void {
+    this.y -= height;
+  }
+
+  line(text: string, style: TextStyle, options: { x?: number; lineHeight?: number } = {}): void {
+    const lineHeight = options.lineHeight ?? style.size * 1.45;
+    this.ensure(lineHeight);
+    this.y -= lineHeight;
+    if (text) this.page.drawText(drawableText(text, style.font), { x: options.x ?? PAGE.left, y: this.y + (lineHeight - style.size) * 0.35, size: style.size, font: style.font, color: style.color });
+  }
+
+  paragraph(text: string, style: TextStyle, options: { x?: number; width?: number; lineHeight?: number } = {}): void {
+    const width = options.width ?? CONTENT_WIDTH - ((options.x ?? PAGE.left) - PAGE.left);
+    for (const line of wrapText(text, style.font, style.size, width)) this.line(line, style, options);
+  }
+
+  rule(rgbColor: Color, thickness = 0.75): void {
+    this.page.drawLine({ start: { x: PAGE.left, y: this.y }, end: { x: PAGE.width - PAGE.right, y: this.y }, thickness, color: rgbColor });
+  }
+}
+
+/** Draws the identicon from the shared pattern: the same cells and colours as the SVG and the card. */
+export function drawIdenticon(page: PDFPage, digestHex: string, x: number, y: number, size: number): void {
+  const pattern = identiconPattern(digestHex);
+  const grid = pattern.cells.length;
+  const cell = size / (grid + 1);
+  page.drawRectangle({ x, y, width: size, height: size, color: color(pattern.backgroundRgb) });
+  pattern.cells.forEach((row, r) =>
+    row.forEach((on, c) => {
+      if (on) page.drawRectangle({ x: x + cell / 2 + c * cell, y: y + size - cell / 2 - (r + 1) * cell, width: cell, height: cell, color: color(pattern.foregroundRgb) });
+    }),
+  );
+}
+
+/** A QR code drawn as vector rectangles (one per run of dark modules), with its quiet zone. */
+export function drawQrCode(page: PDFPage, text: string, x: number, y: number, size: number, ink: Color): void {
+  const { modules } = QRCode.create(text, { errorCorrectionLevel: 'M' });
+  const quiet = 4;
+  const unit = size / (modules.size + quiet * 2);
+  page.drawRectangle({ x, y, width: size, height: size, color: rgb(1, 1, 1) });
+  for (let row = 0; row < modules.size; row += 1) {
+    let col = 0;
+    while (col < modules.size) {
+      if (!modules.get(row, col)) {
+        col += 1;
+        continue;
+      }
+      const start = col;
+      while (col < modules.size && modules.get(row, col)) col += 1;
+      page.drawRectangle({ x: x + (quiet + start) * unit, y: y + size - (quiet + row + 1) * unit, width: (col - start) * unit, height: unit, color: ink });
+    }
+  }
+}
+
+export function style(font: PDFFont, size: number, rgbColor: Rgb): TextStyle {
+  return { font, size, color: color(rgbColor) };
+}
+
+export function sectionHeading(flow: PageFlow, fonts: Fonts, text: string, keepWith = 60): void {
+  flow.ensure(40 + keepWith);
+  flow.gap(18);
+  flow.line(text, style(fonts.bold, 13, PALETTE.ink), { lineHeight: 18 });
+  flow.gap(4);
+  flow.page.drawRectangle({ x: PAGE.left, y: flow.y, width: 28, height: 2, color: color(PALETTE.accent) });
+  flow.gap(10);
+}
+

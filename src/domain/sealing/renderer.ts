@@ -1,0 +1,42 @@
+import { Piscina } from 'piscina';
+import type { ShareCardInput } from './card.js';
+import type { SealedPdfInput } from './pdf-input.js';
+import render, { type RenderTask } from './render-worker.js';
+
+/** Draws what a seal becomes (card PNG, unsigned PDF) from plain data. */
+export interface SealRenderer {
+  card(input: ShareCardInput): Promise<Uint8Array>;
+  pdf(input: SealedPdfInput): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/** On the calling thread: for tools and tests that drive one seal at a time. */
+export const inlineRenderer: SealRenderer = {
+  card: (input) => render({ kind: 'card', input }),
+  pdf: (input) => render({ kind: 'pdf', input }),
+  close: async () => undefined,
+};
+
+/**
+ * On worker threads (piscina): drawing a card (~40 ms) or laying out a PDF (~50 ms) never holds the
+ * event loop that answers API calls, and several seals render at once on several cores. Threads
+ * start on first use and stop when idle.
+ */
+export function threadRenderer(threads: number, options: { execArgv?: string[] } = {}): SealRenderer & { completed: () => number } {
+  // Running from the TypeScript sources (tests), the worker is the .ts file and needs the caller's loader (execArgv).
+  const source = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js';
+  const pool = new Piscina<RenderTask, Uint8Array>({
+    filename: new URL(source, import.meta.url).href,
+    minThreads: 0,
+    maxThreads: threads,
+    idleTimeout: 30_000,
+    ...(options.execArgv ? { execArgv: options.execArgv } : {}),
+  });
+  return {
+    card: (input) => pool.run({ kind: 'card', input }),
+    pdf: (input) => pool.run({ kind: 'pdf', input }),
+    close: () => pool.close({ force: true }),
+    /** Tasks the threads have finished. */
+    completed: () => pool.completed,
+  };
+}

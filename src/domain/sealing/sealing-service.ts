@@ -1,0 +1,116 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { requireScope, type Principal } from '../identity/principal.js';
+import { auditTrail, verifyAuditChain, type AuditTrailEntry } from '../records/audit-trail.js';
+import { findReadableRecord, viewerFor } from '../records/record-access.js';
+import type { RecordType } from '../records/entities.js';
+import type { Clock } from '../shared/clock.js';
+import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { DomainError } from '../shared/errors.js';
+import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
+import type { SealArtifacts } from './artifacts-service.js';
+import { CardTicket, type ArtifactKind } from './entities.js';
+
+export type AuditTrailView = {
+  recordId: string;
+  reference: string;
+  entries: AuditTrailEntry[];
+  head: string | null;
+  /** Recomputed on every read: false when any stored entry was changed, removed or reordered. */
+  chainValid: boolean;
+};
+
+/** An artifact's bytes as a download: what a transport needs to serve it. */
+export type ArtifactDownload = { filename: string; contentType: string; hash: string; byteSize: number; level: string | null; bytes: Buffer };
+
+export type CardTicketView = { url: string; expiresAt: Date };
+
+export type SealingServiceSettings = { publicBaseUrl: string; cardTicketTtlSeconds: number };
+
+/** How long a client waits before asking again for an artifact still being made. */
+const PENDING_RETRY_SECONDS = 5;
+
+/**
+ * What sealing gives a record's participants: the audit trail, the sealed PDF, the share card and
+ * its single-use tickets. Reads need the retrieve scope and a place in the record's identity graph.
+ */
+export class SealingService {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly store: ArtifactStore,
+    private readonly artifacts: SealArtifacts,
+    private readonly clock: Clock,
+    private readonly settings: SealingServiceSettings,
+  ) {}
+
+  async auditTrail(principal: Principal | null, idOrReference: string): Promise<AuditTrailView> {
+    const { record, em } = await this.readable(principal, idOrReference);
+    const entries = await auditTrail(em, record.id);
+    const check = verifyAuditChain(record.id, entries);
+    return { recordId: record.id, reference: record.reference, entries, head: check.valid ? check.head : (entries.at(-1)?.entry_hash ?? null), chainValid: check.valid };
+  }
+
+  /** The sealed, signed PDF. Not for notarizations (404); 409 artifact_pending while it is being made. */
+  async document(principal: Principal | null, idOrReference: string): Promise<ArtifactDownload> {
+    const { record, em } = await this.readable(principal, idOrReference);
+    if (record.type === 'notarization') throw DomainError.notFound('Document');
+    if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no sealed document yet');
+    const stored = await this.store.read(em, record.id, 'sealed_pdf');
+    if (!stored) throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
+    return download(stored.artifact, stored.bytes);
+  }
+
+  /** The private share card, made now if it does not exist yet. `only`: the /notarizations routes. */
+  async card(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ArtifactDownload> {
+    const { record } = await this.readable(principal, idOrReference, only);
+    return this.cardOf(record.id, record.sealedAt !== null);
+  }
+
+  /** A short-lived, single-use URL for the caller's card; only the token's hash is stored. */
+  async createCardTicket(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<CardTicketView> {
+    const { record, em, caller } = await this.readable(principal, idOrReference, only);
+    if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
+    const token = randomToken(32);
+    const expiresAt = new Date(this.clock.now().getTime() + this.settings.cardTicketTtlSeconds * 1000);
+    em.create(CardTicket, { tokenHash: sha256Hex(token), recordId: record.id, identityId: caller.identityId, expiresAt, createdAt: this.clock.now() });
+    await em.flush();
+    return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/share-card/${token}`, expiresAt };
+  }
+
+  /**
+   * Redeems a ticket, once: the update that marks it redeemed is the check, so of many concurrent
+   * redemptions exactly one wins. Unknown, used and expired tickets are refused alike.
+   */
+  async redeemCardTicket(token: string): Promise<ArtifactDownload> {
+    if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) throw DomainError.invalid(['token'], 'A card ticket is 20 to 128 URL-safe characters', 'invalid_ticket');
+    const em = this.orm.em.fork();
+    const rows = await em.execute<{ record_id: string }[]>(
+      'update card_tickets set redeemed_at = ? where token_hash = ? and redeemed_at is null and expires_at > ? returning record_id',
+      [this.clock.now(), sha256Hex(token), this.clock.now()],
+    );
+    const recordId = rows[0]?.record_id;
+    if (!recordId) throw new DomainError('not_found', 'This card link is unknown, already used or expired');
+    return this.cardOf(recordId, true);
+  }
+
+  private async cardOf(recordId: string, sealed: boolean): Promise<ArtifactDownload> {
+    if (!sealed) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
+    const em = this.orm.em.fork();
+    // Read it; make it first only when it does not exist yet (lazily, as a missing card is remade).
+    let stored = await this.store.read(em, recordId, 'share_card' satisfies ArtifactKind);
+    if (!stored && (await this.artifacts.card(recordId))) stored = await this.store.read(em, recordId, 'share_card');
+    if (!stored) throw DomainError.notFound('Share card');
+    return download(stored.artifact, stored.bytes);
+  }
+
+  private async readable(principal: Principal | null, idOrReference: string, only?: RecordType) {
+    const caller = requireScope(principal, 'retrieve');
+    const em = this.orm.em.fork();
+    const record = await findReadableRecord(em, idOrReference, await viewerFor(em, caller.identityId));
+    if (only && record.type !== only) throw DomainError.notFound('Record');
+    return { record, em, caller };
+  }
+}
+
+function download(artifact: StoredArtifact, bytes: Buffer): ArtifactDownload {
+  return { filename: artifact.filename, contentType: artifact.contentType, hash: artifact.sha256, byteSize: artifact.byteSize, level: artifact.level, bytes };
+}

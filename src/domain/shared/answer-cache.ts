@@ -1,0 +1,33 @@
+import { LRUCache } from 'lru-cache';
+
+export type AnswerCacheSettings = { ttlMs: number; maxEntries: number };
+
+/**
+ * Answers that only change together with a domain event, kept in memory. `invalidate()` drops them
+ * all: the composition root calls it when this instance commits events and when any instance's
+ * events arrive over LISTEN/NOTIFY; the TTL bounds what a lost notification could leave behind.
+ * A load that began before an invalidation is not stored (it may have read the old state).
+ */
+export class AnswerCache<T extends object> {
+  private readonly entries: LRUCache<string, T>;
+  private generation = 0;
+
+  constructor(settings: AnswerCacheSettings) {
+    this.entries = new LRUCache<string, T>({ max: settings.maxEntries, ttl: settings.ttlMs });
+  }
+
+  /** The cached answer, or `load()`'s, stored when `cacheable` says it can only change with an event. */
+  async get(key: string, load: () => Promise<T>, cacheable: (answer: T) => boolean): Promise<T> {
+    const hit = this.entries.get(key);
+    if (hit) return hit;
+    const generation = this.generation;
+    const answer = await load();
+    if (generation === this.generation && cacheable(answer)) this.entries.set(key, answer);
+    return answer;
+  }
+
+  invalidate(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+}

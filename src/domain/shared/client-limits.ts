@@ -1,0 +1,32 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RateLimiter, RateLimitRule } from './rate-limiter.js';
+
+/** The routes anyone can call without credentials. */
+export type AnonymousRoute = 'request_otp' | 'verify_otp' | 'public_verify' | 'oauth_register';
+
+export type ClientLimitSettings = { codeCallsPerHour: number; verificationsPerMinute: number; registrationsPerHour?: number };
+
+/**
+ * Limits per client network address on the anonymous routes, on top of the limits per email
+ * address: one client cannot have codes mailed to any number of addresses, guess codes across
+ * many events, or flood public verification. The answer never depends on whether an address is known.
+ */
+export class ClientLimits {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly rateLimiter: RateLimiter,
+    private readonly settings: ClientLimitSettings,
+  ) {}
+
+  /** Counts one call of `route` from `client`; no address (an in-process caller) is not limited here. */
+  async admit(client: string | null | undefined, route: AnonymousRoute): Promise<void> {
+    if (!client) return;
+    const rule: RateLimitRule =
+      route === 'public_verify'
+        ? { limit: this.settings.verificationsPerMinute, windowSeconds: 60 }
+        : route === 'oauth_register'
+          ? { limit: this.settings.registrationsPerHour ?? 20, windowSeconds: 3600 }
+          : { limit: this.settings.codeCallsPerHour, windowSeconds: 3600 };
+    await this.rateLimiter.hit(this.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address');
+  }
+}

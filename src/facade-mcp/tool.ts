@@ -1,0 +1,118 @@
+import { z } from 'zod';
+import type { Principal } from '../domain/identity/principal.js';
+import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
+import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
+import type { RetryAction } from './errors.js';
+import type { ImageBlock } from './views.js';
+
+/** Confirmation tokens of guarded actions, stored in PostgreSQL (src/domain/mcp/confirmations.ts). */
+export type ConfirmationStore = {
+  issue(binding: ConfirmationBinding): Promise<{ token: string; expiresAt: Date }>;
+  redeem(token: string, binding: ConfirmationBinding): Promise<ConfirmationRefusal | null>;
+};
+
+/** What a tool's handler has: the graph bound to the caller's context, and the caller. */
+export type ToolContext = {
+  graph: Graph;
+  principal: Principal | null;
+  confirmations: ConfirmationStore;
+};
+
+/** A tool's answer: the structure (validated by the output schema) and image blocks to append. */
+export type ToolOutput = { structured: Record<string, unknown>; images?: ImageBlock[] };
+
+export type ToolAnnotations = { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+
+export type ToolDefinition = {
+  name: string;
+  title: string;
+  description: string;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  annotations: ToolAnnotations;
+  /** The catalog operations the tool executes (its scopes come from their declared access). */
+  operations: readonly AnyCatalogEntry[];
+  run(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
+  /** The call that recovers from a failure of this tool with these arguments. */
+  recovery?(code: string, args: Record<string, unknown>): RetryAction;
+};
+
+/** Declares a tool: its arguments are typed by its input schema. */
+export function tool<S extends z.ZodObject>(definition: Omit<ToolDefinition, 'input' | 'run'> & { input: S; run(args: z.infer<S>, context: ToolContext): Promise<ToolOutput> }): ToolDefinition {
+  return definition;
+}
+
+/** Read-only, safe to repeat. */
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Creates or changes something; not destructive; repeating it does it again. */
+export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+/** Starting or resuming: repeating it changes nothing more. */
+export const RESUME: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Ends or replaces something for good. */
+export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
+/** Sends mail to a person. */
+export const OUTREACH: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+
+// Argument schemas shared by tools, with the spec's limits.
+export const agrReference = z.string().trim().min(1).max(100).describe('The record\'s AGR reference (e.g. AGR-7K3M-9QXD) or its id');
+export const visualRepresentation = z
+  .enum(['metadata', 'inline', 'compatibility_data_uri'])
+  .default('metadata')
+  .describe('Identicons: compact metadata (default), `inline` as image content blocks, or `compatibility_data_uri` for clients that cannot show images');
+export const body = z.string().min(10).max(7000).describe('The exact text: 10..7000 characters, 2..350 words');
+export const reason = z.string().max(500).nullish();
+export const namedParty = z.strictObject({
+  display_name: z.string().trim().min(1).max(50),
+  contact_point_value: z.string().trim().min(3).max(320).describe('Email address (or messenger handle with contact_point_type messenger)'),
+  contact_point_type: z.enum(['email', 'messenger']).default('email'),
+});
+export const methodType = z
+  .enum(['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey', 'messenger', 'api_key'])
+  .describe('The signature method');
+
+// Output schemas: the fields clients rely on, open to more.
+export const nextAction = z
+  .object({ tool: z.string(), arguments: z.record(z.string(), z.unknown()), description: z.string() })
+  .nullable()
+  .describe('The tool to call next and its arguments');
+export const humanStep = z.string().nullable().describe('What the human must do before the next call, when anything');
+const signatureState = z.looseObject({ status: z.string(), satisfied_method_count: z.number(), can_finalize: z.boolean() }).nullable();
+export const identicon = z.looseObject({ kind: z.string(), digest: z.string(), short_hash: z.string(), width: z.number(), height: z.number(), alt_text: z.string() });
+export const agreement = z.looseObject({
+  id: z.string(),
+  agr_reference: z.string(),
+  type: z.string(),
+  status: z.string(),
+  title: z.string().nullable(),
+  body: z.string(),
+  current_version: z.number(),
+  required_signature_method_count: z.number(),
+  parties: z.array(z.looseObject({ id: z.string(), role: z.string(), display_name: z.string().nullable(), signature_state: signatureState.optional() })),
+  initiator_signature: signatureState,
+  sealed_at: z.string().nullable(),
+});
+export const recordOutput = z.object({
+  agr_reference: z.string(),
+  status: z.string(),
+  agreement_version: z.number().int(),
+  initiator_signature: signatureState,
+  next_action: nextAction,
+  human_step: humanStep,
+  agreement,
+});
+export const executionOutput = z.object({
+  agr_reference: z.string(),
+  can_finalize: z.boolean(),
+  initiator_signature: signatureState,
+  next_action: nextAction,
+  human_step: humanStep,
+  signature_execution: z.looseObject({
+    id: z.string(),
+    record_version: z.number(),
+    status: z.string(),
+    required_signature_method_count: z.number(),
+    satisfied_method_count: z.number(),
+    can_finalize: z.boolean(),
+    methods: z.array(z.looseObject({ method_type: z.string(), status: z.string() })),
+  }),
+});

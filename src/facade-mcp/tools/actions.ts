@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { catalog, runEntry } from '../../graph/catalog/index.js';
+import type { RecordFieldsFragment, UpdateAgreementInput } from '../../graph/catalog/generated.js';
+import { ToolError } from '../errors.js';
+import { agrReference, body, DESTRUCTIVE, namedParty, reason, WRITE, type ToolDefinition } from '../tool.js';
+import { guarded } from './guarded.js';
+
+const { records, lifecycle } = catalog;
+
+const named = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
+
+function participant(record: RecordFieldsFragment, partyId: string) {
+  const found = record.parties.find((party) => party.id === partyId);
+  if (!found) throw ToolError.of('not_found', `No participant ${partyId} on ${record.agrReference}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
+  return found;
+}
+
+function requireStatus(record: RecordFieldsFragment, statuses: readonly string[], what: string): void {
+  if (!statuses.includes(record.status)) {
+    throw ToolError.of('conflict', `${what} is not possible while ${record.agrReference} is ${record.status}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
+  }
+}
+
+const who = (party: { displayName: string | null; role: string }) => `${party.displayName ?? 'a participant'} (${party.role})`;
+
+const draftFields = {
+  title: z.string().max(200).nullish(),
+  summary: z.string().max(500).nullish(),
+  body: body.optional(),
+  jurisdiction: z.string().max(100).nullish(),
+  parties: z.array(namedParty).max(14).optional().describe('Replaces the non-initiator parties'),
+  witnesses: z.array(namedParty).max(5).optional().describe('Replaces the witnesses'),
+  lapse_days: z.number().int().min(1).max(30).nullish(),
+  required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional(),
+  on_chain_full_text: z.boolean().optional(),
+  on_chain_include_verified_parties: z.boolean().optional(),
+};
+const DRAFT_FIELD_NAMES = Object.keys(draftFields);
+
+const PARTICIPANT_ACTIONS = {
+  complete_without: { entry: lifecycle.completeWithoutParticipant, says: 'completes the record without' },
+  waive_witness: { entry: lifecycle.waiveWitness, says: 'waives the witness' },
+  waive_co_notarizer: { entry: lifecycle.waiveCoNotarizer, says: 'waives the co-notarizer' },
+  replace_witness: { entry: lifecycle.replaceWitness, says: 'replaces the witness' },
+} as const;
+
+/** The seven guarded lifecycle actions, each a preview tool paired with its execute tool. */
+export const guardedTools: ToolDefinition[] = [
+  ...guarded({
+    preview: 'preview_amendment',
+    execute: 'amend_agreement',
+    title: 'Amend a sealed record',
+    purpose: 'Creates an amendment draft of a sealed record with a new text; once the amendment seals, it supersedes this record. Needs the `amend` scope.',
+    input: z.strictObject({ agr_reference: agrReference, body, amendment_note: z.string().max(500).nullish(), summary: z.string().max(500).nullish() }),
+    annotations: WRITE,
+    operation: () => lifecycle.amend,
+    operations: [lifecycle.amend],
+    target: (_args, record) => {
+      requireStatus(record, ['sealed'], 'An amendment');
+      return 'record';
+    },
+    changes: (_args, record) => [`A new amendment draft of ${record.agrReference} is created with the new text;`, 'once it is signed by everyone and sealed, it supersedes this record.'],
+    run: (args, graph, record) => runEntry(graph, lifecycle.amend, { id: record.id, input: { body: args.body, amendmentNote: args.amendment_note ?? null, summary: args.summary ?? null } }),
+  }),
+  ...guarded({
+    preview: 'preview_draft_change',
+    execute: 'apply_draft_change',
+    title: 'Change or submit a draft',
+    purpose:
+      'Changes a draft (`action: update` with the fields to change; a body change restarts the initiator\'s signature) or submits a draft the initiator has signed (`action: submit`: invitations go to every participant and the record awaits their signatures). Needs the `create` scope.',
+    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['update', 'submit']), ...draftFields }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    operation: (args) => (args.action === 'submit' ? lifecycle.submit : records.update),
+    operations: [records.update, lifecycle.submit],
+    target: (args, record) => {
+      requireStatus(record, ['draft'], args.action === 'submit' ? 'Submitting' : 'Changing the draft');
+      const given = DRAFT_FIELD_NAMES.filter((name) => (args as Record<string, unknown>)[name] !== undefined);
+      if (args.action === 'update' && given.length === 0) {
+        throw ToolError.of('validation_error', 'Give at least one field to change', { issues: [{ path: ['action'], message: 'update needs at least one field', type: 'missing' }] });
+      }
+      if (args.action === 'submit' && given.length > 0) {
+        throw ToolError.of('validation_error', 'submit takes no fields; change the draft first', { issues: [{ path: [given[0]!], message: 'Not allowed with submit', type: 'not_allowed' }] });
+      }
+      return `draft:${args.action}`;
+    },
+    changes: (args, record) => {
+      if (args.action === 'submit') {
+        const others = record.parties.filter((party) => party.role !== 'initiator');
+        return [`${record.agrReference} leaves draft and awaits signatures;`, `invitations are sent to ${others.map(who).join(', ') || 'nobody else'}.`];
+      }
+      const given = DRAFT_FIELD_NAMES.filter((name) => (args as Record<string, unknown>)[name] !== undefined);
+      return [`Changes ${given.join(', ')} of the draft ${record.agrReference}.`, ...(args.body !== undefined ? ['The new text restarts the initiator\'s signature.'] : [])];
+    },
+    run: (args, graph, record) => {
+      if (args.action === 'submit') return runEntry(graph, lifecycle.submit, { id: record.id });
+      const input: UpdateAgreementInput = {
+        ...(args.title !== undefined ? { title: args.title } : {}),
+        ...(args.summary !== undefined ? { summary: args.summary } : {}),
+        ...(args.body !== undefined ? { body: args.body } : {}),
+        ...(args.jurisdiction !== undefined ? { jurisdiction: args.jurisdiction } : {}),
+        ...(args.parties !== undefined ? { parties: args.parties.map(named) } : {}),
+        ...(args.witnesses !== undefined ? { witnesses: args.witnesses.map(named) } : {}),
+        ...(args.lapse_days !== undefined ? { lapseDays: args.lapse_days } : {}),
+        ...(args.required_signature_method_count !== undefined ? { requiredSignatureMethodCount: args.required_signature_method_count } : {}),
+        ...(args.on_chain_full_text !== undefined ? { onChainFullText: args.on_chain_full_text } : {}),
+        ...(args.on_chain_include_verified_parties !== undefined ? { onChainIncludeVerifiedParties: args.on_chain_include_verified_parties } : {}),
+      };
+      return runEntry(graph, records.update, { id: record.id, input });
+    },
+  }),
+  ...guarded({
+    preview: 'preview_participant_change',
+    execute: 'apply_participant_change',
+    title: 'Change a participant or witness',
+    purpose:
+      'Participant and witness changes on a pending record, by the initiator: `complete_without` (go on without a declined or removed participant), `waive_witness`, `waive_co_notarizer`, or `replace_witness` (with `replacement`). Replacing needs the `amend` scope, the others `cancel`.',
+    input: z.strictObject({
+      agr_reference: agrReference,
+      party_id: z.uuid().describe('The participant\'s id (from get_agreement)'),
+      action: z.enum(['complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness']),
+      replacement: namedParty.optional().describe('replace_witness: the new witness'),
+    }),
+    annotations: DESTRUCTIVE,
+    operation: (args) => PARTICIPANT_ACTIONS[args.action].entry,
+    operations: Object.values(PARTICIPANT_ACTIONS).map((action) => action.entry),
+    target: (args, record) => {
+      participant(record, args.party_id);
+      if ((args.action === 'replace_witness') !== (args.replacement !== undefined)) {
+        throw ToolError.of('validation_error', 'replacement goes with replace_witness, and only with it', { issues: [{ path: ['replacement'], message: 'Required for replace_witness only', type: 'invalid' }] });
+      }
+      return `party:${args.party_id}:${args.action}`;
+    },
+    changes: (args, record) => [
+      `${record.agrReference}: ${PARTICIPANT_ACTIONS[args.action].says} ${who(participant(record, args.party_id))}${args.replacement ? ` with ${args.replacement.display_name}` : ''}.`,
+    ],
+    run: (args, graph, record) => {
+      const target = { id: record.id, partyId: args.party_id };
+      switch (args.action) {
+        case 'replace_witness':
+          return runEntry(graph, lifecycle.replaceWitness, { ...target, input: named(args.replacement!) });
+        case 'complete_without':
+          return runEntry(graph, lifecycle.completeWithoutParticipant, target);
+        case 'waive_witness':
+          return runEntry(graph, lifecycle.waiveWitness, target);
+        case 'waive_co_notarizer':
+          return runEntry(graph, lifecycle.waiveCoNotarizer, target);
+      }
+    },
+  }),
+  ...guarded({
+    preview: 'preview_invitation_resend',
+    execute: 'resend_invitation',
+    title: 'Resend an invitation',
+    purpose: 'Sends a participant\'s invitation to sign again (limited per hour). Needs the `amend` scope.',
+    input: z.strictObject({ agr_reference: agrReference, party_id: z.uuid().describe('The participant\'s id (from get_agreement)') }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    operation: () => lifecycle.resendInvitation,
+    operations: [lifecycle.resendInvitation],
+    target: (args, record) => {
+      participant(record, args.party_id);
+      return `party:${args.party_id}`;
+    },
+    changes: (args, record) => [`The invitation to sign ${record.agrReference} is sent again to ${who(participant(record, args.party_id))}.`],
+    run: (args, graph, record) => runEntry(graph, lifecycle.resendInvitation, { id: record.id, partyId: args.party_id }),
+  }),
+  ...guarded({
+    preview: 'preview_cancellation',
+    execute: 'cancel_agreement',
+    title: 'Rescind or cancel a record',
+    purpose:
+      '`action: rescind` ends a pending record for good (initiator only). `action: cancel` cancels a draft in place, or for a sealed record creates a mutual cancellation draft that everyone signs. Needs the `cancel` scope.',
+    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['rescind', 'cancel']), reason, summary: z.string().max(500).nullish() }),
+    annotations: DESTRUCTIVE,
+    operation: (args) => (args.action === 'rescind' ? lifecycle.rescind : lifecycle.cancel),
+    operations: [lifecycle.rescind, lifecycle.cancel],
+    target: (args) => `record:${args.action}`,
+    changes: (args, record) =>
+      args.action === 'rescind'
+        ? [`${record.agrReference} is rescinded: it ends for every participant and can no longer be signed.`]
+        : record.status === 'sealed'
+          ? [`A mutual cancellation draft of ${record.agrReference} is created; it takes effect once everyone signs it.`]
+          : [`The draft ${record.agrReference} is cancelled.`],
+    run: (args, graph, record) =>
+      args.action === 'rescind'
+        ? runEntry(graph, lifecycle.rescind, { id: record.id })
+        : runEntry(graph, lifecycle.cancel, { id: record.id, input: { reason: args.reason ?? null, summary: args.summary ?? null } }),
+  }),
+  ...guarded({
+    preview: 'preview_decline',
+    execute: 'decline_agreement',
+    title: 'Decline a record',
+    purpose: 'Declines a record the caller was invited to (a non-initiator participant or witness), with an optional reason. Needs the `cancel` scope.',
+    input: z.strictObject({ agr_reference: agrReference, reason }),
+    annotations: DESTRUCTIVE,
+    operation: () => lifecycle.decline,
+    operations: [lifecycle.decline],
+    target: () => 'record:decline',
+    changes: (_args, record) => [`You decline ${record.agrReference}; the initiator is told and may complete without you or end the record.`],
+    run: (args, graph, record) => runEntry(graph, lifecycle.decline, { id: record.id, input: { reason: args.reason ?? null } }),
+  }),
+  ...guarded({
+    preview: 'preview_counter_resolution',
+    execute: 'resolve_counter',
+    title: 'Resolve a counter-proposal',
+    purpose:
+      'The initiator resolves the pending counter-proposal: `accept` (its text becomes the record\'s, a new version, signatures restart), `partially_accept` (with `resolved_body`) or `reject`. Needs the `amend` scope.',
+    input: z.strictObject({
+      agr_reference: agrReference,
+      counter_id: z.uuid().describe('The active counter-proposal\'s id (active_counter.id from get_agreement)'),
+      decision: z.enum(['accept', 'partially_accept', 'reject']),
+      resolved_body: body.optional().describe('partially_accept: the text as resolved'),
+    }),
+    annotations: WRITE,
+    operation: () => lifecycle.resolveCounter,
+    operations: [lifecycle.resolveCounter],
+    target: (args, record) => {
+      if (record.activeCounter?.id !== args.counter_id) {
+        throw ToolError.of('not_found', `No active counter-proposal ${args.counter_id} on ${record.agrReference}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
+      }
+      if ((args.decision === 'partially_accept') !== (args.resolved_body !== undefined)) {
+        throw ToolError.of('validation_error', 'resolved_body goes with partially_accept, and only with it', { issues: [{ path: ['resolved_body'], message: 'Required for partially_accept only', type: 'invalid' }] });
+      }
+      return `counter:${args.counter_id}`;
+    },
+    changes: (args, record) =>
+      args.decision === 'reject'
+        ? [`The counter-proposal is rejected; ${record.agrReference} keeps its text (version ${record.currentVersion}).`]
+        : [`The ${args.decision === 'accept' ? 'proposed' : 'resolved'} text replaces the text of ${record.agrReference}: version ${record.currentVersion} becomes ${record.currentVersion + 1} and every signature restarts.`],
+    run: (args, graph, record) =>
+      runEntry(graph, lifecycle.resolveCounter, { id: record.id, counterId: args.counter_id, input: { decision: args.decision, resolvedBody: args.resolved_body ?? null } }),
+  }),
+];

@@ -1,0 +1,91 @@
+import { z } from 'zod';
+import { catalog, runEntry } from '../../graph/catalog/index.js';
+import { humanStep, nextAction, READ, tool, WRITE, OUTREACH, type ToolDefinition } from '../tool.js';
+
+const { identity } = catalog;
+
+/** Who the caller is on /mcp, and the email one-time-code sign-in that grants `retrieve` on this session. */
+export const authenticationTools: ToolDefinition[] = [
+  tool({
+    name: 'get_authentication_status',
+    title: 'Authentication status',
+    description:
+      'Tells whether this MCP connection is authenticated, with which scopes and how: `api_key` (transport Authorization: Bearer with an API key; scopes as the key\'s), `mcp_otp` (an email code grant: retrieve only, at most 600 seconds) or none. `session_bound` is true when the grant rides on this MCP session. Authentication never signs anything.',
+    input: z.strictObject({}),
+    output: z.object({ authenticated: z.boolean(), scopes: z.array(z.string()), auth_method: z.string().nullable(), session_bound: z.boolean(), next_action: nextAction, human_step: humanStep }),
+    annotations: READ,
+    operations: [identity.authenticationStatus],
+    run: async (_args, { graph }) => {
+      const status = await runEntry(graph, identity.authenticationStatus, {});
+      return {
+        structured: {
+          authenticated: status.authenticated,
+          scopes: status.scopes,
+          auth_method: status.authMethod ?? null,
+          session_bound: status.sessionBound,
+          next_action: status.authenticated ? null : { tool: 'request_authentication_otp', arguments: { email: '<the human\'s email address>' }, description: 'Sign in with an email code to read your records (retrieve only).' },
+          human_step: status.authenticated ? null : 'To read private records, ask the human for their email address; public verification needs no sign-in.',
+        },
+      };
+    },
+  }),
+  tool({
+    name: 'request_authentication_otp',
+    title: 'Request a sign-in code',
+    description:
+      'Mails a six-digit sign-in code to the human\'s email address (purpose `authenticate`). The code is never returned here: the human reads it from their mail and gives it to you for verify_authentication_otp. A sign-in code is not a signature code and cannot sign anything.',
+    input: z.strictObject({ email: z.email().max(320).describe('The human\'s email address') }),
+    output: z.object({ verification_event_id: z.string(), expires_at: z.string(), next_action: nextAction, human_step: humanStep }),
+    annotations: OUTREACH,
+    operations: [identity.requestOtp],
+    run: async ({ email }, { graph }) => {
+      const issued = await runEntry(graph, identity.requestOtp, { input: { email, purpose: 'authenticate' } });
+      return {
+        structured: {
+          verification_event_id: issued.verificationEventId,
+          expires_at: issued.expiresAt,
+          next_action: { tool: 'verify_authentication_otp', arguments: { verification_event_id: issued.verificationEventId, code: '<six-digit code from the human>' }, description: 'Verify the code the human read from their mail.' },
+          human_step: 'Ask the human for the six-digit sign-in code just mailed to them.',
+        },
+      };
+    },
+  }),
+  tool({
+    name: 'verify_authentication_otp',
+    title: 'Verify the sign-in code',
+    description:
+      'Verifies the six-digit sign-in code and grants this MCP session the `retrieve` scope (read and list the human\'s records) for at most 600 seconds; nothing more. Set `manual_transport_token` only when your client cannot keep the Mcp-Session-Id between calls: the returned token (same lifetime) is then sent as `Authorization: Bearer` on /mcp and nowhere else.',
+    input: z.strictObject({
+      verification_event_id: z.uuid().describe('From request_authentication_otp'),
+      code: z.string().regex(/^\d{6}$/, 'six digits').describe('The six-digit code the human read from their mail'),
+      manual_transport_token: z.boolean().default(false).describe('Return a manual transport token for a client that cannot keep session state'),
+    }),
+    output: z.object({
+      authenticated: z.boolean(),
+      scopes: z.array(z.string()),
+      expires_in: z.number().int(),
+      session_bound: z.boolean(),
+      transport_token: z.string().nullable(),
+      next_action: nextAction,
+      human_step: humanStep,
+    }),
+    annotations: WRITE,
+    operations: [identity.openMcpGrant],
+    run: async (args, { graph }) => {
+      const grant = await runEntry(graph, identity.openMcpGrant, {
+        input: { verificationEventId: args.verification_event_id, code: args.code, manualTransportToken: args.manual_transport_token },
+      });
+      return {
+        structured: {
+          authenticated: grant.authenticated,
+          scopes: grant.scopes,
+          expires_in: grant.expiresIn,
+          session_bound: grant.sessionBound,
+          transport_token: grant.transportToken ?? null,
+          next_action: { tool: 'list_agreements', arguments: {}, description: 'List the human\'s records.' },
+          human_step: null,
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { catalog, runEntry } from '../../graph/catalog/index.js';
+import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
+import { snakeKeys } from '../../graph/transport/case.js';
+import { recordGuidance } from '../next-action.js';
+import { recordResult, takeIdenticons, wantsSvg } from '../views.js';
+import {
+  agrReference,
+  body,
+  humanStep,
+  identicon,
+  namedParty,
+  nextAction,
+  READ,
+  recordOutput,
+  tool,
+  visualRepresentation,
+  WRITE,
+  type ToolDefinition,
+} from '../tool.js';
+
+const { records, verification, artifacts } = catalog;
+
+const party = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
+
+/** Public verification, creating, reading and listing records, and share cards. */
+export const recordTools: ToolDefinition[] = [
+  tool({
+    name: 'verify_agreement',
+    title: 'Verify a record publicly',
+    description:
+      'Public verification by AGR reference; needs no credentials. With `content_hash` (sha256:<hex> of the exact text or file) it checks that artifact against the record: verdict `verified`, `matched_superseded`, `matched_not_sealed` or `no_match`. Without an artifact it is only a certificate lookup (verdict `certificate`, or `not_found`), not proof that any document matches. `current_authority` names the record that is in force when this one was superseded.',
+    input: z.strictObject({
+      agr_reference: agrReference,
+      content_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'sha256:<64 lowercase hex digits>').optional().describe('sha256:<hex> of the artifact to check'),
+      visual_representation: visualRepresentation,
+    }),
+    output: z.object({
+      agr_reference: z.string(),
+      record_found: z.boolean(),
+      record_match: z.boolean().nullable(),
+      verified: z.boolean(),
+      verdict: z.enum(['verified', 'certificate', 'matched_superseded', 'matched_not_sealed', 'no_match', 'not_found']),
+      current_authority: z.string().nullable(),
+      match_method: z.string().nullable(),
+      status: z.string().nullable(),
+      sealed_at: z.string().nullable(),
+      identicon: identicon.nullable(),
+    }),
+    annotations: READ,
+    operations: [verification.verifyRecord],
+    run: async (args, { graph }) => {
+      const result = await runEntry(graph, verification.verifyRecord, {
+        reference: args.agr_reference,
+        artifact: args.content_hash ? { contentHash: args.content_hash } : null,
+        withSvg: wantsSvg(args.visual_representation),
+      });
+      const { sealedMetadata: _metadata, ...rest } = result;
+      const { value, images } = takeIdenticons(rest, args.visual_representation, true);
+      return { structured: snakeKeys(value), images };
+    },
+  }),
+  tool({
+    name: 'create_agreement',
+    title: 'Create an agreement draft',
+    description:
+      'Creates a draft record (agreement by default; `declaration` has no other party; `witnessed_agreement` needs witnesses) with the human as initiator. The text must be exactly what the human wants to sign. Nothing is sent to anyone yet: the initiator signs the draft first (follow `next_action`), then submits it. `on_chain_include_verified_parties` publishes verified party details on chain and must be explicitly acknowledged by each signer. Needs the `create` scope.',
+    input: z
+      .strictObject({
+        body,
+        title: z.string().max(200).nullish(),
+        summary: z.string().max(500).nullish(),
+        type: z.enum(['agreement', 'declaration', 'witnessed_agreement']).default('agreement'),
+        jurisdiction: z.string().max(100).nullish(),
+        other_party_email: z.email().max(320).optional().describe('Email address of the other party'),
+        other_party_name: z.string().trim().min(1).max(50).optional().describe('Display name of the other party (1..50 characters)'),
+        additional_parties: z.array(namedParty).max(13).optional().describe('Further parties (at most 14 non-initiator parties in all)'),
+        witnesses: z.array(namedParty).max(5).optional(),
+        on_chain_full_text: z.boolean().describe('Publish the sealed text on chain instead of only its hash'),
+        on_chain_include_verified_parties: z.boolean().describe('Publish verified party details on chain (more public)'),
+        required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1).describe('Distinct signature methods each signer must complete'),
+        lapse_days: z.number().int().min(1).max(30).nullish().describe('Days the others have to confirm (1..30)'),
+      })
+      .refine((args) => (args.other_party_email === undefined) === (args.other_party_name === undefined), {
+        message: 'Give other_party_email and other_party_name together',
+        path: ['other_party_name'],
+      }),
+    output: recordOutput,
+    annotations: WRITE,
+    operations: [records.createAgreement],
+    run: async (args, { graph }) => {
+      const parties = [
+        ...(args.other_party_email && args.other_party_name ? [party({ display_name: args.other_party_name, contact_point_value: args.other_party_email, contact_point_type: 'email' })] : []),
+        ...(args.additional_parties ?? []).map(party),
+      ];
+      const input: CreateAgreementInput = {
+        type: args.type,
+        body: args.body,
+        title: args.title ?? null,
+        summary: args.summary ?? null,
+        jurisdiction: args.jurisdiction ?? null,
+        parties: args.type === 'declaration' ? null : parties,
+        witnesses: args.witnesses?.map(party) ?? null,
+        onChainFullText: args.on_chain_full_text,
+        onChainIncludeVerifiedParties: args.on_chain_include_verified_parties,
+        requiredSignatureMethodCount: args.required_signature_method_count,
+        lapseDays: args.lapse_days ?? null,
+      };
+      const record = await runEntry(graph, records.createAgreement, { input });
+      return { structured: recordResult(record, recordGuidance(record)) };
+    },
+  }),
+  tool({
+    name: 'get_agreement',
+    title: 'Read a record',
+    description:
+      'Reads one record of the caller\'s identity graph by AGR reference or id: text, status, version, participants and their signature state, the initiator signature, chain record; with `next_action` and `human_step` for what comes next. Needs the `retrieve` scope (an email sign-in on this session grants it).',
+    input: z.strictObject({ agr_reference: agrReference, visual_representation: visualRepresentation }),
+    output: recordOutput,
+    annotations: READ,
+    operations: [records.get],
+    run: async (args, { graph }) => {
+      const record = await runEntry(graph, records.get, { id: args.agr_reference, withSvg: wantsSvg(args.visual_representation) });
+      const { value, images } = takeIdenticons(record, args.visual_representation, false);
+      return { structured: recordResult(value, recordGuidance(record)), images };
+    },
+  }),
+  tool({
+    name: 'list_agreements',
+    title: 'List records',
+    description:
+      'Lists the records of the caller\'s identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature). Filter by `status` or `type`; page with `limit` (1..100, default 20) and `offset`. Only document identicons are ever inlined. Needs the `retrieve` scope.',
+    input: z.strictObject({
+      status: z.enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded']).optional(),
+      type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional(),
+      limit: z.number().int().min(1).max(100).default(20),
+      offset: z.number().int().min(0).default(0),
+      visual_representation: visualRepresentation,
+    }),
+    output: z.object({
+      agreements: z.array(
+        z.looseObject({ agr_reference: z.string(), type: z.string(), status: z.string(), title: z.string().nullable(), agreement_version: z.number().int(), identicon: identicon.nullable() }),
+      ),
+      total: z.number().int(),
+      limit: z.number().int(),
+      offset: z.number().int(),
+      next_action: nextAction,
+      human_step: humanStep,
+    }),
+    annotations: READ,
+    operations: [records.list],
+    run: async (args, { graph }) => {
+      const page = await runEntry(graph, records.list, { status: (args.status) ?? null, type: (args.type) ?? null, limit: args.limit, offset: args.offset, withSvg: wantsSvg(args.visual_representation) });
+      const entries = page.records.map((record) => ({
+        agrReference: record.agrReference,
+        type: record.type,
+        status: record.status,
+        title: record.title,
+        summary: record.summary,
+        agreementVersion: record.currentVersion,
+        initiatorSignature: record.initiatorSignature,
+        createdAt: record.createdAt,
+        sealedAt: record.sealedAt,
+        identicon: record.identicon,
+      }));
+      const { value, images } = takeIdenticons(entries, args.visual_representation, true);
+      const more = page.offset + page.records.length < page.total;
+      return {
+        structured: {
+          agreements: snakeKeys(value),
+          total: page.total,
+          limit: page.limit,
+          offset: page.offset,
+          next_action: more ? { tool: 'list_agreements', arguments: { ...args, offset: page.offset + page.records.length }, description: 'The next page.' } : null,
+          human_step: null,
+        },
+        images,
+      };
+    },
+  }),
+  tool({
+    name: 'get_agreement_card',
+    title: 'Get the share card',
+    description:
+      'The private share card (PNG) of a sealed record, for a participant. `representation`: `url` (default) returns a short-lived single-use URL to hand to the human; `inline` returns the image as an image content block; `compatibility_base64` puts the PNG as base64 in the structure for clients that cannot show images. Needs the `retrieve` scope.',
+    input: z.strictObject({ agr_reference: agrReference, representation: z.enum(['url', 'inline', 'compatibility_base64']).default('url') }),
+    output: z.object({
+      agr_reference: z.string(),
+      representation: z.string(),
+      url: z.string().nullable(),
+      expires_at: z.string().nullable(),
+      filename: z.string().nullable(),
+      content_type: z.string().nullable(),
+      hash: z.string().nullable(),
+      content_base64: z.string().optional(),
+      next_action: nextAction,
+      human_step: humanStep,
+    }),
+    annotations: { ...READ, idempotentHint: false },
+    operations: [artifacts.createCardTicket, artifacts.getCard],
+    run: async (args, { graph }) => {
+      const base = { agr_reference: args.agr_reference, representation: args.representation, next_action: null };
+      if (args.representation === 'url') {
+        const ticket = await runEntry(graph, artifacts.createCardTicket, { id: args.agr_reference, notarizationOnly: null });
+        return {
+          structured: { ...base, url: ticket.url, expires_at: ticket.expiresAt, filename: null, content_type: null, hash: null, human_step: 'Give the human this URL; it opens once and expires in a few minutes.' },
+        };
+      }
+      const card = await runEntry(graph, artifacts.getCard, { id: args.agr_reference, notarizationOnly: null });
+      const file = { url: null, expires_at: null, filename: card.filename, content_type: card.contentType, hash: card.hash, human_step: null };
+      if (args.representation === 'compatibility_base64') return { structured: { ...base, ...file, content_base64: card.contentBase64 } };
+      return { structured: { ...base, ...file }, images: [{ type: 'image', data: card.contentBase64, mimeType: card.contentType }] };
+    },
+  }),
+];

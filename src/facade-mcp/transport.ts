@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
+import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Principal } from '../domain/identity/principal.js';
+import type { PresentedCredentials } from '../domain/identity/credential-resolver.js';
+import { DomainError } from '../domain/shared/errors.js';
+import type { GraphContext } from '../graph/context.js';
+import type { GraphExecutor } from '../graph/executor.js';
+import { buildMcpServer } from './server.js';
+import type { ConfirmationStore } from './tool.js';
+
+/** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
+export type McpSessionStore = {
+  open(protocolVersion: string, clientName: string | null): Promise<{ id: string; key: string }>;
+  find(id: string): Promise<{ key: string; protocolVersion: string } | null>;
+  close(id: string): Promise<boolean>;
+};
+
+export type McpFacadeDeps = {
+  executor: GraphExecutor;
+  sessions: McpSessionStore;
+  confirmations: ConfirmationStore;
+  /** The MCP transport's credential chain: API keys and manual transport tokens, never REST or GraphQL bearer tokens. */
+  authenticate: (credentials: PresentedCredentials) => Promise<Principal | null>;
+  /** The retrieval grant an authentication code opened on this stored session, if any. */
+  sessionPrincipal: (sessionKey: string) => Promise<Principal | null>;
+  /** Host names (no port) and origins accepted (DNS-rebinding protection); evaluated per request (the port is known after listen). */
+  allowedHosts: () => string[];
+  allowedOrigins: () => string[];
+  jsonResponse: boolean;
+  logger: Logger;
+};
+
+const API_KEY_PREFIX = 'rss_key_';
+
+type JsonRpcErrorBody = { jsonrpc: '2.0'; error: { code: number; message: string }; id: null };
+const rpcError = (code: number, message: string): JsonRpcErrorBody => ({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/** The transport's Authorization bearer: an API key (by its prefix) or an MCP transport token. */
+function presented(req: Request): PresentedCredentials | 'malformed' {
+  const authorization = req.headers.authorization;
+  if (authorization === undefined) return {};
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (!token) return 'malformed';
+  return token.startsWith(API_KEY_PREFIX) ? { apiKey: token } : { bearer: token };
+}
+
+const acceptsStreamable = (req: Request) => {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('application/json') && accept.includes('text/event-stream');
+};
+
+/**
+ * `/mcp`: Streamable HTTP with sessions kept in PostgreSQL. Each request runs a fresh SDK server and
+ * transport (stateless inside one process) after this router has checked Host and Origin, found or
+ * opened the stored session, and resolved the caller; so any instance behind a non-sticky balancer
+ * answers any session. Server-to-client streams (GET) are not offered: 405, as the transport allows.
+ */
+export function mcpRouter(deps: McpFacadeDeps): express.Router {
+  const router = express.Router();
+  const hostCheck = (req: Request, res: Response, next: NextFunction) => hostHeaderValidation(deps.allowedHosts())(req, res, next);
+  const originCheck = (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !deps.allowedOrigins().includes(origin.replace(/\/+$/, ''))) {
+      res.status(403).json(rpcError(-32000, 'Origin not allowed'));
+      return;
+    }
+    next();
+  };
+  router.use('/mcp', (req, res, next) => {
+    // /mcp/diagnostics and /mcp/oauth belong to other routers.
+    if (req.path !== '/' && req.path !== '') return next('router');
+    next();
+  });
+  router.use('/mcp', hostCheck, originCheck);
+  router.post('/mcp', express.json({ limit: '1mb' }), (req, res) => void handlePost(req, res, deps));
+  router.delete('/mcp', (req, res) => void handleDelete(req, res, deps));
+  router.all('/mcp', (_req, res) => {
+    res.setHeader('Allow', 'POST, DELETE');
+    res.status(405).json(rpcError(-32000, 'Method not allowed: this server offers no server-initiated stream; POST requests instead'));
+  });
+  router.use('/mcp', (error: { type?: string }, _req: Request, res: Response, next: NextFunction) => {
+    if (error.type === 'entity.parse.failed') res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
+    else if (error.type === 'entity.too.large') res.status(413).json(rpcError(-32000, 'Request body too large'));
+    else next(error);
+  });
+  return router;
+}
+
+/** How a request's caller is found: `/mcp` resolves its own credentials; `/mcp/oauth` was authenticated before. */
+type CallerOf = (req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null) => Promise<Principal | null | 'refused'>;
+
+/**
+ * `/mcp/oauth`'s MCP side: the same tools and sessions as `/mcp`, for a caller that the OAuth
+ * transport check (src/facade-oauth/resource.ts) has already resolved, before any JSON-RPC message.
+ */
+export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res: Response, principal: Principal) => Promise<void> {
+  const json = express.json({ limit: '1mb' });
+  const step = (middleware: (req: Request, res: Response, next: NextFunction) => void, req: Request, res: Response) =>
+    new Promise<boolean>((resolve, reject) => {
+      res.once('finish', () => resolve(false));
+      middleware(req, res, (error?: unknown) => (error ? reject(error instanceof Error ? error : new Error('the request body could not be read')) : resolve(true)));
+    });
+  return async (req, res, principal) => {
+    const origin = req.headers.origin;
+    if (origin !== undefined && !deps.allowedOrigins().includes(origin.replace(/\/+$/, ''))) {
+      res.status(403).json(rpcError(-32000, 'Origin not allowed'));
+      return;
+    }
+    if (!(await step(hostHeaderValidation(deps.allowedHosts()), req, res))) return;
+    if (req.method === 'DELETE') return handleDelete(req, res, deps);
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'POST, DELETE');
+      res.status(405).json(rpcError(-32000, 'Method not allowed: this server offers no server-initiated stream; POST requests instead'));
+      return;
+    }
+    try {
+      await step(json, req, res);
+    } catch (error) {
+      const type = (error as { type?: string }).type;
+      res.status(type === 'entity.too.large' ? 413 : 400).json(type === 'entity.too.large' ? rpcError(-32000, 'Request body too large') : rpcError(-32700, 'Parse error: invalid JSON'));
+      return;
+    }
+    await handlePost(req, res, deps, async () => principal);
+  };
+}
+
+async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, callerOf: CallerOf = authenticate): Promise<void> {
+  try {
+    const body: unknown = req.body;
+    // Requests the transport refuses by itself (406 Accept, 415 Content-Type, malformed JSON-RPC) open no session.
+    if (!acceptsStreamable(req) || body === undefined) return await serve(req, res, deps, null, null);
+    const messages = Array.isArray(body) ? body : [body];
+    const initialize = messages.find(isInitializeRequest);
+    if (initialize) {
+      // A refused credential opens no session.
+      const caller = await callerOf(req, res, deps, null);
+      if (caller === 'refused') return;
+      const requested = initialize.params.protocolVersion;
+      const negotiated = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+      const opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null);
+      res.setHeader('Mcp-Session-Id', opened.id);
+      return await serve(req, res, deps, opened.key, caller);
+    }
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '') {
+      res.status(400).json(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+      return;
+    }
+    const session = await deps.sessions.find(id);
+    if (!session) {
+      // The transport spec: an unknown or ended session is 404; the client starts a new one with initialize.
+      res.status(404).json(rpcError(-32001, 'Session not found'));
+      return;
+    }
+    const principal = await callerOf(req, res, deps, session.key);
+    if (principal === 'refused') return;
+    await serve(req, res, deps, session.key, principal);
+  } catch (error) {
+    deps.logger.error({ err: error }, 'MCP request failed');
+    if (!res.headersSent) res.status(500).json(rpcError(-32603, 'Internal error'));
+  }
+}
+
+/** The caller: the transport credential when one is presented (an invalid one is 401), else this session's grant, else anonymous. */
+async function authenticate(req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null): Promise<Principal | null | 'refused'> {
+  const credentials = presented(req);
+  try {
+    if (credentials === 'malformed') throw new DomainError('unauthenticated', 'The Authorization header must be `Bearer <API key or MCP token>`');
+    if (credentials.apiKey !== undefined || credentials.bearer !== undefined) return await deps.authenticate(credentials);
+    return sessionKey ? await deps.sessionPrincipal(sessionKey) : null;
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    res.status(401).json(rpcError(-32001, error.message));
+    return 'refused';
+  }
+}
+
+async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null, principal: Principal | null): Promise<void> {
+  const context: GraphContext = {
+    principal,
+    via: 'mcp',
+    requestId: typeof req.id === 'string' ? req.id : randomUUID(),
+    clientAddress: req.ip ?? null,
+    mcpSessionKey: sessionKey,
+  };
+  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations }, deps.logger);
+  // Stateless inside the process: the session lives in PostgreSQL, checked above.
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, req.body);
+}
+
+async function handleDelete(req: Request, res: Response, deps: McpFacadeDeps): Promise<void> {
+  const id = req.headers['mcp-session-id'];
+  if (typeof id !== 'string' || id === '') {
+    res.status(400).json(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    return;
+  }
+  try {
+    if (await deps.sessions.close(id)) res.status(200).end();
+    else res.status(404).json(rpcError(-32001, 'Session not found'));
+  } catch (error) {
+    deps.logger.error({ err: error }, 'MCP session close failed');
+    res.status(500).json(rpcError(-32603, 'Internal error'));
+  }
+}

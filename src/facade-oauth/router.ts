@@ -1,0 +1,126 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type Provider from 'oidc-provider';
+import type { Logger } from 'pino';
+import type { ConnectorTokenLookup } from '../domain/identity/credential-resolver.js';
+import { CONNECTOR_SCOPES, type ConnectorGrants } from '../domain/identity/connector-grants.js';
+import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
+import type { ClientLimits } from '../domain/shared/client-limits.js';
+import { DomainError } from '../domain/shared/errors.js';
+import { consentRouter } from './consent.js';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATH,
+  authorizationServerMetadata,
+  CONNECTOR_RESOURCE_PATH,
+  PROTECTED_RESOURCE_METADATA_PATH,
+  protectedResourceMetadata,
+} from './metadata.js';
+import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH } from './pages.js';
+import { createAuthorizationServer, OAUTH_MOUNT, OAUTH_ROUTES } from './provider.js';
+
+export type OAuthServerDeps = {
+  /** The service's public base URL: the issuer. */
+  publicBaseUrl: string;
+  consentTtlSeconds: number;
+  storage: OAuthPayloadStore;
+  grants: ConnectorGrants;
+  clientLimits: ClientLimits;
+  logger: Logger;
+};
+
+export type OAuthServer = {
+  /** Mount at the root: both metadata documents, `/oauth/*` and the consent page. */
+  router: express.Router;
+  /** The `/mcp/oauth` resource URL every access token is bound to. */
+  resource: string;
+  /** The resource server's side: the access token behind a presented value, for the credential chain. */
+  lookupAccessToken: ConnectorTokenLookup;
+  /** The RFC 9728 document's URL, for `WWW-Authenticate: Bearer resource_metadata="…"`. */
+  resourceMetadataUrl: string;
+};
+
+const DEFAULT_SCOPE = CONNECTOR_SCOPES.join(' ');
+
+/**
+ * The authorization server of hosted assistant connectors as an express router: a transport
+ * adapter around oidc-provider (provider.ts); the rules of connections are the domain's
+ * (ConnectorGrants).
+ */
+export async function createOAuthServer(deps: OAuthServerDeps): Promise<OAuthServer> {
+  const issuer = deps.publicBaseUrl;
+  const resource = `${issuer}${CONNECTOR_RESOURCE_PATH}`;
+  const provider = await createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants);
+  provider.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
+
+  const router = express.Router();
+  const noStore = (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+  // Public metadata, readable from any origin (browser-based clients discover the server too).
+  const cors = (_req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    next();
+  };
+  router.get(AUTHORIZATION_SERVER_METADATA_PATH, cors, (_req, res) => void res.json(authorizationServerMetadata(issuer)));
+  router.get(PROTECTED_RESOURCE_METADATA_PATH, cors, (_req, res) => void res.json(protectedResourceMetadata(issuer)));
+  router.get(CONSENT_STYLESHEET_PATH, (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.type('text/css').send(CONSENT_STYLESHEET);
+  });
+  router.use(consentRouter({ provider, grants: deps.grants, resource, logger: deps.logger }));
+
+  // Dynamic registration is open to anyone: limited per client network address.
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, async (req, res, next) => {
+    try {
+      await deps.clientLimits.admit(req.ip, 'oauth_register');
+      next();
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'rate_limited') return next(error);
+      const retryAfter = error.details.retryAfterSeconds ?? 60;
+      res.setHeader('Retry-After', String(retryAfter));
+      res.status(429).json({ error: 'too_many_requests', error_description: error.message });
+    }
+  });
+  // A client that names no scope asks for the connector's whole grant (the spec's Authentication 7).
+  // Every authorization shows the consent page (prompt=consent is what it is), which is also
+  // OpenID's condition for keeping offline_access in the request.
+  router.get(`${OAUTH_MOUNT}${OAUTH_ROUTES.authorization}`, (req, _res, next) => {
+    const url = new URL(req.originalUrl, 'http://local');
+    const before = url.search;
+    if (!url.searchParams.has('scope')) url.searchParams.set('scope', DEFAULT_SCOPE);
+    const prompts = (url.searchParams.get('prompt') ?? '').split(' ').filter(Boolean);
+    if (!prompts.includes('none') && !prompts.includes('consent')) url.searchParams.set('prompt', [...prompts, 'consent'].join(' '));
+    if (url.search !== before) req.url = req.originalUrl = `${OAUTH_MOUNT}${OAUTH_ROUTES.authorization}${url.search}`;
+    next();
+  });
+  const callback = provider.callback();
+  router.use(OAUTH_MOUNT, noStore, (req, res) => {
+    // Forwarded headers count only from the proxies express trusts (loopback), like everywhere else.
+    if (!isLoopback(req.socket.remoteAddress)) {
+      for (const header of ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for']) delete req.headers[header];
+    }
+    void callback(req, res);
+  });
+
+  return {
+    router,
+    resource,
+    resourceMetadataUrl: `${issuer}${PROTECTED_RESOURCE_METADATA_PATH}`,
+    lookupAccessToken: accessTokenLookup(provider),
+  };
+}
+
+function accessTokenLookup(provider: Provider): ConnectorTokenLookup {
+  return async (value) => {
+    // Opaque tokens are oidc-provider's (43 url-safe characters); anything else is not one of ours.
+    if (!/^[A-Za-z0-9_-]{20,128}$/.test(value)) return null;
+    const token = await provider.AccessToken.find(value);
+    if (!token || token.isExpired || !token.grantId || !token.clientId) return null;
+    const audience = token.aud === undefined ? [] : Array.isArray(token.aud) ? token.aud : [token.aud];
+    return { grantId: token.grantId, clientId: token.clientId, scopes: [...token.scopes], audience: audience.map(String) };
+  };
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return address === '127.0.0.1' || address === '::1' || address === '::ffff:127.0.0.1';
+}

@@ -1,0 +1,72 @@
+import express, { type Request, type Response } from 'express';
+import { restError, type RestError } from './errors.js';
+
+/** Deeper JSON than any contract schema needs is refused before anything recurses over it. */
+export const MAX_JSON_DEPTH = 32;
+export const MAX_BODY_BYTES = 256 * 1024;
+
+const readRaw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+
+/**
+ * Reads a REST request body: nothing sent is `undefined`; a body that is not JSON answers 415; one
+ * too large 413; unparsable JSON, JSON nested deeper than MAX_JSON_DEPTH or an object with a
+ * duplicate key 400 (the last value silently winning would let one field say two things).
+ */
+export async function readJsonBody(req: Request, res: Response): Promise<{ body: unknown } | RestError> {
+  // Nothing announced (no length, not chunked): no body, nothing to read (most GETs).
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return { body: undefined };
+  const error = await new Promise<unknown>((resolve) => {
+    readRaw(req, res, resolve);
+  });
+  if (error) {
+    const type = (error as { type?: string }).type;
+    return type === 'entity.too.large' ? restError('payload_too_large', 'Request body too large') : restError('malformed_request', 'Unreadable request body');
+  }
+  const raw = req.body as unknown;
+  if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined };
+  if (!req.is('json')) return restError('unsupported_media_type', 'The request body must be application/json');
+  const text = raw.toString('utf8');
+  const problem = structureProblem(text, MAX_JSON_DEPTH);
+  if (problem) return restError('malformed_request', problem);
+  try {
+    return { body: JSON.parse(text) as unknown };
+  } catch {
+    return restError('malformed_request', 'Malformed JSON body');
+  }
+}
+
+/**
+ * One pass over JSON text without recursion: too deep, or a key twice in one object. Only called
+ * before JSON.parse, which then refuses whatever else is wrong with the text.
+ */
+export function structureProblem(text: string, maxDepth: number): string | null {
+  const frames: { keys: Set<string> | null; expectKey: boolean }[] = [];
+  for (let index = 0; index < text.length; index += 1) {
+    const char = text[index];
+    if (char === '"') {
+      const start = index;
+      for (index += 1; index < text.length && text[index] !== '"'; index += 1) if (text[index] === '\\') index += 1;
+      const frame = frames[frames.length - 1];
+      if (frame?.keys && frame.expectKey) {
+        let key: string;
+        try {
+          key = JSON.parse(text.slice(start, index + 1)) as string;
+        } catch {
+          return 'Malformed JSON body';
+        }
+        if (frame.keys.has(key)) return 'Duplicate key in a JSON object';
+        frame.keys.add(key);
+        frame.expectKey = false;
+      }
+    } else if (char === '{' || char === '[') {
+      if (frames.length >= maxDepth) return `JSON nested deeper than ${maxDepth} levels`;
+      frames.push({ keys: char === '{' ? new Set() : null, expectKey: char === '{' });
+    } else if (char === '}' || char === ']') {
+      frames.pop();
+    } else if (char === ',') {
+      const frame = frames[frames.length - 1];
+      if (frame?.keys) frame.expectKey = true;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,56 @@
+import { backoffStrategies, type Agenda } from 'agenda';
+import type { Logger } from 'pino';
+import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
+import type { SealArtifacts } from '../domain/sealing/artifacts-service.js';
+import type { SealingSweep } from '../domain/sealing/sealing-sweep.js';
+
+export const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
+export const SEALING_SWEEP_JOB = 'sealing.sweep';
+
+type SealArtifactsData = { recordId: string };
+
+/**
+ * Makes a sealed record's PDF and card. Enqueued once per record through the outbox (a unique job),
+ * retried with exponential backoff; the sweep below re-enqueues anything a lost job left behind, so
+ * a seal never waits silently forever.
+ */
+export function defineSealArtifactsJob(agenda: Agenda, artifacts: SealArtifacts, logger: Logger, workers: number): void {
+  agenda.define<SealArtifactsData>(
+    SEAL_ARTIFACTS_JOB,
+    async (job) => {
+      const { recordId } = job.attrs.data;
+      const made = await artifacts.make(recordId);
+      logger.info({ recordId, pdf: made.pdf?.sha256 ?? null, card: made.card?.sha256 ?? null }, 'sealed artifacts ready');
+    },
+    { concurrency: workers, backoff: backoffStrategies.exponential({ delay: 2000, maxRetries: 10 }) },
+  );
+}
+
+export function enqueueSealArtifacts(agenda: Agenda, recordId: string): Promise<unknown> {
+  return agenda.create<SealArtifactsData>(SEAL_ARTIFACTS_JOB, { recordId }).unique({ 'data.recordId': recordId }).save();
+}
+
+/** The outbox subscriber that turns "record sealed" into its artifact job. */
+export function sealingJobsSubscriber(agenda: Agenda): OutboxSubscriber {
+  return {
+    name: 'sealing-jobs',
+    deliver: async (event) => {
+      if (event.type === 'record_lifecycle' && event.data.toStatus === 'sealed' && event.data.fromStatus !== 'sealed') {
+        await enqueueSealArtifacts(agenda, event.data.recordId);
+      }
+    },
+  };
+}
+
+/** Every minute: sealed records still missing an artifact get their job again (and are logged). */
+export function defineSealingSweepJob(agenda: Agenda, sweep: SealingSweep, logger: Logger): void {
+  agenda.define(SEALING_SWEEP_JOB, async () => {
+    const waiting = await sweep.recordsMissingArtifacts();
+    if (waiting.length > 0) logger.warn({ records: waiting.length }, 'sealed records still missing artifacts: re-enqueued');
+    for (const recordId of waiting) await enqueueSealArtifacts(agenda, recordId);
+  });
+}
+
+export async function scheduleSealingSweep(agenda: Agenda): Promise<void> {
+  await agenda.every('1 minute', SEALING_SWEEP_JOB);
+}

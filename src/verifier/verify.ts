@@ -1,0 +1,193 @@
+import { createHash } from 'node:crypto';
+import type { FoundAnchor } from '../domain/anchoring/chain.js';
+import { hashToBytes32 } from '../domain/anchoring/merkle.js';
+import { describeRpc, RegistryReader } from '../domain/anchoring/registry-reader.js';
+import { verifyPadesSignature, type SignerCertificate } from './pades.js';
+import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSealedMetadata, type SealedMetadata } from './sealed-metadata.js';
+
+/**
+ * The offline verification of a sealed record: the PDF (or a notarization's sealed metadata plus the
+ * file) and a chain node, nothing from our service. Each check reports a clear reason; the verdict is
+ * `verified` only when every check holds. Imports nothing that needs the database or the config.
+ */
+export type CheckName = 'signature' | 'seal_key' | 'metadata' | 'content' | 'anchor';
+
+export type Check = { check: CheckName; ok: boolean; detail: string };
+
+export type VerificationReport = {
+  verdict: 'verified' | 'failed';
+  /** The first failing check's reason (null when verified). */
+  reason: string | null;
+  checks: Check[];
+  metadataHash: string | null;
+  signer: SignerCertificate | null;
+  anchor: {
+    chainId: number;
+    registryAddress: string;
+    txHash: string;
+    blockNumber: string;
+    anchoredAt: string;
+    root: string;
+    batchSize: number;
+    proof: string[];
+  } | null;
+};
+
+export type ChainOptions = {
+  rpcUrl: string;
+  /** Overrides the metadata's anchor.registry_address. */
+  registryAddress?: string;
+};
+
+function report(checks: Check[], extra: Omit<VerificationReport, 'verdict' | 'reason' | 'checks'>): VerificationReport {
+  const failed = checks.find((c) => !c.ok);
+  return { verdict: failed ? 'failed' : 'verified', reason: failed ? failed.detail : null, checks, ...extra };
+}
+
+function metadataCheck(metadata: SealedMetadata): Check {
+  return metadata.canonical
+    ? { check: 'metadata', ok: true, detail: `${METADATA_ATTACHMENT} is RFC 8785 canonical JSON; metadata_hash ${metadata.metadataHash}` }
+    : { check: 'metadata', ok: false, detail: `${METADATA_ATTACHMENT} is not RFC 8785 canonical JSON, so its hash cannot be the sealed one` };
+}
+
+async function anchorCheck(metadata: SealedMetadata, chain: ChainOptions): Promise<{ check: Check; anchor: VerificationReport['anchor'] }> {
+  const registryAddress = chain.registryAddress ?? metadata.anchor?.registryAddress;
+  if (!registryAddress) {
+    return {
+      check: { check: 'anchor', ok: false, detail: 'no registry address: give --registry (the sealed metadata has no anchor.registry_address)' },
+      anchor: null,
+    };
+  }
+  let reader: RegistryReader;
+  let found: FoundAnchor | null;
+  try {
+    reader = await RegistryReader.connect({ rpcUrl: chain.rpcUrl, registryAddress });
+    if (metadata.anchor?.chainId !== undefined && metadata.anchor.chainId !== reader.chainId) {
+      return {
+        check: {
+          check: 'anchor',
+          ok: false,
+          detail: `the record was anchored on chain ${metadata.anchor.chainId}${metadata.anchor.network ? ` (${metadata.anchor.network})` : ''} but ${describeRpc(chain.rpcUrl)} serves chain ${reader.chainId}`,
+        },
+        anchor: null,
+      };
+    }
+    found = await reader.findAnchor(hashToBytes32(metadata.metadataHash));
+  } catch (error) {
+    return { check: { check: 'anchor', ok: false, detail: `the chain could not be checked: ${(error as Error).message}` }, anchor: null };
+  }
+  if (!found) {
+    return {
+      check: {
+        check: 'anchor',
+        ok: false,
+        detail: `metadata_hash ${metadata.metadataHash} is not anchored in registry ${reader.registryAddress} on chain ${reader.chainId}`,
+      },
+      anchor: null,
+    };
+  }
+  const how = found.leaves.length === 1 ? 'directly' : `in a batch of ${found.leaves.length} (Merkle root ${found.root}, proof of ${found.proof.length} nodes checked)`;
+  return {
+    check: {
+      check: 'anchor',
+      ok: true,
+      detail: `anchored ${how} at ${found.anchoredAt.toISOString()} in transaction ${found.txHash} (block ${found.blockNumber}) of registry ${reader.registryAddress} on chain ${reader.chainId}`,
+    },
+    anchor: {
+      chainId: reader.chainId,
+      registryAddress: reader.registryAddress,
+      txHash: found.txHash,
+      blockNumber: found.blockNumber.toString(),
+      anchoredAt: found.anchoredAt.toISOString(),
+      root: found.root,
+      batchSize: found.leaves.length,
+      proof: found.proof,
+    },
+  };
+}
+
+/** Verifies a sealed PDF: signature, seal key, embedded metadata, anchor. */
+export async function verifySealedPdf(pdf: Uint8Array, options: ChainOptions & { sealFingerprint?: string }): Promise<VerificationReport> {
+  const checks: Check[] = [];
+  const base = { metadataHash: null, signer: null, anchor: null };
+  const signature = await verifyPadesSignature(pdf);
+  const signer = signature.signer ?? null;
+  checks.push(
+    signature.ok
+      ? { check: 'signature', ok: true, detail: `PAdES signature valid over the whole file (${signature.digestAlgorithm}), signed by ${signature.signer.subject} (certificate SHA-256 ${signature.signer.fingerprint})` }
+      : { check: 'signature', ok: false, detail: signature.reason },
+  );
+  if (!signature.ok) return report(checks, { ...base, signer });
+
+  let bytes: Uint8Array | null;
+  try {
+    bytes = await extractMetadataAttachment(pdf);
+  } catch (error) {
+    checks.push({ check: 'metadata', ok: false, detail: `the PDF could not be read: ${(error as Error).message}` });
+    return report(checks, { ...base, signer });
+  }
+  if (!bytes) {
+    checks.push({ check: 'metadata', ok: false, detail: `the PDF has no embedded ${METADATA_ATTACHMENT}` });
+    return report(checks, { ...base, signer });
+  }
+  let metadata: SealedMetadata;
+  try {
+    metadata = readSealedMetadata(bytes);
+  } catch (error) {
+    checks.push({ check: 'metadata', ok: false, detail: (error as Error).message });
+    return report(checks, { ...base, signer });
+  }
+
+  const expected = [
+    options.sealFingerprint ? { from: '--seal-fingerprint', value: normalizeSha256(options.sealFingerprint.replace(/:/g, '')) ?? options.sealFingerprint } : null,
+    metadata.sealCertificateSha256 ? { from: 'the sealed metadata (seal.certificate_sha256)', value: metadata.sealCertificateSha256 } : null,
+  ].filter((e) => e !== null);
+  const mismatch = expected.find((e) => e.value !== signature.signer.fingerprint);
+  checks.push(
+    mismatch
+      ? { check: 'seal_key', ok: false, detail: `the PDF was signed by another key: certificate SHA-256 ${signature.signer.fingerprint}, expected ${mismatch.value} from ${mismatch.from}` }
+      : expected.length > 0
+        ? { check: 'seal_key', ok: true, detail: `the signer is the expected seal key (${expected.map((e) => e.from).join(' and ')})` }
+        : { check: 'seal_key', ok: true, detail: 'no expected seal key given (pass --seal-fingerprint to pin it); the signer certificate is reported above' },
+  );
+
+  checks.push(metadataCheck(metadata));
+  if (!metadata.canonical) return report(checks, { ...base, signer, metadataHash: metadata.metadataHash });
+  const anchored = await anchorCheck(metadata, options);
+  checks.push(anchored.check);
+  return report(checks, { signer, metadataHash: metadata.metadataHash, anchor: anchored.anchor });
+}
+
+/** Verifies a notarization: its public sealed metadata, the notarized content's hash, the anchor. */
+export async function verifyNotarization(
+  metadataBytes: Uint8Array,
+  content: { file: Uint8Array } | { contentHash: string },
+  options: ChainOptions,
+): Promise<VerificationReport> {
+  const checks: Check[] = [];
+  let metadata: SealedMetadata;
+  try {
+    metadata = readSealedMetadata(metadataBytes);
+  } catch (error) {
+    checks.push({ check: 'metadata', ok: false, detail: (error as Error).message });
+    return report(checks, { metadataHash: null, signer: null, anchor: null });
+  }
+  checks.push(metadataCheck(metadata));
+
+  const given = 'file' in content ? createHash('sha256').update(content.file).digest('hex') : normalizeSha256(content.contentHash);
+  const source = 'file' in content ? 'the file' : '--content-hash';
+  const match = given ? metadata.contentHashes.find((h) => h.hex === given) : undefined;
+  checks.push(
+    !given
+      ? { check: 'content', ok: false, detail: '--content-hash is not a SHA-256 (sha256:<hex> or 64 hex digits)' }
+      : match
+        ? { check: 'content', ok: true, detail: `${source} has SHA-256 ${given}, the sealed ${match.path}` }
+        : metadata.contentHashes.length === 0
+          ? { check: 'content', ok: false, detail: 'the sealed metadata carries no content_hash to compare with' }
+          : { check: 'content', ok: false, detail: `${source} has SHA-256 ${given}, which is not the sealed content hash (${metadata.contentHashes.map((h) => h.hex).join(', ')})` },
+  );
+  if (!metadata.canonical) return report(checks, { metadataHash: metadata.metadataHash, signer: null, anchor: null });
+  const anchored = await anchorCheck(metadata, options);
+  checks.push(anchored.check);
+  return report(checks, { metadataHash: metadata.metadataHash, signer: null, anchor: anchored.anchor });
+}

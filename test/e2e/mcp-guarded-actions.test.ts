@@ -1,0 +1,176 @@
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { signWithEmailOtp } from '../support/ceremony.js';
+import { ManualClock } from '../support/clock.js';
+import { connectMcp, type McpClient } from '../support/mcp.js';
+
+type Party = { id: string; role: string; contact_point_value: string | null };
+type Pending = { id: string; agr_reference: string; parties: Party[] };
+
+const PROPOSED_BODY = 'We agree to share the garden equally and to take turns watering it every second day.';
+
+describe('MCP guarded actions: previews, confirmation tokens and their misuse', () => {
+  const clock = new ManualClock();
+  let t: TestApp;
+  let aliceToken: string;
+  let keyA: McpClient;
+  let keyB: McpClient;
+
+  beforeAll(async () => {
+    t = await startTestApp({ INVITATION_RESENDS_PER_HOUR: '2', METHOD_STARTS_PER_WINDOW: '200', OTP_REQUESTS_PER_WINDOW: '200' }, { clock });
+    aliceToken = await t.signIn('alice@example.com');
+    const scopes = ['create', 'retrieve', 'verify', 'amend', 'cancel'];
+    const first = await t.request('POST', '/api/v1/api-keys', { token: aliceToken, body: { scopes, name: 'A' } });
+    const second = await t.request('POST', '/api/v1/api-keys', { token: aliceToken, body: { scopes, name: 'B' } });
+    keyA = await connectMcp(t.url, { bearer: first.body.key });
+    keyB = await connectMcp(t.url, { bearer: second.body.key });
+  });
+  afterAll(async () => {
+    await keyA?.close();
+    await keyB?.close();
+    await t?.stop();
+  });
+
+  /** Alice's agreement with Bob and Carol, signed and submitted over REST. */
+  async function pending(): Promise<Pending> {
+    const created = await t.request('POST', '/api/v1/agreements', {
+      token: aliceToken,
+      body: agreementBody({ parties: [{ display_name: 'Bob', contact_point_value: 'bob@example.com' }, { display_name: 'Carol', contact_point_value: 'carol@example.com' }] }),
+    });
+    await signWithEmailOtp(t, aliceToken, 'alice@example.com', created.body.id);
+    const submitted = await t.request('POST', `/api/v1/agreements/${created.body.id}/submit`, { token: aliceToken });
+    expect(submitted.body.status).toBe('pending_confirmation');
+    return submitted.body as Pending;
+  }
+  const party = (record: Pending, email: string) => record.parties.find((p) => p.contact_point_value === email)!;
+  const invitations = (record: Pending) => t.smtp.messages.filter((m) => m.to.includes('bob@example.com') && m.text.includes(record.agr_reference)).length;
+  const status = async (record: Pending) => (await t.request('GET', `/api/v1/agreements/${record.id}`, { token: aliceToken })).body.status as string;
+
+  async function previewResend(client: McpClient, record: Pending, email = 'bob@example.com') {
+    const preview = await client.call('preview_invitation_resend', { agr_reference: record.agr_reference, party_id: party(record, email).id });
+    expect(preview.isError).toBe(false);
+    return preview.structured as { confirmation_token: string; agreement_version: number; next_action: { tool: string; arguments: Record<string, unknown> } };
+  }
+
+  it('answers confirmation_required naming the preview tool when no token is given', async () => {
+    const record = await pending();
+    const args = { agr_reference: record.agr_reference, party_id: party(record, 'bob@example.com').id };
+    const refused = await keyA.call('resend_invitation', args);
+    expect(refused).toMatchObject({ isError: true, structured: { error_code: 'confirmation_required', retry_action: { tool: 'preview_invitation_resend', arguments: args } } });
+  });
+
+  it('executes exactly what was previewed once, and refuses a replay (stale_confirmation_token)', async () => {
+    const record = await pending();
+    await t.smtp.waitFor('bob@example.com', (m) => m.text.includes(record.agr_reference));
+    const preview = await previewResend(keyA, record);
+    expect(preview.next_action.tool).toBe('resend_invitation');
+    const done = await keyA.call('resend_invitation', preview.next_action.arguments);
+    expect(done.isError).toBe(false);
+    await t.smtp.waitFor('bob@example.com', () => invitations(record) === 2);
+    const replay = await keyA.call('resend_invitation', preview.next_action.arguments);
+    expect(replay.structured).toMatchObject({ error_code: 'stale_confirmation_token', retry_action: { tool: 'preview_invitation_resend' } });
+    expect(invitations(record)).toBe(2);
+  });
+
+  it('binds the token to the principal, the record, the target and the arguments: any mismatch changes nothing', async () => {
+    const record = await pending();
+    const other = await pending();
+    await t.smtp.waitFor('bob@example.com', (m) => m.text.includes(record.agr_reference));
+    const preview = await previewResend(keyA, record);
+    const { confirmation_token, agreement_version } = preview;
+    const bob = party(record, 'bob@example.com').id;
+
+    const rows: [string, McpClient, Record<string, unknown>][] = [
+      ['other principal', keyB, preview.next_action.arguments],
+      ['other record', keyA, { agr_reference: other.agr_reference, party_id: party(other, 'bob@example.com').id, confirmation_token, agreement_version }],
+      ['other target', keyA, { agr_reference: record.agr_reference, party_id: party(record, 'carol@example.com').id, confirmation_token, agreement_version }],
+    ];
+    for (const [, client, args] of rows) {
+      const refused = await client.call('resend_invitation', args);
+      expect(refused.structured.error_code).toBe('stale_confirmation_token');
+    }
+    expect(invitations(record)).toBe(1);
+
+    // Changed arguments of a destructive action: nothing is rescinded.
+    const rescind = await keyA.call('preview_cancellation', { agr_reference: record.agr_reference, action: 'rescind', reason: 'We changed our plans.' });
+    expect(rescind.structured.what_changes.join(' ')).toContain('rescinded');
+    const changed = await keyA.call('cancel_agreement', { ...rescind.structured.next_action.arguments, reason: 'Something else entirely.' });
+    expect(changed.structured.error_code).toBe('stale_confirmation_token');
+    expect(await status(record)).toBe('pending_confirmation');
+
+    // The mismatches spent nothing: the right caller with the right arguments still succeeds, once.
+    const done = await keyA.call('resend_invitation', { agr_reference: record.agr_reference, party_id: bob, confirmation_token, agreement_version });
+    expect(done.isError).toBe(false);
+    const rescinded = await keyA.call('cancel_agreement', rescind.structured.next_action.arguments);
+    expect(rescinded.structured).toMatchObject({ status: 'rescinded' });
+  });
+
+  it('answers conflict when the record changed version since the preview (a counter-proposal was accepted)', async () => {
+    const record = await pending();
+    const stale = await previewResend(keyA, record);
+
+    const bob = await t.signIn('bob@example.com');
+    const counter = await t.request('POST', `/api/v1/agreements/${record.id}/counter`, { token: bob, body: { proposed_body: PROPOSED_BODY } });
+    expect(counter.status).toBe(201);
+    const read = await keyA.call('get_agreement', { agr_reference: record.agr_reference });
+    expect(read.structured.next_action).toMatchObject({ tool: 'preview_counter_resolution', arguments: { counter_id: counter.body.id } });
+    const resolution = await keyA.call('preview_counter_resolution', { agr_reference: record.agr_reference, counter_id: counter.body.id, decision: 'accept' });
+    expect(resolution.structured.what_changes.join(' ')).toContain('version 1 becomes 2');
+    const accepted = await keyA.call('resolve_counter', resolution.structured.next_action.arguments);
+    expect(accepted.structured).toMatchObject({ agreement_version: 2 });
+
+    const conflict = await keyA.call('resend_invitation', stale.next_action.arguments);
+    expect(conflict.structured).toMatchObject({ error_code: 'conflict', retry_action: { tool: 'preview_invitation_resend' } });
+    const claimed = await keyA.call('resend_invitation', { ...stale.next_action.arguments, agreement_version: 2 });
+    expect(claimed.structured.error_code).toBe('conflict');
+  });
+
+  it('answers expired for a token past its lifetime', async () => {
+    const record = await pending();
+    const preview = await previewResend(keyA, record);
+    clock.advance(301_000);
+    const late = await keyA.call('resend_invitation', preview.next_action.arguments);
+    expect(late.structured).toMatchObject({ error_code: 'expired', retry_action: { tool: 'preview_invitation_resend' } });
+  });
+
+  it('answers rate_limited with an honest retry_after_seconds past the resend limit', async () => {
+    const record = await pending();
+    let limited: any = null;
+    for (let attempt = 0; attempt < 4 && !limited; attempt += 1) {
+      const preview = await previewResend(keyA, record);
+      const result = await keyA.call('resend_invitation', preview.next_action.arguments);
+      if (result.isError) limited = result.structured;
+    }
+    expect(limited).toMatchObject({ error_code: 'rate_limited', retry_after_seconds: expect.any(Number) });
+    expect(limited.retry_after_seconds).toBeGreaterThan(0);
+    // A sliding window of an hour: the wait until the next resend really passes is at most two windows.
+    expect(limited.retry_after_seconds).toBeLessThanOrEqual(7200);
+  });
+
+  it('answers not_found, validation_error and conflict from real situations', async () => {
+    expect((await keyA.call('get_agreement', { agr_reference: 'AGR-0000-0000' })).structured.error_code).toBe('not_found');
+    const short = await keyA.call('create_agreement', { body: 'Too short', on_chain_full_text: false, on_chain_include_verified_parties: false });
+    expect(short.structured).toMatchObject({ error_code: 'validation_error', issues: [expect.objectContaining({ path: ['body'] })] });
+    const record = await pending();
+    const notDraft = await keyA.call('preview_draft_change', { agr_reference: record.agr_reference, action: 'submit' });
+    expect(notDraft.structured).toMatchObject({ error_code: 'conflict', retry_action: { tool: 'get_agreement' } });
+    // A domain conflict: finalizing again after the initiator already finalized.
+    const again = await keyA.call('finalize_signature_execution', { agr_reference: record.agr_reference });
+    expect(again.isError).toBe(true);
+    expect(['conflict', 'signature_incomplete']).toContain(again.structured.error_code);
+  });
+
+  it('housekeeping deletes spent and expired confirmation tokens, and a swept token is stale', async () => {
+    const record = await pending();
+    const live = await previewResend(keyA, record);
+    const swept = await t.app.services.housekeeping.sweep();
+    expect(swept.mcpConfirmations).toBeGreaterThan(0);
+    // The live token survived the sweep and still works.
+    expect((await keyA.call('resend_invitation', live.next_action.arguments)).isError).toBe(false);
+    await t.app.services.housekeeping.sweep();
+    expect((await keyA.call('resend_invitation', live.next_action.arguments)).structured.error_code).toBe('stale_confirmation_token');
+  });
+
+  it('never logs confirmation tokens', () => {
+    expect(t.logs()).not.toMatch(/rss_cfm_[A-Za-z0-9_-]{20}/);
+  });
+});

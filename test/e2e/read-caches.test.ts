@@ -1,0 +1,55 @@
+import { startTestApp, type TestApp } from '../support/harness.js';
+import { signWithEmailOtp } from '../support/ceremony.js';
+import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * Reused principals and public answers are dropped on every instance when what they depend on
+ * changes. The caches here live far longer than the deadlines below, so only the LISTEN/NOTIFY
+ * invalidation can make these pass.
+ */
+describe('Read caches across instances', () => {
+  let a: TestApp;
+  let b: TestApp;
+  const long = { PRINCIPAL_CACHE_SECONDS: '300', PUBLIC_ANSWER_CACHE_SECONDS: '3600' };
+
+  beforeAll(async () => {
+    a = await startTestApp(long);
+    b = await startTestApp(long, { sameDatabaseAs: a });
+  });
+  afterAll(async () => {
+    await b.stop();
+    await a.stop();
+  });
+
+  it('a key revoked on one instance stops working on another that had just used it', async () => {
+    const token = await a.signIn('revoker@example.com');
+    const created = await a.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['retrieve'] } });
+    expect(created.status).toBe(201);
+    expect((await b.request('GET', '/api/v1/identity/agreements', { apiKey: created.body.key })).status).toBe(200);
+    expect((await a.request('DELETE', `/api/v1/api-keys/${created.body.id}`, { token })).status).toBe(204);
+    // The revoking instance refuses at once; the other as soon as the notification arrives.
+    expect((await a.request('GET', '/api/v1/identity/agreements', { apiKey: created.body.key })).status).toBe(401);
+    await waitFor(async () => (await b.request('GET', '/api/v1/identity/agreements', { apiKey: created.body.key })).status === 401, 10_000);
+  });
+
+  it('a sealed record superseded through one instance answers superseded on another that cached its public answers', async () => {
+    const sealed = await sealTwoPartyAgreement(a, {}, { initiator: 'cache-a@example.com', party: 'cache-b@example.com' });
+    expect((await b.request('GET', `/api/v1/public/verify/${sealed.reference}`)).body).toMatchObject({ status: 'sealed', current_authority: sealed.reference });
+    expect((await b.request('GET', `/api/v1/public/agreements/${sealed.reference}`)).body.status).toBe('sealed');
+    const amendment = await a.request('POST', `/api/v1/agreements/${sealed.id}/amend`, {
+      token: sealed.initiator,
+      body: { body: 'We agree to share the garden equally, and to water it twice a week from now on.' },
+    });
+    expect(amendment.status).toBe(201);
+    const draft = amendment.body as { id: string; agr_reference: string };
+    expect((await signWithEmailOtp(a, sealed.initiator, 'cache-a@example.com', draft.id)).status).toBe(200);
+    expect((await a.request('POST', `/api/v1/agreements/${draft.id}/submit`, { token: sealed.initiator })).status).toBe(200);
+    expect((await signWithEmailOtp(a, sealed.party, 'cache-b@example.com', draft.id)).body.status).toBe('sealed');
+    await waitFor(async () => {
+      const verified = (await b.request('GET', `/api/v1/public/verify/${sealed.reference}`)).body;
+      return verified.status === 'superseded' && verified.current_authority === draft.agr_reference;
+    }, 10_000);
+    await waitFor(async () => (await b.request('GET', `/api/v1/public/agreements/${sealed.reference}`)).body.status === 'superseded', 10_000);
+  });
+});

@@ -1,0 +1,168 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { migrate, openDatabase } from '../../src/domain/database.js';
+import { OutboxDispatcher, type OutboxSubscriber } from '../../src/domain/outbox/dispatcher.js';
+import { EventJournal } from '../../src/domain/outbox/journal.js';
+import { lifecycle, type DomainEvent, type RecordLifecycleEvent } from '../../src/domain/shared/events.js';
+import { liveSubscriber } from '../../src/graph/live.js';
+import { PostgresPubSub } from '../../src/graph/pubsub.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase } from '../support/database.js';
+
+const logger = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
+
+function moveOf(recordId: string, trigger = 'submit'): RecordLifecycleEvent {
+  return { recordId, trigger, fromStatus: 'draft', toStatus: 'pending_confirmation', participantId: null, recordVersion: 1, at: new Date().toISOString() };
+}
+
+/** A subscriber that remembers what reached it, in order. */
+function recorder(): OutboxSubscriber & { seen: DomainEvent[] } {
+  const seen: DomainEvent[] = [];
+  return { name: 'recorder', seen, deliver: async (event) => void seen.push(event) };
+}
+
+describe('Outbox: domain events written in the transaction, delivered after the commit', () => {
+  let db: { url: string; drop: () => Promise<void> };
+  let orm: MikroORM;
+  let pool: pg.Pool;
+  const journal = new EventJournal({ sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    orm = await openDatabase({ url: db.url, poolMax: 4 });
+    await migrate(orm, db.url);
+    pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    // An idle pooled connection that dies must not become an unhandled 'error' event.
+    pool.on('error', () => undefined);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await orm.close();
+    await db.drop();
+  });
+  beforeEach(async () => {
+    await pool.query('delete from outbox_events');
+  });
+
+  const commit = (events: DomainEvent[]) => orm.em.fork().transactional((em) => journal.write(em, events));
+
+  it('never delivers an event whose transaction rolled back', async () => {
+    const recordId = randomUUID();
+    await expect(
+      orm.em.fork().transactional(async (em) => {
+        await journal.write(em, [lifecycle(moveOf(recordId))]);
+        throw new Error('the change failed after writing its events');
+      }),
+    ).rejects.toThrow('the change failed');
+    const sink = recorder();
+    await new OutboxDispatcher(pool, [sink], logger).drain();
+    expect(sink.seen).toHaveLength(0);
+    const { rows } = await pool.query('select count(*)::int as n from record_audit_entries where record_id = $1', [recordId]);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('delivers a committed event once, even when no dispatcher ran at the commit (the process died right after it)', async () => {
+    const recordId = randomUUID();
+    await commit([lifecycle(moveOf(recordId))]);
+    // Nothing was delivered yet: the "process" that committed is gone. A new instance starts.
+    const first = recorder();
+    await new OutboxDispatcher(pool, [first], logger).drain();
+    expect(first.seen.map((e) => e.data.recordId)).toEqual([recordId]);
+    const second = recorder();
+    await new OutboxDispatcher(pool, [second], logger).drain();
+    expect(second.seen).toHaveLength(0);
+  });
+
+  it('delivers in the order written, and two dispatchers at once deliver each event exactly once', async () => {
+    const ids = Array.from({ length: 40 }, () => randomUUID());
+    for (const id of ids) await commit([lifecycle(moveOf(id))]);
+    const a = recorder();
+    const b = recorder();
+    await Promise.all([new OutboxDispatcher(pool, [a], logger, { batchSize: 5 }).drain(), new OutboxDispatcher(pool, [b], logger, { batchSize: 5 }).drain()]);
+    const all = [...a.seen, ...b.seen].map((e) => e.data.recordId);
+    expect(all.sort()).toEqual([...ids].sort());
+    // Each dispatcher saw its share in writing order.
+    for (const seen of [a.seen, b.seen]) {
+      const positions = seen.map((e) => (ids as string[]).indexOf(e.data.recordId));
+      expect(positions).toEqual([...positions].sort((x, y) => x - y));
+    }
+  });
+
+  it('a subscriber that fails delays only its event, with backoff, and the rest go on', async () => {
+    const bad = randomUUID();
+    const good = randomUUID();
+    await commit([lifecycle(moveOf(bad))]);
+    await commit([lifecycle(moveOf(good))]);
+    const seen: string[] = [];
+    const flaky: OutboxSubscriber = {
+      name: 'flaky',
+      deliver: async (event) => {
+        if (event.data.recordId === bad) throw new Error('subscriber down');
+        seen.push(event.data.recordId);
+      },
+    };
+    await new OutboxDispatcher(pool, [flaky], logger).drain();
+    expect(seen).toEqual([good]);
+    const { rows } = await pool.query('select attempts, next_attempt_at > now() as later, delivered_at from outbox_events where record_id = $1', [bad]);
+    expect(rows[0]).toMatchObject({ attempts: 1, later: true, delivered_at: null });
+  });
+
+  it('a dispatcher killed mid-delivery sends nothing; the next one delivers the live event exactly once', async () => {
+    const recordId = randomUUID();
+    const listenerPool = new pg.Pool({ connectionString: db.url, max: 2 });
+    listenerPool.on('error', () => undefined);
+    const pubSub = new PostgresPubSub(listenerPool, db.url, logger);
+    await pubSub.start();
+    const received: unknown[] = [];
+    const iterator = pubSub.subscribe('RECORD_LIFECYCLE', recordId)[Symbol.asyncIterator]();
+    const collecting = (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        received.push(next.value);
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await commit([lifecycle(moveOf(recordId))]);
+
+    // Dispatcher 1 publishes inside its transaction, then hangs; its connection is then killed (as if its process died).
+    const live = liveSubscriber(pubSub);
+    let hung: () => void = () => undefined;
+    const hanging: OutboxSubscriber = { name: 'hang', deliver: () => new Promise<void>((resolve) => (hung = resolve)) };
+    // Named, so that only its connection is killed (never the test's own pools).
+    const dyingPool = new pg.Pool({ connectionString: db.url, max: 1, application_name: 'dying-dispatcher' });
+    dyingPool.on('error', () => undefined);
+    const dying = new OutboxDispatcher(dyingPool, [live, hanging], logger).drain().catch((error: unknown) => error);
+    const dyingInTransaction = `datname = current_database() and application_name = 'dying-dispatcher' and state = 'idle in transaction'`;
+    await waitFor(async () => (await pool.query(`select count(*)::int as n from pg_stat_activity where ${dyingInTransaction}`)).rows[0].n > 0);
+    await pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where ${dyingInTransaction}`);
+    hung();
+    // The killed delivery failed (an error from another realm: compare by shape, not by class).
+    const outcome = (await dying) as { message?: unknown };
+    expect(typeof outcome.message).toBe('string');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received).toHaveLength(0);
+
+    await new OutboxDispatcher(pool, [live], logger).drain();
+    await waitFor(async () => received.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(received).toEqual([expect.objectContaining({ recordId, trigger: 'submit' })]);
+
+    await iterator.return?.();
+    await collecting;
+    await pubSub.close();
+    await listenerPool.end();
+    await dyingPool.end().catch(() => undefined);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -1,0 +1,91 @@
+import { useEffect, useMemo } from 'react';
+import { Provider } from 'urql';
+import { useSession } from './auth';
+import { createGraphClient } from './client';
+import { Link, matchRoute, navigate, usePath, type Route } from './router';
+import { SignInPage } from './pages/sign-in';
+import { DashboardPage } from './pages/dashboard';
+import { CreatePage } from './pages/create';
+import { RecordPage } from './pages/record';
+import { SignPage } from './pages/sign';
+import { VerifyPage } from './pages/verify';
+import { KeysPage } from './pages/keys';
+import { PageTitle } from './components';
+
+/** Pages that need a session; the others (sign-in, public verification) work without one. */
+const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys']);
+
+export function App() {
+  const { session, signOut } = useSession();
+  const token = session?.token ?? null;
+  const graph = useMemo(() => createGraphClient(token, signOut), [token, signOut]);
+  useEffect(() => graph.dispose, [graph]);
+  const path = usePath();
+  const route = matchRoute(path);
+  const needsSession = PRIVATE.has(route.page) && !session;
+
+  useEffect(() => {
+    if (needsSession) navigate(`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
+  }, [needsSession]);
+
+  return (
+    <Provider value={graph.client}>
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="site-header">
+        <div className="header-inner">
+          <Link href={session ? '/' : '/verify'} className="brand">
+            <svg aria-hidden="true" viewBox="0 0 32 32" width="28" height="28"><rect width="32" height="32" rx="7" /><path d="M9 17l5 5 9-11" /></svg>
+            <span>Record Signing</span>
+          </Link>
+          <nav aria-label="Main">
+            <ul>
+              {session && <li><Link href="/" aria-current={route.page === 'home' ? 'page' : undefined}>Records</Link></li>}
+              {session && <li><Link href="/records/new" aria-current={route.page === 'new' ? 'page' : undefined}>New record</Link></li>}
+              <li><Link href="/verify" aria-current={route.page === 'verify' ? 'page' : undefined}>Verify</Link></li>
+              {session && <li><Link href="/keys" aria-current={route.page === 'keys' ? 'page' : undefined}>API keys</Link></li>}
+              {session ? (
+                <li>
+                  <button type="button" className="link-button" onClick={() => { signOut(); navigate('/sign-in'); }}>
+                    Sign out<span className="visually-hidden"> {session.email}</span>
+                  </button>
+                </li>
+              ) : (
+                route.page !== 'sign-in' && <li><Link href="/sign-in">Sign in</Link></li>
+              )}
+            </ul>
+          </nav>
+        </div>
+      </header>
+      <main id="main" className="page">{needsSession ? null : <Page route={route} />}</main>
+      <footer className="site-footer">
+        <p>Signing proves intent for one version of a record; sign-in only proves access. This service is not a legal service.</p>
+      </footer>
+    </Provider>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'home':
+      return <DashboardPage />;
+    case 'sign-in':
+      return <SignInPage />;
+    case 'new':
+      return <CreatePage />;
+    case 'record':
+      return <RecordPage id={route.id} key={route.id} />;
+    case 'sign':
+      return <SignPage id={route.id} key={route.id} />;
+    case 'verify':
+      return <VerifyPage reference={route.reference} key={route.reference ?? ''} />;
+    case 'keys':
+      return <KeysPage />;
+    case 'not-found':
+      return (
+        <section>
+          <PageTitle title="Not found">Page not found</PageTitle>
+          <p>There is nothing at this address. <Link href="/">Go to your records</Link> or <Link href="/verify">verify a record</Link>.</p>
+        </section>
+      );
+  }
+}

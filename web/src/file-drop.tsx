@@ -1,0 +1,48 @@
+import { useState, type DragEvent } from 'react';
+import { hashFile, type HashedFile } from './lib/hash';
+
+/**
+ * A file picker and drop zone that hashes the file in the browser (WebCrypto SHA-256).
+ * Only the digest and the file's name, type and size leave this component: the bytes never do.
+ */
+export function FileDrop({ label, hint, onHashed }: { label: string; hint: string; onHashed: (file: HashedFile) => void }) {
+  const [over, setOver] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const take = async (file: File | undefined) => {
+    if (!file) return;
+    setBusy(true);
+    setError(null);
+    try {
+      onHashed(await hashFile(file));
+    } catch {
+      setError('The file could not be read.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const drop = (event: DragEvent) => {
+    event.preventDefault();
+    setOver(false);
+    void take(event.dataTransfer.files[0]);
+  };
+
+  return (
+    <div>
+      <label className={`drop-zone${over ? ' over' : ''}`} onDragOver={(e) => { e.preventDefault(); setOver(true); }} onDragLeave={() => setOver(false)} onDrop={drop}>
+        <strong>{label}</strong>
+        <br />
+        <span className="muted small">{busy ? 'Hashing…' : hint}</span>
+        <input className="visually-hidden" type="file" onChange={(e) => void take(e.target.files?.[0])} />
+      </label>
+      {error && <p className="field-error" role="alert">{error}</p>}
+    </div>
+  );
+}
+
+export function formatBytes(size: number): string {
+  if (size < 1024) return `${size} bytes`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} kB`;
+  return `${(size / 1024 / 1024).toFixed(1)} MB`;
+}

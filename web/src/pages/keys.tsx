@@ -1,0 +1,113 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery } from 'urql';
+import { Alert, ConfirmAction, CopyButton, Field, PageTitle } from '../components';
+import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, type ApiKeyScope } from '../graphql/generated';
+import { describeError } from '../lib/errors';
+import { formatDate } from '../lib/format';
+
+const SCOPES: { scope: ApiKeyScope; text: string }[] = [
+  { scope: 'create', text: 'create records, edit and submit drafts' },
+  { scope: 'retrieve', text: 'read and list records' },
+  { scope: 'verify', text: 'run signature ceremonies' },
+  { scope: 'amend', text: 'amendments, counter-proposals, witness replacement, resends' },
+  { scope: 'cancel', text: 'declines, rescission, cancellations, waivers' },
+];
+
+/** API keys: created with exact scopes, shown once, revoked at once. */
+export function KeysPage() {
+  const [list, refetch] = useQuery({ query: ApiKeysDocument });
+  const [created, create] = useMutation(CreateApiKeyDocument);
+  const [revoked, revoke] = useMutation(RevokeApiKeyDocument);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Set<ApiKeyScope>>(new Set(['retrieve']));
+  const [secret, setSecret] = useState<{ key: string; prefix: string } | null>(null);
+
+  const toggle = (scope: ApiKeyScope, on: boolean) => {
+    const next = new Set(scopes);
+    if (on) next.add(scope);
+    else next.delete(scope);
+    setScopes(next);
+  };
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const result = await create({ input: { ...(name.trim() ? { name: name.trim() } : {}), scopes: [...scopes] } });
+    if (result.data) {
+      setSecret({ key: result.data.createApiKey.key, prefix: result.data.createApiKey.apiKey.keyPrefix });
+      setName('');
+      refetch({ requestPolicy: 'network-only' });
+    }
+  };
+
+  const keys = list.data?.apiKeys ?? [];
+  return (
+    <section>
+      <PageTitle title="API keys">API keys</PageTitle>
+      <p className="lead">Keys let your own programs use the API with exactly the permissions you choose. A key can never sign for you by itself.</p>
+      {secret && (
+        <div className="card" role="status">
+          <h2>Your new key</h2>
+          <p>Copy it now: it is shown only once and cannot be recovered.</p>
+          <div className="secret">
+            <code data-secret="api-key">{secret.key}</code>
+            <CopyButton text={secret.key} label="Copy key" />
+          </div>
+          <div className="actions"><button type="button" className="button secondary" onClick={() => setSecret(null)}>I have stored it</button></div>
+        </div>
+      )}
+      <div className="grid-2">
+        <div>
+          <h2>Active keys</h2>
+          <Alert>{describeError(list.error ?? revoked.error)}</Alert>
+          {keys.length === 0 ? (
+            <p className="card empty">No active keys.</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="keys-table">
+                <caption className="visually-hidden">Active API keys</caption>
+                <thead>
+                  <tr><th scope="col">Name</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+                </thead>
+                <tbody>
+                  {keys.map((key) => (
+                    <tr key={key.id}>
+                      <td><strong>{key.name ?? 'Unnamed'}</strong><br /><span className="mono small">{key.keyPrefix}…</span><br /><span className="muted small">Created {formatDate(key.createdAt)}</span></td>
+                      <td><span className="cell-label">Scopes: </span>{key.scopes.join(', ')}</td>
+                      <td><span className="cell-label">Last used: </span>{key.lastUsedAt ? formatDate(key.lastUsedAt) : 'Never'}</td>
+                      <td>
+                        <ConfirmAction label={`Revoke ${key.name ?? key.keyPrefix}`} danger title="Revoke this key?" confirmLabel="Revoke key"
+                          description={<p>Programs using <span className="mono">{key.keyPrefix}…</span> stop working immediately. This cannot be undone.</p>}
+                          error={describeError(revoked.error)}
+                          onConfirm={async () => {
+                            const result = await revoke({ id: key.id });
+                            if (!result.error) refetch({ requestPolicy: 'network-only' });
+                            return !result.error;
+                          }} />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </div>
+        <form className="card" onSubmit={(event) => void submit(event)}>
+          <h2>Create a key</h2>
+          <Field label="Name" hint="What uses it, e.g. “billing export”">
+            {(props) => <input {...props} type="text" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />}
+          </Field>
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPES.map(({ scope, text }) => (
+              <label className="check" key={scope}>
+                <input type="checkbox" checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+                <span><strong>{scope}</strong>: {text}</span>
+              </label>
+            ))}
+          </fieldset>
+          <Alert>{describeError(created.error)}</Alert>
+          <button type="submit" className="button primary" disabled={created.fetching || scopes.size === 0}>Create key</button>
+        </form>
+      </div>
+    </section>
+  );
+}
