@@ -68,6 +68,7 @@ export function ormConfig(options: DatabaseOptions): Options {
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     pool: { max: options.poolMax ?? 10 },
+    onCreateConnection: async (connection) => releasableWhenLost(connection as TransactionConnection),
     // Passed to pg's Pool: a request never waits forever for a connection, and the server ends
     // statements and idle transactions that run away.
     driverOptions: {
@@ -95,6 +96,40 @@ export function ormConfig(options: DatabaseOptions): Options {
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
+
+/** The part of Kysely's pooled connection that transaction control statements go through. */
+type TransactionConnection = { executeQuery(query: { sql: string }): Promise<unknown> };
+
+/** SQLSTATE classes and driver messages that mean the connection itself is gone. */
+const CONNECTION_LOST_STATES = /^(08|57P)/;
+const CONNECTION_LOST_MESSAGES = /not queryable|Connection terminated|ECONNRESET|EPIPE/;
+
+export function isConnectionLost(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (typeof code === 'string' && CONNECTION_LOST_STATES.test(code)) || (typeof message === 'string' && CONNECTION_LOST_MESSAGES.test(message));
+}
+
+/**
+ * Kysely's controlled transactions hand their connection back to the pool only when `begin`,
+ * `commit` or `rollback` succeeds (kysely-org/kysely#1990): on a connection the server has just
+ * dropped, `rollback` fails and the connection stays checked out forever, until the pool is
+ * exhausted and every request waits out the acquire timeout. When the connection is gone, its
+ * transaction is gone with it: `begin` and `rollback` are let through so the transaction is closed
+ * and the connection released, and pg's pool discards a released connection that is no longer
+ * queryable. The statements that fail report the loss themselves (the next query, or `commit`).
+ */
+function releasableWhenLost(connection: TransactionConnection): void {
+  const execute = connection.executeQuery.bind(connection);
+  connection.executeQuery = async (query) => {
+    try {
+      return await execute(query);
+    } catch (error) {
+      if (TRANSACTION_CONTROL.test(query.sql) && isConnectionLost(error)) return { rows: [] };
+      throw error;
+    }
+  };
+}
+const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
 
 const MIGRATION_LOCK = 7204121;
 
