@@ -22,7 +22,8 @@ export function defineSealArtifactsJob(agenda: Agenda, artifacts: SealArtifacts,
       const made = await artifacts.make(recordId);
       logger.info({ recordId, pdf: made.pdf?.sha256 ?? null, card: made.card?.sha256 ?? null }, 'sealed artifacts ready');
     },
-    { concurrency: workers, backoff: backoffStrategies.exponential({ delay: 2000, maxRetries: 10 }) },
+    // Twice the render threads: while one job waits on the database or signs, another's drawing runs.
+    { concurrency: 2 * workers, backoff: backoffStrategies.exponential({ delay: 2000, maxRetries: 10 }) },
   );
 }
 

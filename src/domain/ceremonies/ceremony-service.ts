@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
-import { SignedRecord, type Participant, type RecordType } from '../records/entities.js';
+import { type SignedRecord, type Participant, type RecordType } from '../records/entities.js';
 import { findReadableRecord, viewerFor } from '../records/record-access.js';
-import { isViewerParticipant } from '../records/record-view.js';
+import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, signatureProgress, type DomainEvents, type RecordLifecycleEvent, type SignatureProgressEvent } from '../shared/events.js';
@@ -18,6 +18,7 @@ type Loaded = {
   record: SignedRecord;
   participant: Participant;
   principal: Principal;
+  viewer: Viewer;
   announced: SignatureProgressEvent[];
   lifecycle: RecordLifecycleEvent[];
 };
@@ -50,7 +51,7 @@ export class CeremonyService {
 
   /** Starts the caller's execution for the current version, or resumes it. */
   async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
-    return this.mutate(principal, idOrReference, only, async (loaded) => {
+    return this.mutate(principal, idOrReference, only, undefined, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
       const methods = await loaded.em.find(SignatureMethod, { execution });
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
@@ -107,7 +108,7 @@ export class CeremonyService {
     input: { acknowledgePublicVerifiedParties?: boolean | null },
     only?: RecordType,
   ): Promise<string> {
-    return this.mutate(principal, idOrReference, only, async (loaded) => {
+    return this.mutate(principal, idOrReference, only, undefined, async (loaded) => {
       await this.finalizeLoaded(loaded, input.acknowledgePublicVerifiedParties === true);
       return loaded.record.id;
     });
@@ -120,7 +121,7 @@ export class CeremonyService {
    * sessions can never get here (NotarizationService refuses them).
    */
   async autoSeal(principal: Principal | null, recordId: string): Promise<void> {
-    await this.mutate(principal, recordId, 'notarization', async (loaded) => {
+    await this.mutate(principal, recordId, 'notarization', undefined, async (loaded) => {
       if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
         throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
       }
@@ -214,8 +215,8 @@ export class CeremonyService {
     input: Record<string, unknown>,
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
   ): Promise<ExecutionView> {
-    await this.countBefore(principal, idOrReference, adapter, action, input);
-    return this.mutate(principal, idOrReference, undefined, async (loaded) => {
+    const viewer = await this.countBefore(principal, idOrReference, adapter, action, input);
+    return this.mutate(principal, idOrReference, undefined, viewer, async (loaded) => {
       const { em } = loaded;
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
@@ -241,22 +242,31 @@ export class CeremonyService {
    * What must stay counted even when the step fails (starts, code attempts, provider fetches) is
    * counted first, outside any transaction: a transaction never waits for a second pooled connection.
    */
-  private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<void> {
-    if (action === 'cancel') return;
-    const { em, record, participant } = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+  private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<Viewer | undefined> {
+    if (action === 'cancel') return undefined;
+    const { em, record, participant, viewer } = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
     if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
-    if (!adapter.count) return;
-    const method = await em.findOne(SignatureMethod, { execution: { participant, recordVersion: record.currentVersion }, methodType: adapter.type });
-    await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
+    if (adapter.count) {
+      const method = await em.findOne(SignatureMethod, { execution: { participant, recordVersion: record.currentVersion }, methodType: adapter.type });
+      await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
+    }
+    return viewer;
   }
 
   /** Runs one change in a transaction; its events go out only after the commit. */
   /** `only`: answer not_found for records of another type (the /notarizations routes). */
-  private async mutate<T>(principal: Principal | null, idOrReference: string, only: RecordType | undefined, work: (loaded: Loaded) => Promise<T>): Promise<T> {
+  /** `viewer`: the caller's contact points when this request has already read them. */
+  private async mutate<T>(
+    principal: Principal | null,
+    idOrReference: string,
+    only: RecordType | undefined,
+    viewer: Viewer | undefined,
+    work: (loaded: Loaded) => Promise<T>,
+  ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const moves: RecordLifecycleEvent[] = [];
     const result = await this.orm.em.fork().transactional(async (em) => {
-      const done = await work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only })), announced, lifecycle: moves });
+      const done = await work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only, viewer })), announced, lifecycle: moves });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
       await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
@@ -270,16 +280,13 @@ export class CeremonyService {
     em: EntityManager,
     principal: Principal | null,
     idOrReference: string,
-    options: { forRead: boolean; only?: RecordType | undefined },
+    options: { forRead: boolean; only?: RecordType | undefined; viewer?: Viewer | undefined },
   ): Promise<Loaded> {
     const caller = requireScope(principal, 'verify');
-    const viewer = await viewerFor(em, caller.identityId);
-    let record = await findReadableRecord(em, idOrReference, viewer);
+    const viewer = options.viewer ?? (await viewerFor(em, caller.identityId));
+    // Changes to one record's signatures run one at a time: the last finalize sees every other.
+    const record = await findReadableRecord(em, idOrReference, viewer, { lock: !options.forRead });
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
-    if (!options.forRead) {
-      // Changes to one record's signatures run one at a time: the last finalize sees every other.
-      record = await em.findOneOrFail(SignedRecord, { id: record.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
-    }
     const active = record.participants.getItems().filter((p) => !p.removedAt && !p.declinedAt && !p.waivedAt);
     const participant =
       (record.initiatorIdentity === caller.identityId ? active.find((p) => p.role === 'initiator') : undefined) ??
@@ -293,7 +300,7 @@ export class CeremonyService {
         throw new DomainError('invalid_transition', `Signing is closed: the record is ${record.status}`);
       }
     }
-    return { em, record, participant, principal: caller, announced: [], lifecycle: [] };
+    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [] };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { cleanUnicode } from '../shared/unicode.js';
 import { preparedQuery } from '../database.js';
 import { contactPointsOf } from '../identity/identity-service.js';
@@ -22,10 +22,16 @@ export function recordKeyOf(idOrReference: string): { id: string } | { reference
   return null;
 }
 
-/** Loads a record by id or AGR reference, with its participants. */
-export async function findRecord(em: EntityManager, idOrReference: string): Promise<SignedRecord | null> {
+/**
+ * Loads a record by id or AGR reference, with its participants. `lock`: the row is locked for the
+ * transaction and read after the lock is granted (a change that committed first is visible).
+ */
+export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean } = {}): Promise<SignedRecord | null> {
   const key = recordKeyOf(idOrReference);
-  return key ? em.findOne(SignedRecord, key, { populate: ['participants'] }) : null;
+  if (!key) return null;
+  return options.lock
+    ? em.findOne(SignedRecord, key, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true })
+    : em.findOne(SignedRecord, key, { populate: ['participants'] });
 }
 
 export function canRead(record: SignedRecord | RecordData, viewer: Viewer): boolean {
@@ -41,8 +47,8 @@ export function canRead(record: SignedRecord | RecordData, viewer: Viewer): bool
  * A record the viewer may read. A record outside the viewer's identity graph answers exactly like a
  * missing one (not_found), so that references cannot be probed for existence.
  */
-export async function findReadableRecord(em: EntityManager, idOrReference: string, viewer: Viewer): Promise<SignedRecord> {
-  const record = await findRecord(em, idOrReference);
+export async function findReadableRecord(em: EntityManager, idOrReference: string, viewer: Viewer, options: { lock?: boolean } = {}): Promise<SignedRecord> {
+  const record = await findRecord(em, idOrReference, options);
   if (!record || !canRead(record, viewer)) throw DomainError.notFound('Record');
   return record;
 }

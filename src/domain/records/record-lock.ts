@@ -1,10 +1,10 @@
-import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal, type Scope } from '../identity/principal.js';
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
 import { transition, type LifecycleTrigger } from './lifecycle.js';
-import { canRead, findRecord, viewerFor } from './record-access.js';
+import { findReadableRecord, viewerFor } from './record-access.js';
 import type { Viewer } from './record-view.js';
 
 export type LockedRecord = {
@@ -18,9 +18,9 @@ export type LockedRecord = {
 };
 
 /**
- * Runs one change of one record: scope check, identity-graph read check, row lock, then a fresh
- * read (a racing request that committed first is visible now, so its loser fails the table's
- * guard instead of overwriting). Events are journaled in the transaction and delivered after it.
+ * Runs one change of one record: scope check, row lock with a fresh read (a racing request that
+ * committed first is visible now, so its loser fails the table's guard instead of overwriting),
+ * then the identity-graph read check. Events are journaled in the transaction and delivered after it.
  */
 export async function withLockedRecord<T>(
   orm: MikroORM,
@@ -35,9 +35,7 @@ export async function withLockedRecord<T>(
   const pending: RecordLifecycleEvent[] = [];
   const result = await orm.em.fork().transactional(async (em) => {
     const viewer = await viewerFor(em, caller.identityId);
-    const found = await findRecord(em, idOrReference);
-    if (!found || !canRead(found, viewer)) throw DomainError.notFound('Record');
-    const record = await em.findOneOrFail(SignedRecord, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
+    const record = await findReadableRecord(em, idOrReference, viewer, { lock: true });
     const result = await work({ em, record, viewer, caller, events: pending, now: now() });
     await events.write(em, pending.map(lifecycle));
     return result;
