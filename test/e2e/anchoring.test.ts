@@ -110,6 +110,19 @@ describe('Anchoring on a real local chain', () => {
     await expect(anchoringsOf(done.metadata_hash)).resolves.toBe(1);
   }, 60_000);
 
+  it('passes running at once take turns, and each gives the anchoring lock back (no lock outlives its pass)', async () => {
+    const sealed = await Promise.all([
+      sealTwoPartyAgreement(t, {}, { initiator: 'l1@example.com', party: 'm1@example.com' }),
+      sealTwoPartyAgreement(t, {}, { initiator: 'l2@example.com', party: 'm2@example.com' }),
+    ]);
+    // Passes at once with other work on the same pool: the lock is taken and given back on one connection.
+    await Promise.all([...Array.from({ length: 4 }, () => anchoring.settle()), ...sealed.map((s) => record(s.id, s.initiator))]);
+    await anchoring.settle();
+    for (const s of sealed) expect((await record(s.id, s.initiator)).blockchain.status).toBe('confirmed');
+    const { rows } = await db.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 7204123`);
+    expect(rows[0].n).toBe(0);
+  });
+
   it('a second service instance (a restart) still verifies an earlier tx_hash against the chain', async () => {
     // That the chain itself keeps its state across an anvil restart is test/integration/anchor-chain.test.ts.
     const { rows } = await db.query(`select b.tx_hash, r.reference from anchor_batches b join record_seals s on s.anchor_batch_id = b.id join records r on r.id = s.record_id where b.status = 'confirmed' limit 1`);

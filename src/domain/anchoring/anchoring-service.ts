@@ -40,15 +40,26 @@ export class AnchoringService {
 
   /** One pass: move the batch in flight on, else start the next one. Returns what changed. */
   async tick(): Promise<{ confirmed: number; prepared: number }> {
-    const em = this.orm.em.fork();
-    const locked = await em.execute<{ locked: boolean }[]>('select pg_try_advisory_lock(?) as locked', [ANCHORING_LOCK]);
-    if (!locked[0]?.locked) return { confirmed: 0, prepared: 0 };
+    // A session lock is held by one connection: taken and given back on the same one, held for the
+    // pass (on two pooled connections the release misses and the lock sticks to the first).
+    const pool = await this.orm.em.getConnection().getNativeClient();
+    const session = await pool.connect();
+    let broken: Error | undefined;
     try {
-      const inFlight = await em.findOne(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
-      if (inFlight) return { confirmed: await this.progress(inFlight), prepared: 0 };
-      return { confirmed: 0, prepared: await this.prepareNext() };
+      const { rows } = await session.query<{ locked: boolean }>('select pg_try_advisory_lock($1) as locked', [ANCHORING_LOCK]).catch((error: Error) => {
+        throw (broken = error);
+      });
+      if (!rows[0]?.locked) return { confirmed: 0, prepared: 0 };
+      try {
+        const inFlight = await this.orm.em.fork().findOne(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
+        if (inFlight) return { confirmed: await this.progress(inFlight), prepared: 0 };
+        return { confirmed: 0, prepared: await this.prepareNext() };
+      } finally {
+        await session.query('select pg_advisory_unlock($1)', [ANCHORING_LOCK]).catch((error: Error) => (broken = error));
+      }
     } finally {
-      await em.execute('select pg_advisory_unlock(?)', [ANCHORING_LOCK]);
+      // A connection that failed here is closed, not pooled: the server drops its lock with it.
+      session.release(broken);
     }
   }
 
