@@ -116,6 +116,7 @@ try {
   console.log(
     `\nservice RSS after sealing: ${mib(memory.rss)} (goal < 300 MB); main thread's V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)}`,
   );
+  console.log(`  resident MiB by mapping: ${Object.entries(memory.mappings).map(([name, size]) => `${name} ${size}`).join(', ')}`);
 } finally {
   await db.end().catch(() => undefined);
   await bench.close();

@@ -8,6 +8,32 @@ import 'reflect-metadata';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import { readFileSync } from 'node:fs';
+
+/** Where the resident memory is (Linux): MiB by mapping name, anonymous mappings by size class. */
+function residentByMapping(): Record<string, number> {
+  let text: string;
+  try {
+    text = readFileSync('/proc/self/smaps', 'utf8');
+  } catch {
+    return {};
+  }
+  const totals = new Map<string, number>();
+  let name = '';
+  for (const line of text.split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const [start, end] = line.split(' ')[0]!.split('-').map((hex) => parseInt(hex, 16));
+      const size = (end! - start!) / 2 ** 20;
+      name = header[1] || `[anon ${size >= 60 ? '>=60' : size >= 8 ? '8-60' : size >= 1 ? '1-8' : '<1'} MiB]`;
+      if (name.includes('node_modules')) name = name.replace(/^.*node_modules\//, 'node_modules/');
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) totals.set(name, (totals.get(name) ?? 0) + Number(rss[1]) / 1024);
+  }
+  return Object.fromEntries([...totals].filter(([, mib]) => mib >= 2).sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => [k, Math.round(v)]));
+}
 
 const send = (message: unknown) => process.send!(message);
 const app = await startApp(
@@ -33,7 +59,7 @@ process.on('message', (message: { memory?: boolean; stop?: boolean }) => {
     const before = process.memoryUsage();
     // With --expose-gc (the benchmark passes it): what stays after a full collection too.
     globalThis.gc?.();
-    send({ rss: before.rss, memory: before, collected: process.memoryUsage() });
+    send({ rss: before.rss, memory: before, collected: process.memoryUsage(), mappings: residentByMapping() });
   }
   if (message.stop) void app.stop().then(() => process.exit(0));
 });

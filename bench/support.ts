@@ -9,6 +9,8 @@ import pg from 'pg';
 
 export type Mail = { to: string; subject: string; text: string };
 export type Started = { child: ChildProcess; url: string };
+/** process.memoryUsage() as the service answers, after a full collection too, and its resident MiB by mapping (Linux). */
+export type ServiceMemory = NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
 
 export class Bench {
   readonly mail: Mail[] = [];
@@ -37,7 +39,7 @@ export class Bench {
   async start(script: string, options: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<Started> {
     const child = fork(path.join(import.meta.dirname, script), [], {
       env: { ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
-      execArgv: ['--expose-gc', ...(options.execArgv ?? [])],
+      execArgv: ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(options.execArgv ?? [])],
     });
     this.children.push(child);
     const url = await new Promise<string>((resolve, reject) => {
@@ -51,12 +53,12 @@ export class Bench {
   }
 
   /** The service's memory (process.memoryUsage()) as it answers over IPC, and after a full collection. */
-  async memory(service: Started): Promise<NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage }> {
-    const answer = new Promise<NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage }>((resolve) => {
-      const listener = (message: { memory?: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage }) => {
+  async memory(service: Started): Promise<ServiceMemory> {
+    const answer = new Promise<ServiceMemory>((resolve) => {
+      const listener = (message: { memory?: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage; mappings?: Record<string, number> }) => {
         if (!message.memory) return;
         service.child.off('message', listener);
-        resolve({ ...message.memory, collected: message.collected });
+        resolve({ ...message.memory, collected: message.collected, mappings: message.mappings ?? {} });
       };
       service.child.on('message', listener);
     });

@@ -64,7 +64,6 @@ import { threadRenderer } from './domain/sealing/renderer.js';
 import { PostgresArtifactStore } from './domain/sealing/artifact-store.js';
 import { AnchoringService } from './domain/anchoring/anchoring-service.js';
 import type { AnchorChain } from './domain/anchoring/chain.js';
-import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from './domain/anchoring/viem-chain.js';
 import { anchoringKickSubscriber, defineAnchoringJob, scheduleAnchoring } from './jobs/anchoring.job.js';
 import { SealingSweep } from './domain/sealing/sealing-sweep.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from './jobs/seal-artifacts.job.js';
@@ -463,8 +462,9 @@ async function settleWithin(name: string, run: () => Promise<unknown>, ms: numbe
 /** The configured chain, connected on first use and again after a failed attempt. */
 function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string, connected: (chain: AnchorChain) => void): () => Promise<AnchorChain> {
   let pending: Promise<AnchorChain> | null = null;
+  // viem is loaded with the first connection: a service without a chain never loads it.
   return () =>
-    (pending ??= ViemAnchorChain.connect({
+    (pending ??= import('./domain/anchoring/viem-chain.js').then(({ DEVELOPMENT_SIGNER_KEY, ViemAnchorChain }) => ViemAnchorChain.connect({
       rpcUrl: settings.rpcUrl,
       // The well-known development key is refused by the adapter on any chain but the development one.
       signerKey: settings.signerKey ?? DEVELOPMENT_SIGNER_KEY,
@@ -473,7 +473,7 @@ function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string
       deployIfMissing: !settings.registryAddress,
       addressFile: path.join(localStateDir, 'chain', 'registry.json'),
       networkName: settings.networkName,
-    }).then(
+    })).then(
       (chain) => {
         connected(chain);
         return chain;

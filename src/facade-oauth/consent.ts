@@ -6,9 +6,10 @@ import { randomToken } from '../domain/shared/crypto.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { renderConsentPage, renderErrorPage, type ConsentStep, type ConsentView } from './pages.js';
-import { CONSENT_PATH } from './provider.js';
+import { CONSENT_PATH } from './paths.js';
 
-type Deps = { provider: Provider; grants: ConnectorGrants; resource: string; logger: Logger };
+/** oidc-provider, loaded and configured at the first authorization (see router.ts). */
+type Deps = { provider: () => Promise<Provider>; grants: ConnectorGrants; resource: string; logger: Logger };
 
 type Loaded = { view: ConsentView & { scopes: readonly ConnectorScope[] }; clientId: string; redirectTarget: string };
 
@@ -35,7 +36,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
   const load = async (req: Request, res: Response): Promise<Loaded> => {
     let details;
     try {
-      details = await provider.interactionDetails(req, res);
+      details = await (await provider()).interactionDetails(req, res);
     } catch {
       throw new ConsentFailure(400, 'This connection request has expired or was opened in another browser. Start connecting again from your assistant.');
     }
@@ -43,7 +44,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
     if (details.result) throw new ConsentFailure(409, 'This connection request has already been answered.');
     const params = details.params as Record<string, unknown>;
     const clientId = String(params.client_id);
-    const client = await provider.Client.find(clientId);
+    const client = await (await provider()).Client.find(clientId);
     if (!client) throw new ConsentFailure(400, 'The application asking for access is not registered.');
     const redirectUri = URL.parse(String(params.redirect_uri));
     if (!redirectUri) throw new ConsentFailure(400, 'The application gave no valid redirect address.');
@@ -129,7 +130,8 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
         return;
       }
       // The grant takes the id the connector was recorded under (oidc-provider keeps a given jti).
-      const grant = new provider.Grant({ jti: grantId, accountId: given.identityId, clientId: loaded.clientId } as ConstructorParameters<typeof provider.Grant>[0]);
+      const { Grant } = await provider();
+      const grant = new Grant({ jti: grantId, accountId: given.identityId, clientId: loaded.clientId } as ConstructorParameters<Provider['Grant']>[0]);
       const recordScopes = given.scopes.filter((scope: ConnectorScope) => (API_KEY_SCOPES as readonly string[]).includes(scope));
       if (recordScopes.length > 0) grant.addResourceScope(resource, recordScopes.join(' '));
       if (given.scopes.includes('offline_access')) grant.addOIDCScope('offline_access');
@@ -140,7 +142,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
         throw error;
       }
       res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
-      await provider.interactionFinished(req, res, { login: { accountId: given.identityId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      await (await provider()).interactionFinished(req, res, { login: { accountId: given.identityId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
     }),
   );
 
@@ -149,7 +151,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
     form,
     handle(async (req, res, loaded) => {
       res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
-      await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined to connect this application' }, { mergeWithLastSubmission: false });
+      await (await provider()).interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined to connect this application' }, { mergeWithLastSubmission: false });
     }),
   );
 

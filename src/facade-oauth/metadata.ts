@@ -1,5 +1,5 @@
 import { CONNECTOR_SCOPES } from '../domain/identity/connector-grants.js';
-import { OAUTH_MOUNT, OAUTH_ROUTES } from './provider.js';
+import { OAUTH_MOUNT, OAUTH_ROUTES } from './paths.js';
 
 /** The protected resource's path; its metadata sits at the well-known path with this suffix (RFC 9728 section 3.1). */
 export const CONNECTOR_RESOURCE_PATH = '/mcp/oauth';

@@ -9,18 +9,8 @@ import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
 import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { postgresAdapter } from './adapter.js';
 import { renderErrorPage } from './pages.js';
+import { CONSENT_PATH, OAUTH_ROUTES } from './paths.js';
 
-/** Where the authorization server's endpoints are mounted, and where the consent page lives. */
-export const OAUTH_MOUNT = '/oauth';
-export const CONSENT_PATH = `${OAUTH_MOUNT}/consent`;
-
-export const OAUTH_ROUTES = {
-  authorization: '/authorize',
-  token: '/token',
-  registration: '/register',
-  revocation: '/revoke',
-  jwks: '/jwks',
-} as const;
 
 export type OAuthServerSettings = {
   /** The issuer: the service's public base URL. */

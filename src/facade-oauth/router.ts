@@ -15,7 +15,7 @@ import {
   protectedResourceMetadata,
 } from './metadata.js';
 import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH } from './pages.js';
-import { createAuthorizationServer, OAUTH_MOUNT, OAUTH_ROUTES } from './provider.js';
+import { OAUTH_MOUNT, OAUTH_ROUTES } from './paths.js';
 
 export type OAuthServerDeps = {
   /** The service's public base URL: the issuer. */
@@ -48,8 +48,20 @@ const DEFAULT_SCOPE = CONNECTOR_SCOPES.join(' ');
 export async function createOAuthServer(deps: OAuthServerDeps): Promise<OAuthServer> {
   const issuer = deps.publicBaseUrl;
   const resource = `${issuer}${CONNECTOR_RESOURCE_PATH}`;
-  const provider = await createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants);
-  provider.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
+  // oidc-provider (with koa and jose) is loaded and configured at the first request that needs it:
+  // an instance whose users never connect an assistant never holds it. Tried again after a failure.
+  let pending: Promise<Provider> | null = null;
+  const provider = (): Promise<Provider> =>
+    (pending ??= import('./provider.js')
+      .then(({ createAuthorizationServer }) => createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants))
+      .then((created) => {
+        created.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
+        return created;
+      })
+      .catch((error: unknown) => {
+        pending = null;
+        throw error;
+      }));
 
   const router = express.Router();
   const noStore = (_req: Request, res: Response, next: NextFunction) => {
@@ -93,13 +105,13 @@ export async function createOAuthServer(deps: OAuthServerDeps): Promise<OAuthSer
     if (url.search !== before) req.url = req.originalUrl = `${OAUTH_MOUNT}${OAUTH_ROUTES.authorization}${url.search}`;
     next();
   });
-  const callback = provider.callback();
-  router.use(OAUTH_MOUNT, noStore, (req, res) => {
+  let callback: ReturnType<Provider['callback']> | null = null;
+  router.use(OAUTH_MOUNT, noStore, (req, res, next) => {
     // Forwarded headers count only from the proxies express trusts (loopback), like everywhere else.
     if (!isLoopback(req.socket.remoteAddress)) {
       for (const header of ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for']) delete req.headers[header];
     }
-    void callback(req, res);
+    provider().then((loaded) => void (callback ??= loaded.callback())(req, res), next);
   });
 
   return {
@@ -110,11 +122,11 @@ export async function createOAuthServer(deps: OAuthServerDeps): Promise<OAuthSer
   };
 }
 
-function accessTokenLookup(provider: Provider): ConnectorTokenLookup {
+function accessTokenLookup(provider: () => Promise<Provider>): ConnectorTokenLookup {
   return async (value) => {
     // Opaque tokens are oidc-provider's (43 url-safe characters); anything else is not one of ours.
     if (!/^[A-Za-z0-9_-]{20,128}$/.test(value)) return null;
-    const token = await provider.AccessToken.find(value);
+    const token = await (await provider()).AccessToken.find(value);
     if (!token || token.isExpired || !token.grantId || !token.clientId) return null;
     const audience = token.aud === undefined ? [] : Array.isArray(token.aud) ? token.aud : [token.aud];
     return { grantId: token.grantId, clientId: token.clientId, scopes: [...token.scopes], audience: audience.map(String) };

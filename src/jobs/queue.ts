@@ -1,6 +1,5 @@
 import { Agenda, type AgendaBackend } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import { MongoBackend, MongoClient } from '@agendajs/mongo-backend';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -53,6 +52,8 @@ async function postgresBackend(url: string, logger: Logger): Promise<{ backend: 
 }
 
 async function mongoBackend(url: string): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
+  // Loaded only when MONGODB_URL is set: the driver is about 6 MiB of heap a PostgreSQL deployment never uses.
+  const { MongoBackend, MongoClient } = await import('@agendajs/mongo-backend');
   // An unreachable server would crash the process from the backend's constructor: check first.
   const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
   try {

@@ -5,7 +5,7 @@ import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
-import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './card.js';
+import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
 import type { SealedPdfParticipant, SealedRecordType } from './pdf-input.js';
 import { inlineRenderer, type SealRenderer } from './renderer.js';
 import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';

@@ -2,10 +2,7 @@ import { createHash } from 'node:crypto';
 import { createCanvas, registerFont, type CanvasRenderingContext2D } from 'canvas';
 import { identiconPattern } from '../ceremonies/identicon.js';
 import { FONT_FILES } from './fonts.js';
-import { css, formatUtc, PALETTE, recordTypeLabel } from './look.js';
-
-export const SHARE_CARD_WIDTH = 1200;
-export const SHARE_CARD_HEIGHT = 630;
+import { css, formatUtc, PALETTE, recordTypeLabel, SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
 
 export interface ShareCardInput {
   title: string;

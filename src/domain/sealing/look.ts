@@ -10,6 +10,10 @@ export const PALETTE = {
   accentSoft: { r: 226, g: 238, b: 240 },
 } as const;
 
+/** The share card's size in pixels (the Open Graph 1.91:1 shape). */
+export const SHARE_CARD_WIDTH = 1200;
+export const SHARE_CARD_HEIGHT = 630;
+
 export type RecordTypeName = 'agreement' | 'declaration' | 'witnessed_agreement' | 'notarization';
 
 export function recordTypeLabel(recordType: string): string {

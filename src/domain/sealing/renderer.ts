@@ -1,7 +1,13 @@
+// node-canvas must be loaded on the main thread before a worker thread loads it, or the process
+// crashes (SIGSEGV) when a render thread starts: its native module is loaded here, its drawing code is not.
+import 'canvas';
 import { Piscina } from 'piscina';
 import type { ShareCardInput } from './card.js';
 import type { SealedPdfInput } from './pdf-input.js';
-import render, { type RenderTask } from './render-worker.js';
+import type { RenderTask } from './render-worker.js';
+
+/** The drawing code (canvas, pdf-lib, fonts), loaded on the calling thread only when it draws there. */
+const render = async (task: RenderTask): Promise<Uint8Array> => (await import('./render-worker.js')).default(task);
 
 /** Draws what a seal becomes (card PNG, unsigned PDF) from plain data. */
 export interface SealRenderer {

@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promise
 import path from 'node:path';
 import { inspect, promisify } from 'node:util';
 import { P12Signer } from '@libpdf/core';
-import forge from 'node-forge';
 
 export interface LoadSealKeyOptions {
   /** SEAL_P12_PATH */
@@ -145,6 +144,8 @@ async function createDevelopmentP12(commonName: string, password: string): Promi
     publicKeyEncoding: { type: 'spki', format: 'pem' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
+  // Only a first development start makes a certificate: node-forge is loaded for it alone.
+  const { default: forge } = await import('node-forge');
   const privateKey = forge.pki.privateKeyFromPem(privatePem);
   const publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
   const certificate = forge.pki.createCertificate();

@@ -1,17 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { LockMode } from '@mikro-orm/postgresql';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
 import { DomainError } from '../../shared/errors.js';
 import { PasskeyCredential, type MethodStep } from '../entities.js';
 import type { MethodContext, MethodOutcome, SignatureMethodAdapter } from './method.js';
+
+/** @simplewebauthn/server, loaded at the first passkey step (a service whose signers never use one never loads it). */
+const webauthn = () => import('@simplewebauthn/server');
 
 export type WebAuthnSettings = { rpId: string; rpName: string; origin: string };
 
@@ -105,8 +101,8 @@ export class WebAuthnPasskeyMethod implements SignatureMethodAdapter {
     const parsed = registrationSchema.safeParse(input);
     if (!parsed.success) throw invalid(`The passkey registration is malformed: ${describe(parsed.error)}`, 'webauthn_invalid');
     const response: RegistrationResponseJSON = { ...parsed.data, clientExtensionResults: {} };
-    const verification = await verifyOrInvalid(() =>
-      verifyRegistrationResponse({
+    const verification = await verifyOrInvalid(async () =>
+      (await webauthn()).verifyRegistrationResponse({
         response,
         expectedChallenge: pending.challenge,
         expectedOrigin: this.settings.origin,
@@ -155,8 +151,8 @@ export class WebAuthnPasskeyMethod implements SignatureMethodAdapter {
     if ((presented > 0 || storedCounter > 0) && presented <= storedCounter) {
       throw invalid('The passkey signature counter went backwards: the authenticator may be cloned', 'counter_regression');
     }
-    const verification = await verifyOrInvalid(() =>
-      verifyAuthenticationResponse({
+    const verification = await verifyOrInvalid(async () =>
+      (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: pending.challenge,
         expectedOrigin: this.settings.origin,
@@ -197,7 +193,7 @@ export class WebAuthnPasskeyMethod implements SignatureMethodAdapter {
     const timeout = this.challengeTtlSeconds * 1000;
     const options =
       ceremony === 'registration'
-        ? await generateRegistrationOptions({
+        ? await (await webauthn()).generateRegistrationOptions({
             rpName: this.settings.rpName,
             rpID: this.settings.rpId,
             userID: new Uint8Array(Buffer.from(userHandle(principal.identityId), 'base64url')),
@@ -209,7 +205,7 @@ export class WebAuthnPasskeyMethod implements SignatureMethodAdapter {
             excludeCredentials: known,
             authenticatorSelection: { residentKey: 'preferred', userVerification: 'preferred' },
           })
-        : await generateAuthenticationOptions({ rpID: this.settings.rpId, allowCredentials: known, challenge, timeout, userVerification: 'preferred' });
+        : await (await webauthn()).generateAuthenticationOptions({ rpID: this.settings.rpId, allowCredentials: known, challenge, timeout, userVerification: 'preferred' });
     const step: MethodStep = {
       prompt:
         ceremony === 'registration'
