@@ -328,7 +328,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   );
   // Hosted assistant connectors: the OAuth authorization server (metadata, /oauth/*, the consent
   // page) and /mcp/oauth, whose chain holds only the connector resolver (and no other chain holds it).
-  const oauthServer = await createOAuthServer({
+  const oauthServer = createOAuthServer({
     publicBaseUrl: config.publicBaseUrl,
     consentTtlSeconds: config.oauth.consentTtlSeconds,
     storage: oauthStorage,

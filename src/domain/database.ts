@@ -103,8 +103,9 @@ type TransactionConnection = { executeQuery(query: { sql: string }): Promise<unk
 /** SQLSTATE classes and driver messages that mean the connection itself is gone. */
 const CONNECTION_LOST_STATES = /^(08|57P)/;
 const CONNECTION_LOST_MESSAGES = /not queryable|Connection terminated|ECONNRESET|EPIPE/;
+const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
 
-export function isConnectionLost(error: unknown): boolean {
+function isConnectionLost(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (typeof code === 'string' && CONNECTION_LOST_STATES.test(code)) || (typeof message === 'string' && CONNECTION_LOST_MESSAGES.test(message));
 }
@@ -129,7 +130,6 @@ function releasableWhenLost(connection: TransactionConnection): void {
     }
   };
 }
-const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
 
 const MIGRATION_LOCK = 7204121;
 

@@ -45,7 +45,7 @@ const DEFAULT_SCOPE = CONNECTOR_SCOPES.join(' ');
  * adapter around oidc-provider (provider.ts); the rules of connections are the domain's
  * (ConnectorGrants).
  */
-export async function createOAuthServer(deps: OAuthServerDeps): Promise<OAuthServer> {
+export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   const issuer = deps.publicBaseUrl;
   const resource = `${issuer}${CONNECTOR_RESOURCE_PATH}`;
   // oidc-provider (with koa and jose) is loaded and configured at the first request that needs it:

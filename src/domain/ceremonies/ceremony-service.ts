@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
-import { type SignedRecord, type Participant, type RecordType } from '../records/entities.js';
+import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
 import { findReadableRecord, viewerFor } from '../records/record-access.js';
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
@@ -51,7 +51,7 @@ export class CeremonyService {
 
   /** Starts the caller's execution for the current version, or resumes it. */
   async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
-    return this.mutate(principal, idOrReference, only, undefined, async (loaded) => {
+    return this.mutate(principal, idOrReference, { only }, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
       const methods = await loaded.em.find(SignatureMethod, { execution });
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
@@ -108,7 +108,7 @@ export class CeremonyService {
     input: { acknowledgePublicVerifiedParties?: boolean | null },
     only?: RecordType,
   ): Promise<string> {
-    return this.mutate(principal, idOrReference, only, undefined, async (loaded) => {
+    return this.mutate(principal, idOrReference, { only }, async (loaded) => {
       await this.finalizeLoaded(loaded, input.acknowledgePublicVerifiedParties === true);
       return loaded.record.id;
     });
@@ -121,7 +121,7 @@ export class CeremonyService {
    * sessions can never get here (NotarizationService refuses them).
    */
   async autoSeal(principal: Principal | null, recordId: string): Promise<void> {
-    await this.mutate(principal, recordId, 'notarization', undefined, async (loaded) => {
+    await this.mutate(principal, recordId, { only: 'notarization' }, async (loaded) => {
       if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
         throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
       }
@@ -216,7 +216,7 @@ export class CeremonyService {
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
   ): Promise<ExecutionView> {
     const viewer = await this.countBefore(principal, idOrReference, adapter, action, input);
-    return this.mutate(principal, idOrReference, undefined, viewer, async (loaded) => {
+    return this.mutate(principal, idOrReference, { viewer }, async (loaded) => {
       const { em } = loaded;
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
@@ -253,20 +253,21 @@ export class CeremonyService {
     return viewer;
   }
 
-  /** Runs one change in a transaction; its events go out only after the commit. */
-  /** `only`: answer not_found for records of another type (the /notarizations routes). */
-  /** `viewer`: the caller's contact points when this request has already read them. */
+  /**
+   * Runs one change in a transaction; its events go out only after the commit.
+   * `only`: answer not_found for records of another type (the /notarizations routes). `viewer`: the
+   * caller's contact points when this request has already read them.
+   */
   private async mutate<T>(
     principal: Principal | null,
     idOrReference: string,
-    only: RecordType | undefined,
-    viewer: Viewer | undefined,
+    options: { only?: RecordType | undefined; viewer?: Viewer | undefined },
     work: (loaded: Loaded) => Promise<T>,
   ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const moves: RecordLifecycleEvent[] = [];
     const result = await this.orm.em.fork().transactional(async (em) => {
-      const done = await work({ ...(await this.load(em, principal, idOrReference, { forRead: false, only, viewer })), announced, lifecycle: moves });
+      const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
       await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
