@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { openServiceDatabase } from '../support/service-database.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+/**
+ * The API process holds only what answering requests needs: the libraries of the chain, the OAuth
+ * server, passkeys, PDF layout and the MongoDB queue load at first use (issue 11's memory goal).
+ * Checked in a process of its own, where nothing else has loaded them first.
+ */
+describe('Libraries loaded at start', () => {
+  let database: Awaited<ReturnType<typeof openServiceDatabase>>;
+  beforeAll(async () => {
+    database = await openServiceDatabase();
+  }, 60_000);
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it('a started service has not loaded viem, oidc-provider, @simplewebauthn, pdf-lib, fontkit, qrcode, node-forge or the MongoDB driver', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/loaded-packages.ts'], {
+      cwd: repo,
+      env: { ...process.env, DATABASE_URL: database.url },
+      timeout: 60_000,
+    });
+    const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+    // The probe sees the packages that are loaded (a wrong probe would see none).
+    expect(loaded).toEqual(expect.arrayContaining(['express', 'graphql', '@mikro-orm/core', 'canvas']));
+    const lazy = ['viem', 'oidc-provider', 'koa', 'jose', '@simplewebauthn/server', 'pdf-lib', '@pdf-lib/fontkit', 'qrcode', 'node-forge', '@agendajs/mongo-backend', 'mongodb'];
+    expect(loaded.filter((name) => lazy.includes(name))).toEqual([]);
+  }, 90_000);
+});
