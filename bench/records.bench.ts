@@ -33,14 +33,16 @@ let service: Started | undefined;
 let reference: Started | undefined;
 
 type Target = { label: string; url: string; method?: 'GET' | 'POST'; body?: string; headers?: Record<string, string> };
-type Figure = { rps: number; p99: number; bad: number };
+type Figure = { rps: number; p99: number; bad: number; bytes: number };
 
 async function measure(target: Target, seconds = SECONDS): Promise<Figure> {
   const options = { url: target.url, method: target.method ?? 'GET', body: target.body, headers: target.headers, connections: CONNECTIONS };
   await autocannon({ ...options, duration: 1 });
   const result = await autocannon({ ...options, duration: seconds });
   const bad = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, p99: result.latency.p99, bad };
+  // Bytes a response (headers and body), as autocannon read them.
+  const bytes = result.requests.total > 0 ? result.throughput.total / result.requests.total : 0;
+  return { rps: result.requests.average, p99: result.latency.p99, bad, bytes };
 }
 
 try {
@@ -92,7 +94,7 @@ try {
     if (!selected(key.replace(/\d$|Filled$/, ''))) return;
     const figure = await measure(target);
     figures.set(key, figure);
-    console.log(`  ${target.label.padEnd(52)} ${figure.rps.toFixed(0).padStart(7)} req/s  p99 ${String(figure.p99).padStart(4)} ms${figure.bad ? `  (${figure.bad} non-2xx/errors!)` : ''}`);
+    console.log(`  ${target.label.padEnd(52)} ${figure.rps.toFixed(0).padStart(7)} req/s  p99 ${String(figure.p99).padStart(4)} ms ${(figure.bytes / 1024).toFixed(1).padStart(6)} KiB${figure.bad ? `  (${figure.bad} non-2xx/errors!)` : ''}`);
   };
   await run('reference1', targets.reference);
   for (const key of ['rest', 'graphql', 'verify', 'public', 'hello', 'health'] as const) await run(key, targets[key]);
