@@ -20,12 +20,18 @@ describe('Libraries loaded at start', () => {
   });
 
   it('a started service has not loaded viem, oidc-provider, @simplewebauthn, pdf-lib, fontkit, qrcode, node-forge or the MongoDB driver', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/loaded-packages.ts'], {
-      cwd: repo,
-      env: { ...process.env, DATABASE_URL: database.url },
-      timeout: 60_000,
-    });
-    const loaded = JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+    const probe = async () => {
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/loaded-packages.ts'], {
+        cwd: repo,
+        env: { ...process.env, DATABASE_URL: database.url },
+        timeout: 60_000,
+      });
+      return JSON.parse(stdout.trim().split('\n').at(-1)!) as string[];
+    };
+    // The very first development start of a checkout makes the development seal (with node-forge);
+    // every later start finds it. The second start is the one measured.
+    await probe();
+    const loaded = await probe();
     // The probe sees the packages that are loaded (a wrong probe would see none).
     expect(loaded).toEqual(expect.arrayContaining(['express', 'graphql', '@mikro-orm/core', 'canvas']));
     const lazy = ['viem', 'oidc-provider', 'koa', 'jose', '@simplewebauthn/server', 'pdf-lib', '@pdf-lib/fontkit', 'qrcode', 'node-forge', '@agendajs/mongo-backend', 'mongodb'];
