@@ -144,7 +144,7 @@ try {
   row(listing.label, f('listing').toFixed(0), `${ratio(f('listing'), f('rest'))} of a record read`, '>= 0.5 of a record read');
   row(`same, ${total} records in the database`, f('listingFilled').toFixed(0), `${ratio(f('listingFilled'), f('listing'))} of the small database`, 'flat');
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-  console.log(`\nservice RSS after the run: ${mib(rss)} (goal < 300 MB); V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)} used of ${mib(memory.collected.heapTotal)}`);
+  console.log(`\nservice RSS at its peak: ${mib(memory.peak)}, after the run: ${mib(rss)} (goal < 300 MB); V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)} used of ${mib(memory.collected.heapTotal)}`);
   console.log(`  resident MiB by mapping: ${Object.entries(memory.mappings).map(([name, size]) => `${name} ${size}`).join(', ')}`);
   console.log(`listing plan with ${total} records:\n${plan.rows.map((r) => `  ${r['QUERY PLAN']}`).join('\n')}`);
 } finally {

@@ -114,7 +114,7 @@ try {
   console.log(`(all cards and PDFs drawn ${artifactsAt.toFixed(1)} s after the first seal, all anchors confirmed ${anchorsAt.toFixed(1)} s after it)`);
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
   console.log(
-    `\nservice RSS after sealing: ${mib(memory.rss)} (goal < 300 MB); main thread's V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)}`,
+    `\nservice RSS at its peak: ${mib(memory.peak)}, after sealing: ${mib(memory.rss)} (goal < 300 MB); main thread's V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)}`,
   );
   console.log(`  resident MiB by mapping: ${Object.entries(memory.mappings).map(([name, size]) => `${name} ${size}`).join(', ')}`);
 } finally {

@@ -2,7 +2,7 @@
  * The service as the benchmark runs it, in its own process: jobs off (BENCH_JOBS=1: on, with the
  * chain), logs at warn (to stdout, as in production), outgoing mail handed to the parent over IPC
  * (it needs the one-time codes).
- * Answers the parent `{ ready: url }`, then `{ rss }` on `{ memory: true }`; stops on `{ stop: true }`.
+ * Answers the parent `{ ready: url }`, then its memory (now, at its peak, after a full collection) on `{ memory: true }`; stops on `{ stop: true }`.
  */
 import 'reflect-metadata';
 import { startApp } from '../src/app.js';
@@ -35,6 +35,16 @@ function residentByMapping(): Record<string, number> {
   return Object.fromEntries([...totals].filter(([, mib]) => mib >= 2).sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => [k, Math.round(v)]));
 }
 
+/** The highest resident memory the process has had (Linux VmHWM), in bytes. */
+function peakResident(): number {
+  try {
+    const kib = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return kib ? Number(kib[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const send = (message: unknown) => process.send!(message);
 const app = await startApp(
   loadConfig({
@@ -59,7 +69,7 @@ process.on('message', (message: { memory?: boolean; stop?: boolean }) => {
     const before = process.memoryUsage();
     // With --expose-gc (the benchmark passes it): what stays after a full collection too.
     globalThis.gc?.();
-    send({ rss: before.rss, memory: before, collected: process.memoryUsage(), mappings: residentByMapping() });
+    send({ rss: before.rss, memory: before, peak: peakResident(), collected: process.memoryUsage(), mappings: residentByMapping() });
   }
   if (message.stop) void app.stop().then(() => process.exit(0));
 });

@@ -10,7 +10,8 @@ import pg from 'pg';
 export type Mail = { to: string; subject: string; text: string };
 export type Started = { child: ChildProcess; url: string };
 /** process.memoryUsage() as the service answers, after a full collection too, and its resident MiB by mapping (Linux). */
-export type ServiceMemory = NodeJS.MemoryUsage & { collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
+/** The service's memory when asked: now, its peak resident size (bytes), after a full collection, resident by mapping. */
+export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
 
 export class Bench {
   readonly mail: Mail[] = [];
@@ -55,10 +56,10 @@ export class Bench {
   /** The service's memory (process.memoryUsage()) as it answers over IPC, and after a full collection. */
   async memory(service: Started): Promise<ServiceMemory> {
     const answer = new Promise<ServiceMemory>((resolve) => {
-      const listener = (message: { memory?: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage; mappings?: Record<string, number> }) => {
+      const listener = (message: { memory?: NodeJS.MemoryUsage; peak?: number; collected: NodeJS.MemoryUsage; mappings?: Record<string, number> }) => {
         if (!message.memory) return;
         service.child.off('message', listener);
-        resolve({ ...message.memory, collected: message.collected, mappings: message.mappings ?? {} });
+        resolve({ ...message.memory, peak: message.peak ?? Number.NaN, collected: message.collected, mappings: message.mappings ?? {} });
       };
       service.child.on('message', listener);
     });

@@ -13,7 +13,7 @@ import { CounterProposalObject } from '../types/artifact.types.js';
 import { NamedPartyInput } from '../types/record.inputs.js';
 import { RecordObject } from '../types/record.types.js';
 
-@ObjectType('RecordLifecycleEvent', { description: 'A lifecycle move of a record, pushed live' })
+@ObjectType('RecordLifecycleEvent', { simpleResolvers: true, description: 'A lifecycle move of a record, pushed live' })
 export class RecordLifecycleEventObject {
   @Field(() => ID)
   recordId!: string;
@@ -37,7 +37,7 @@ export class RecordLifecycleEventObject {
   at!: string;
 }
 
-@ObjectType('RecordActivity', { description: "A lifecycle move, ceremony step or sealed artifact on any record the subscriber may read (a dashboard's feed)" })
+@ObjectType('RecordActivity', { simpleResolvers: true, description: "A lifecycle move, ceremony step or sealed artifact on any record the subscriber may read (a dashboard's feed)" })
 export class RecordActivityObject {
   @Field(() => ID)
   recordId!: string;

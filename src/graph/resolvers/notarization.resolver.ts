@@ -71,7 +71,7 @@ export class CreateNotarizationInput {
   requiredSignatureMethodCount?: number | null;
 }
 
-@ObjectType('NotarizationNextAction', { description: 'The call to make next (MCP tool and REST operation)' })
+@ObjectType('NotarizationNextAction', { simpleResolvers: true, description: 'The call to make next (MCP tool and REST operation)' })
 export class NotarizationNextActionObject {
   @Field()
   tool!: string;
@@ -86,7 +86,7 @@ export class NotarizationNextActionObject {
   description!: string;
 }
 
-@ObjectType('NotarizationCreated')
+@ObjectType('NotarizationCreated', { simpleResolvers: true })
 export class NotarizationCreatedObject {
   @Field(() => RecordObject)
   record!: RecordView;

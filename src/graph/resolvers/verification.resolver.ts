@@ -6,7 +6,7 @@ import { RecordStatusEnum, RecordTypeEnum } from '../types/enums.js';
 import { PublicNotarizationObject } from '../types/record.types.js';
 import { BlockchainRecordObject, IdenticonObject } from '../types/artifact.types.js';
 
-@ObjectType('PublicRecord', { description: 'A record as anyone may see it by reference: no body, participants or cards' })
+@ObjectType('PublicRecord', { simpleResolvers: true, description: 'A record as anyone may see it by reference: no body, participants or cards' })
 export class PublicRecordObject {
   @Field()
   agrReference!: string;
@@ -36,7 +36,7 @@ export class PublicRecordObject {
   blockchain!: BlockchainRecordObject | null;
 }
 
-@ObjectType('Verification', { description: 'A public verification result; without an artifact only a certificate lookup' })
+@ObjectType('Verification', { simpleResolvers: true, description: 'A public verification result; without an artifact only a certificate lookup' })
 export class VerificationObject {
   @Field()
   agrReference!: string;

@@ -21,12 +21,19 @@ const toSnake = remembered((key) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCa
 const OPAQUE = new Set(['metadata', 'llmAnalysis', 'llm_analysis', 'credential']);
 
 function convert(value: unknown, rename: (key: string) => string): unknown {
-  if (Array.isArray(value)) return value.map((item) => convert(item, rename));
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  if (Array.isArray(value)) {
+    const items = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) items[index] = convert(value[index], rename);
+    return items;
+  }
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const item = (value as Record<string, unknown>)[key];
-    const converted = OPAQUE.has(key) ? item : convert(item, rename);
+  const source = value as Record<string, unknown>;
+  for (const key in source) {
+    // GraphQL results and JSON bodies are plain objects; nothing inherited is the client's.
+    if (!Object.hasOwn(source, key)) continue;
+    const item = source[key];
+    const converted = item === null || typeof item !== 'object' || OPAQUE.has(key) ? item : convert(item, rename);
     // A client's "__proto__" key stays a plain property (assignment would set the prototype).
     if (key === '__proto__') Object.defineProperty(out, rename(key), { value: converted, enumerable: true, writable: true, configurable: true });
     else out[rename(key)] = converted;

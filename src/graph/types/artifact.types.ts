@@ -10,7 +10,7 @@ registerEnumType(CounterStatusEnum, { name: 'CounterStatus' });
 registerEnumType(BlockchainStatusEnum, { name: 'BlockchainStatus' });
 registerEnumType(IdenticonKindEnum, { name: 'IdenticonKind' });
 
-@ObjectType('CounterProposal', { description: 'A proposed replacement body from a non-initiator party' })
+@ObjectType('CounterProposal', { simpleResolvers: true, description: 'A proposed replacement body from a non-initiator party' })
 export class CounterProposalObject {
   @Field(() => ID)
   id!: string;
@@ -46,7 +46,7 @@ export class CounterProposalObject {
   resolvedAt!: Date | null;
 }
 
-@ObjectType('BlockchainRecord', { description: 'Where and how a sealed record was anchored on chain' })
+@ObjectType('BlockchainRecord', { simpleResolvers: true, description: 'Where and how a sealed record was anchored on chain' })
 export class BlockchainRecordObject {
   @Field(() => BlockchainStatusEnum)
   status!: string;
@@ -82,7 +82,7 @@ export class BlockchainRecordObject {
   nextRetryAt!: Date | null;
 }
 
-@ObjectType('Identicon', { description: 'Metadata of a document or signature identicon; image bytes only on request' })
+@ObjectType('Identicon', { simpleResolvers: true, description: 'Metadata of a document or signature identicon; image bytes only on request' })
 export class IdenticonObject {
   @Field(() => IdenticonKindEnum)
   kind!: string;
@@ -107,7 +107,7 @@ export class IdenticonObject {
 
 }
 
-@ObjectType('ShareCard', { description: 'Metadata of the private share card; never a storage path or download URL' })
+@ObjectType('ShareCard', { simpleResolvers: true, description: 'Metadata of the private share card; never a storage path or download URL' })
 export class ShareCardObject {
   @Field()
   filename!: string;

@@ -11,7 +11,7 @@ registerEnumType(SignatureMethodTypeEnum, { name: 'SignatureMethodType' });
 registerEnumType(ExecutionStatusEnum, { name: 'SignatureExecutionStatus' });
 registerEnumType(MethodStatusEnum, { name: 'SignatureMethodStatus' });
 
-@ObjectType('SignatureMethodStep', { description: 'What the signer is asked to do next' })
+@ObjectType('SignatureMethodStep', { simpleResolvers: true, description: 'What the signer is asked to do next' })
 export class SignatureMethodStepObject {
   @Field()
   prompt!: string;
@@ -29,7 +29,7 @@ export class SignatureMethodStepObject {
   challenge!: string | null;
 }
 
-@ObjectType('SignatureMethodState')
+@ObjectType('SignatureMethodState', { simpleResolvers: true })
 export class SignatureMethodStateObject {
   @Field(() => SignatureMethodTypeEnum)
   methodType!: string;
@@ -44,7 +44,7 @@ export class SignatureMethodStateObject {
   satisfiedAt!: Date | null;
 }
 
-@ObjectType('SignatureExecution', { description: "One participant's signature for one record version" })
+@ObjectType('SignatureExecution', { simpleResolvers: true, description: "One participant's signature for one record version" })
 export class SignatureExecutionObject {
   @Field(() => ID)
   id!: string;
@@ -80,7 +80,7 @@ export class SignatureExecutionObject {
   signatureIdenticon!: IdenticonObject | null;
 }
 
-@ObjectType('SignatureProgress', { description: 'A step of a signature ceremony on a record, pushed live' })
+@ObjectType('SignatureProgress', { simpleResolvers: true, description: 'A step of a signature ceremony on a record, pushed live' })
 export class SignatureProgressObject {
   @Field(() => ID)
   recordId!: string;

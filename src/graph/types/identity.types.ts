@@ -10,7 +10,7 @@ export class RequestOtpInput {
   purpose!: string;
 }
 
-@ObjectType('OtpRequest', { description: 'A code was mailed; the code itself is never returned' })
+@ObjectType('OtpRequest', { simpleResolvers: true, description: 'A code was mailed; the code itself is never returned' })
 export class OtpRequestObject {
   @Field(() => ID)
   verificationEventId!: string;
@@ -32,6 +32,7 @@ export class VerifyOtpInput {
 }
 
 @ObjectType('Session', {
+  simpleResolvers: true,
   description:
     'A verified code. For `authenticate` it carries a short-lived bearer session (access only, never a signature); ' +
     'for `agreement_confirmation` it only says the address is controlled: the token fields are null',
@@ -65,7 +66,7 @@ export class VerifyMcpAuthenticationInput {
   manualTransportToken?: boolean | null;
 }
 
-@ObjectType('McpAuthentication', { description: 'A retrieve-only grant on the MCP session; it proves access only, never a signature' })
+@ObjectType('McpAuthentication', { simpleResolvers: true, description: 'A retrieve-only grant on the MCP session; it proves access only, never a signature' })
 export class McpAuthenticationObject {
   @Field()
   authenticated!: boolean;
@@ -83,7 +84,7 @@ export class McpAuthenticationObject {
   transportToken!: string | null;
 }
 
-@ObjectType('ApiKey')
+@ObjectType('ApiKey', { simpleResolvers: true })
 export class ApiKeyObject {
   @Field(() => ID)
   id!: string;
@@ -107,7 +108,7 @@ export class ApiKeyObject {
   createdAt!: Date;
 }
 
-@ObjectType('CreatedApiKey')
+@ObjectType('CreatedApiKey', { simpleResolvers: true })
 export class CreatedApiKeyObject {
   @Field(() => ApiKeyObject)
   apiKey!: ApiKeyObject;
@@ -128,7 +129,7 @@ export class CreateApiKeyInput {
   expiresAt?: Date | null;
 }
 
-@ObjectType('Connector', { description: 'A hosted assistant connected through the OAuth connector flow' })
+@ObjectType('Connector', { simpleResolvers: true, description: 'A hosted assistant connected through the OAuth connector flow' })
 export class ConnectorObject {
   @Field(() => ID)
   id!: string;
@@ -155,7 +156,7 @@ export class ConnectorObject {
   lastUsedAt!: Date | null;
 }
 
-@ObjectType('ContactPoint', { description: 'A verified contact point of the caller’s identity' })
+@ObjectType('ContactPoint', { simpleResolvers: true, description: 'A verified contact point of the caller’s identity' })
 export class ContactPointObject {
   @Field(() => ID)
   id!: string;
@@ -188,7 +189,7 @@ export class LinkContactPointInput {
   code!: string;
 }
 
-@ObjectType('AuthenticationStatus')
+@ObjectType('AuthenticationStatus', { simpleResolvers: true })
 export class AuthenticationStatusObject {
   @Field()
   authenticated!: boolean;

@@ -10,7 +10,7 @@ import {
   RecordTypeEnum,
 } from './enums.js';
 
-@ObjectType('PartySignatureState', { description: "A participant's signature for the current version (no method details)" })
+@ObjectType('PartySignatureState', { simpleResolvers: true, description: "A participant's signature for the current version (no method details)" })
 export class PartySignatureStateObject {
   @Field(() => InitiatorSignatureStatusEnum)
   status!: string;
@@ -22,7 +22,7 @@ export class PartySignatureStateObject {
   canFinalize!: boolean;
 }
 
-@ObjectType('Party', { description: 'A participant of a record: initiator, party (or co-notarizer) or witness' })
+@ObjectType('Party', { simpleResolvers: true, description: 'A participant of a record: initiator, party (or co-notarizer) or witness' })
 export class PartyObject {
   @Field(() => ID)
   id!: string;
@@ -67,7 +67,7 @@ export class PartyObject {
   signatureState!: PartySignatureStateObject;
 }
 
-@ObjectType('InitiatorSignature', { description: "State of the initiator's signature for the current version" })
+@ObjectType('InitiatorSignature', { simpleResolvers: true, description: "State of the initiator's signature for the current version" })
 export class InitiatorSignatureObject {
   @Field(() => InitiatorSignatureStatusEnum)
   status!: string;
@@ -88,7 +88,7 @@ export class InitiatorSignatureObject {
   finalizedAt!: Date | null;
 }
 
-@ObjectType('WitnessSummary')
+@ObjectType('WitnessSummary', { simpleResolvers: true })
 export class WitnessSummaryObject {
   @Field(() => Int, { description: 'Witnesses not declined or waived' })
   active!: number;
@@ -106,7 +106,7 @@ export class WitnessSummaryObject {
   maxActive!: number;
 }
 
-@ObjectType('PublicNotarization', { description: 'What is public of a notarization; the text only when text_public' })
+@ObjectType('PublicNotarization', { simpleResolvers: true, description: 'What is public of a notarization; the text only when text_public' })
 export class PublicNotarizationObject {
   @Field()
   contentType!: string;
@@ -133,7 +133,7 @@ export class PublicNotarizationObject {
   text!: string | null;
 }
 
-@ObjectType('Notarization', { description: 'A notarization as readers in its identity graph see it' })
+@ObjectType('Notarization', { simpleResolvers: true, description: 'A notarization as readers in its identity graph see it' })
 export class NotarizationObject extends PublicNotarizationObject {
   @Field()
   textPublic!: boolean;
@@ -148,7 +148,7 @@ export class NotarizationObject extends PublicNotarizationObject {
   coNotarizerCount!: number;
 }
 
-@ObjectType('Record', { description: 'An agreement, declaration, witnessed agreement or notarization' })
+@ObjectType('Record', { simpleResolvers: true, description: 'An agreement, declaration, witnessed agreement or notarization' })
 export class RecordObject {
   @Field(() => ID)
   id!: string;
@@ -250,7 +250,7 @@ export class RecordObject {
   sealedAt!: Date | null;
 }
 
-@ObjectType('RecordPage')
+@ObjectType('RecordPage', { simpleResolvers: true })
 export class RecordPageObject {
   @Field(() => [RecordObject])
   records!: RecordObject[];

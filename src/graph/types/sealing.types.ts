@@ -1,6 +1,6 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType('AuditTrailEntry', { description: 'One entry of a record\'s hash-chained audit trail (no secrets, no contact values)' })
+@ObjectType('AuditTrailEntry', { simpleResolvers: true, description: 'One entry of a record\'s hash-chained audit trail (no secrets, no contact values)' })
 export class AuditTrailEntryObject {
   @Field(() => Int)
   seq!: number;
@@ -33,7 +33,7 @@ export class AuditTrailEntryObject {
   entryHash!: string;
 }
 
-@ObjectType('AuditTrail', { description: "A record's audit trail; the seal commits to its head" })
+@ObjectType('AuditTrail', { simpleResolvers: true, description: "A record's audit trail; the seal commits to its head" })
 export class AuditTrailObject {
   @Field(() => ID)
   recordId!: string;
@@ -51,7 +51,7 @@ export class AuditTrailObject {
   entries!: AuditTrailEntryObject[];
 }
 
-@ObjectType('SealedDocument', { description: 'The sealed, PAdES-signed PDF of a record (metadata; download over REST)' })
+@ObjectType('SealedDocument', { simpleResolvers: true, description: 'The sealed, PAdES-signed PDF of a record (metadata; download over REST)' })
 export class SealedDocumentObject {
   @Field()
   filename!: string;
@@ -72,7 +72,7 @@ export class SealedDocumentObject {
   generatedAt!: Date;
 }
 
-@ObjectType('ArtifactFile', { description: 'An artifact with its bytes (base64), for in-process transports and clients that cannot download' })
+@ObjectType('ArtifactFile', { simpleResolvers: true, description: 'An artifact with its bytes (base64), for in-process transports and clients that cannot download' })
 export class ArtifactFileObject {
   @Field()
   filename!: string;
@@ -93,7 +93,7 @@ export class ArtifactFileObject {
   contentBase64!: string;
 }
 
-@ObjectType('CardTicket', { description: 'A short-lived, single-use URL for a share card; it reveals nothing about the record' })
+@ObjectType('CardTicket', { simpleResolvers: true, description: 'A short-lived, single-use URL for a share card; it reveals nothing about the record' })
 export class CardTicketObject {
   @Field()
   url!: string;
