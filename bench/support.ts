@@ -13,6 +13,13 @@ export type Started = { child: ChildProcess; url: string };
 /** The service's memory when asked: now, its peak resident size (bytes), after a full collection, resident by mapping. */
 export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
 
+/**
+ * The V8 heap as `npm start` sizes it (package.json; HEAP_LIMIT_MIB, default 256): a capped old
+ * generation makes V8 grow the heap by a small factor after each collection instead of up to 4x,
+ * and 12 MiB semi-spaces keep the young generation small. BENCH_NODE_FLAGS come after and win.
+ */
+const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=12'];
+
 export class Bench {
   readonly mail: Mail[] = [];
   private readonly children: ChildProcess[] = [];
@@ -40,7 +47,7 @@ export class Bench {
   async start(script: string, options: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<Started> {
     const child = fork(path.join(import.meta.dirname, script), [], {
       env: { ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
-      execArgv: ['--expose-gc', ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(options.execArgv ?? [])],
+      execArgv: ['--expose-gc', ...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(options.execArgv ?? [])],
     });
     this.children.push(child);
     const url = await new Promise<string>((resolve, reject) => {
