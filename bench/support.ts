@@ -9,7 +9,6 @@ import pg from 'pg';
 
 export type Mail = { to: string; subject: string; text: string };
 export type Started = { child: ChildProcess; url: string };
-/** process.memoryUsage() as the service answers, after a full collection too, and its resident MiB by mapping (Linux). */
 /** The service's memory when asked: now, its peak resident size (bytes), after a full collection, resident by mapping. */
 export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
 

@@ -61,6 +61,7 @@ import type { SealContext } from './domain/sealing/seal.js';
 import { loadSealKey } from './domain/sealing/seal-key.js';
 import { SealArtifacts } from './domain/sealing/artifacts-service.js';
 import { threadRenderer } from './domain/sealing/renderer.js';
+import { madeOnFirstUse } from './domain/shared/first-use.js';
 import { PostgresArtifactStore } from './domain/sealing/artifact-store.js';
 import { AnchoringService } from './domain/anchoring/anchoring-service.js';
 import type { AnchorChain } from './domain/anchoring/chain.js';
@@ -461,10 +462,10 @@ async function settleWithin(name: string, run: () => Promise<unknown>, ms: numbe
 
 /** The configured chain, connected on first use and again after a failed attempt. */
 function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string, connected: (chain: AnchorChain) => void): () => Promise<AnchorChain> {
-  let pending: Promise<AnchorChain> | null = null;
   // viem is loaded with the first connection: a service without a chain never loads it.
-  return () =>
-    (pending ??= import('./domain/anchoring/viem-chain.js').then(({ DEVELOPMENT_SIGNER_KEY, ViemAnchorChain }) => ViemAnchorChain.connect({
+  return madeOnFirstUse(async () => {
+    const { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } = await import('./domain/anchoring/viem-chain.js');
+    const chain = await ViemAnchorChain.connect({
       rpcUrl: settings.rpcUrl,
       // The well-known development key is refused by the adapter on any chain but the development one.
       signerKey: settings.signerKey ?? DEVELOPMENT_SIGNER_KEY,
@@ -473,16 +474,10 @@ function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string
       deployIfMissing: !settings.registryAddress,
       addressFile: path.join(localStateDir, 'chain', 'registry.json'),
       networkName: settings.networkName,
-    })).then(
-      (chain) => {
-        connected(chain);
-        return chain;
-      },
-      (error: unknown) => {
-        pending = null;
-        throw error;
-      },
-    ));
+    });
+    connected(chain);
+    return chain;
+  });
 }
 
 /**

@@ -34,9 +34,10 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
   const load = async (req: Request, res: Response): Promise<Loaded> => {
+    const oidc = await provider();
     let details;
     try {
-      details = await (await provider()).interactionDetails(req, res);
+      details = await oidc.interactionDetails(req, res);
     } catch {
       throw new ConsentFailure(400, 'This connection request has expired or was opened in another browser. Start connecting again from your assistant.');
     }
@@ -44,7 +45,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
     if (details.result) throw new ConsentFailure(409, 'This connection request has already been answered.');
     const params = details.params as Record<string, unknown>;
     const clientId = String(params.client_id);
-    const client = await (await provider()).Client.find(clientId);
+    const client = await oidc.Client.find(clientId);
     if (!client) throw new ConsentFailure(400, 'The application asking for access is not registered.');
     const redirectUri = URL.parse(String(params.redirect_uri));
     if (!redirectUri) throw new ConsentFailure(400, 'The application gave no valid redirect address.');

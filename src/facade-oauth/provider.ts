@@ -11,7 +11,6 @@ import { postgresAdapter } from './adapter.js';
 import { renderErrorPage } from './pages.js';
 import { CONSENT_PATH, OAUTH_ROUTES } from './paths.js';
 
-
 export type OAuthServerSettings = {
   /** The issuer: the service's public base URL. */
   issuer: string;

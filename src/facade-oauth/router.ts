@@ -6,6 +6,7 @@ import { CONNECTOR_SCOPES, type ConnectorGrants } from '../domain/identity/conne
 import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
 import type { ClientLimits } from '../domain/shared/client-limits.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { madeOnFirstUse } from '../domain/shared/first-use.js';
 import { consentRouter } from './consent.js';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
@@ -50,18 +51,12 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   const resource = `${issuer}${CONNECTOR_RESOURCE_PATH}`;
   // oidc-provider (with koa and jose) is loaded and configured at the first request that needs it:
   // an instance whose users never connect an assistant never holds it. Tried again after a failure.
-  let pending: Promise<Provider> | null = null;
-  const provider = (): Promise<Provider> =>
-    (pending ??= import('./provider.js')
-      .then(({ createAuthorizationServer }) => createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants))
-      .then((created) => {
-        created.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
-        return created;
-      })
-      .catch((error: unknown) => {
-        pending = null;
-        throw error;
-      }));
+  const provider = madeOnFirstUse(async () => {
+    const { createAuthorizationServer } = await import('./provider.js');
+    const created = await createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants);
+    created.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
+    return created;
+  });
 
   const router = express.Router();
   const noStore = (_req: Request, res: Response, next: NextFunction) => {
