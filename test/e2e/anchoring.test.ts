@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
-import { AnchoringService } from '../../src/domain/anchoring/anchoring-service.js';
+import { ANCHORING_LOCK, AnchoringService } from '../../src/domain/anchoring/anchoring-service.js';
 import { AnchorChainError, type AnchorChain } from '../../src/domain/anchoring/chain.js';
 import { hashToBytes32 } from '../../src/domain/anchoring/merkle.js';
 import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from '../../src/domain/anchoring/viem-chain.js';
@@ -119,7 +119,7 @@ describe('Anchoring on a real local chain', () => {
     await Promise.all([...Array.from({ length: 4 }, () => anchoring.settle()), ...sealed.map((s) => record(s.id, s.initiator))]);
     await anchoring.settle();
     for (const s of sealed) expect((await record(s.id, s.initiator)).blockchain.status).toBe('confirmed');
-    const { rows } = await db.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = 7204123`);
+    const { rows } = await db.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and objid = $1`, [ANCHORING_LOCK]);
     expect(rows[0].n).toBe(0);
   });
 

@@ -19,7 +19,7 @@ export type AnchoringSettings = {
 };
 
 /** One anchoring pass at a time across every instance on the database. */
-const ANCHORING_LOCK = 7204123;
+export const ANCHORING_LOCK = 7204123;
 
 /**
  * Anchors seals on the chain: exactly one transaction per seal whatever fails. A batch's signed
