@@ -18,6 +18,9 @@ describe('Share card', () => {
     const png = renderShareCard(card);
     const image = await loadImage(png);
     expect([image.width, image.height]).toEqual([1200, 630]);
+    // An opaque card: 8-bit truecolour without alpha (IHDR colour type 2), small enough to share.
+    expect([png.readUInt8(24), png.readUInt8(25)]).toEqual([8, 2]);
+    expect(png.length).toBeLessThan(100_000);
     const generatedAt = new Date('2026-11-22T15:00:00Z');
     expect(shareCardMetadata(png, generatedAt, card.reference)).toEqual({
       filename: 'AGR-7K3M-9QXD-card.png',
