@@ -17,6 +17,7 @@
  */
 import path from 'node:path';
 import pg from 'pg';
+import { defaultSealWorkers } from '../src/config.js';
 import { agreement, Bench, percentile, selected } from './support.js';
 
 if (!selected('sealing')) process.exit(0);
@@ -102,7 +103,7 @@ try {
   const ms = (value: number) => `${value.toFixed(1)} ms`;
   const line = (label: string, steps: number[]) =>
     console.log(`| ${label} | ${steps.length} | ${ms(percentile(steps, 50))} | ${ms(percentile(steps, 99))} | ${ms(Math.max(...steps))} | < 50 ms |`);
-  console.log(`\nceremonies and sealing: ${AT_ONCE} ceremonies at once, ${total} records, SEAL_WORKERS=${process.env.SEAL_WORKERS ?? 'default (2)'}`);
+  console.log(`\nceremonies and sealing: ${AT_ONCE} ceremonies at once, ${total} records, SEAL_WORKERS=${process.env.SEAL_WORKERS ?? `default (${defaultSealWorkers})`}`);
   console.log('\n| ceremony steps | steps | p50 | p99 | max | goal (p99) |\n|---|---|---|---|---|---|');
   line(`${AT_ONCE} at once at a person's pace (0-${(2 * THINK_MS) / 1000} s pauses), initiators`, quiet);
   line(`${AT_ONCE} at once, each step sent by all at the same instant, parties (each finalize seals)`, sealing);
