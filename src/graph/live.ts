@@ -24,16 +24,20 @@ export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
       switch (event.type) {
         case 'signature_progress': {
           const e = event.data;
-          await pubSub.publishVia(client, SIGNATURE_PROGRESS, e.recordId, e);
           const activity: RecordActivity = { recordId: e.recordId, kind: 'signature', event: e.event, status: null, participantId: e.participantId, at: e.at };
-          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          await pubSub.publishAllVia(client, [
+            [SIGNATURE_PROGRESS, e.recordId, e],
+            [RECORD_ACTIVITY, activity],
+          ]);
           return;
         }
         case 'record_lifecycle': {
           const e = event.data;
-          await pubSub.publishVia(client, RECORD_LIFECYCLE, e.recordId, e);
           const activity: RecordActivity = { recordId: e.recordId, kind: 'lifecycle', event: e.trigger, status: e.toStatus, participantId: e.participantId, at: e.at };
-          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          await pubSub.publishAllVia(client, [
+            [RECORD_LIFECYCLE, e.recordId, e],
+            [RECORD_ACTIVITY, activity],
+          ]);
           return;
         }
         case 'record_artifact': {

@@ -110,6 +110,39 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     expect(rows[0]).toMatchObject({ attempts: 1, later: true, delivered_at: null });
   });
 
+  it('when an event fails after others in its batch, their notifications still go out exactly once', async () => {
+    const good = randomUUID();
+    const bad = randomUUID();
+    await commit([lifecycle(moveOf(good))]);
+    await commit([lifecycle(moveOf(bad))]);
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.query('listen outbox_test');
+    try {
+      // Delivers through the dispatcher's transaction, as the GraphQL PubSub does; fails on `bad`.
+      const notifying: OutboxSubscriber = {
+        name: 'notifying',
+        deliver: async (event, client) => {
+          if (event.data.recordId === bad) throw new Error('subscriber down');
+          await client.query('select pg_notify($1, $2)', ['outbox_test', event.data.recordId]);
+        },
+      };
+      await new OutboxDispatcher(pool, [notifying], logger).drain();
+      // A round trip on the listening connection: every notification committed before it has arrived.
+      await listener.query('select 1');
+      expect(heard).toEqual([good]);
+      const { rows } = await pool.query('select record_id, delivered_at is not null as delivered, attempts from outbox_events order by id');
+      expect(rows).toEqual([
+        { record_id: good, delivered: true, attempts: 0 },
+        { record_id: bad, delivered: false, attempts: 1 },
+      ]);
+    } finally {
+      await listener.end();
+    }
+  });
+
   it('a dispatcher killed mid-delivery sends nothing; the next one delivers the live event exactly once', async () => {
     const recordId = randomUUID();
     const listenerPool = new pg.Pool({ connectionString: db.url, max: 2 });

@@ -223,16 +223,18 @@ export class CeremonyService {
       }
       const { execution } = await this.currentExecution(loaded, action === 'start', true);
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
-      let method = await em.findOne(SignatureMethod, { execution, methodType: adapter.type });
+      // The execution's methods, read once under its lock: the answer shows them after this step.
+      const methods = await em.find(SignatureMethod, { execution });
+      let method = methods.find((candidate) => candidate.methodType === adapter.type);
       if (!method) {
         if (action !== 'start') throw new DomainError('conflict', `Start the ${adapter.type} method first`);
         method = em.create(SignatureMethod, { execution, methodType: adapter.type, status: 'pending' });
+        methods.push(method);
       }
       const now = this.clock.now();
       const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
       const event = outcome ? applyOutcome(method, execution, outcome, action, now) : 'method_pending';
       await em.flush();
-      const methods = await em.find(SignatureMethod, { execution });
       this.announce(loaded, execution, methods, event, adapter.type);
       return toExecutionView(execution, methods, this.methodsFor(loaded));
     });

@@ -99,31 +99,16 @@ export class OutboxDispatcher {
     };
     client.on('error', onError);
     try {
-      await client.query('begin');
-      const { rows } = await client.query<Row>(
-        `select id, type, payload, attempts from outbox_events
-          where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
-          order by id limit $1 for update skip locked`,
-        [this.options.batchSize ?? 100],
-      );
-      const delivered: string[] = [];
-      for (const row of rows) {
-        const event = { type: row.type, data: row.payload } as DomainEvent;
-        await client.query('savepoint outbox_event');
-        try {
-          for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
-          await client.query('release savepoint outbox_event');
-          delivered.push(row.id);
-        } catch (error) {
-          await client.query('rollback to savepoint outbox_event');
-          const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
-          await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
-          this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
-        }
+      // Usually every event of the batch is delivered in one transaction with no savepoints. When a
+      // subscriber fails, that is rolled back and the batch is delivered again one event at a time,
+      // each in a savepoint, so that only the failing event waits (subscribers are idempotent).
+      try {
+        return await this.claimAndDeliver(client, false);
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        if (lost) throw error;
       }
-      if (delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
-      await client.query('commit');
-      return rows.length;
+      return await this.claimAndDeliver(client, true);
     } catch (error) {
       await client.query('rollback').catch(() => undefined);
       throw error;
@@ -131,5 +116,43 @@ export class OutboxDispatcher {
       client.off('error', onError);
       client.release(lost);
     }
+  }
+
+  /**
+   * Claims a batch (`for update skip locked`), delivers it and marks it delivered, in one transaction.
+   * `oneByOne`: each event in a savepoint; one that fails is put back with backoff and the rest go on.
+   * Otherwise any failure is thrown (the caller rolls back).
+   */
+  private async claimAndDeliver(client: pg.PoolClient, oneByOne: boolean): Promise<number> {
+    await client.query('begin');
+    const { rows } = await client.query<Row>(
+      `select id, type, payload, attempts from outbox_events
+        where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
+        order by id limit $1 for update skip locked`,
+      [this.options.batchSize ?? 100],
+    );
+    const delivered: string[] = [];
+    for (const row of rows) {
+      const event = { type: row.type, data: row.payload } as DomainEvent;
+      if (!oneByOne) {
+        for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+        delivered.push(row.id);
+        continue;
+      }
+      await client.query('savepoint outbox_event');
+      try {
+        for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+        await client.query('release savepoint outbox_event');
+        delivered.push(row.id);
+      } catch (error) {
+        await client.query('rollback to savepoint outbox_event');
+        const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
+        await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
+        this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
+      }
+    }
+    if (delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
+    await client.query('commit');
+    return rows.length;
   }
 }
