@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, rgb, type Color, type PDFFont, type PDFPage } from 'pdf-lib';
+import { PDFDocument, rgb, type Color, type PDFFont, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import QRCode from 'qrcode';
 import { identiconPattern, type Rgb } from '../ceremonies/identicon.js';
 import { FONT_FILES } from './fonts.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AFRelationship, PDFDocument, PDFHexString, type PDFPage } from 'pdf-lib';
+import { AFRelationship, PDFDocument, PDFHexString, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import { CONTENT_WIDTH, PAGE, PageFlow, color, drawIdenticon, drawQrCode, drawableText, embedFonts, sectionHeading, style, wrapText, type Fonts, type TextStyle } from './pdf-layout.js';
 import { renderCertificate } from './pdf-certificate.js';
 import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
