@@ -13,7 +13,6 @@ export const defaultSealWorkers = Math.min(4, Math.max(1, os.availableParallelis
  * The environment, parsed and validated once. Every variable is documented in README.md
  * (Configuration); a bad value stops start-up with a message naming the variable.
  */
-
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');

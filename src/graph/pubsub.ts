@@ -123,8 +123,8 @@ export class PostgresPubSub implements PubSub {
   /** Several `publishVia`s in one statement, sent in the order given. */
   async publishAllVia(client: pg.ClientBase, messages: readonly (readonly [routingKey: string, ...args: unknown[]])[]): Promise<void> {
     const payloads = messages.map(([routingKey, ...args]) => this.encode(routingKey, args)).filter((payload) => payload !== null);
-    if (payloads.length === 1) await client.query('select pg_notify($1, $2)', [CHANNEL, payloads[0]]);
-    else if (payloads.length > 1) await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as m(payload, n) order by n', [CHANNEL, payloads]);
+    if (payloads.length === 0) return;
+    await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as m(payload, n) order by n', [CHANNEL, payloads]);
   }
 
   private encode(routingKey: string, args: unknown[]): string | null {

@@ -134,14 +134,17 @@ export class OutboxDispatcher {
     const delivered: string[] = [];
     for (const row of rows) {
       const event = { type: row.type, data: row.payload } as DomainEvent;
-      if (!oneByOne) {
+      const deliver = async () => {
         for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+      };
+      if (!oneByOne) {
+        await deliver();
         delivered.push(row.id);
         continue;
       }
       await client.query('savepoint outbox_event');
       try {
-        for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+        await deliver();
         await client.query('release savepoint outbox_event');
         delivered.push(row.id);
       } catch (error) {
