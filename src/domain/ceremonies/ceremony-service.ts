@@ -247,8 +247,9 @@ export class CeremonyService {
   private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<Viewer | undefined> {
     if (action === 'cancel') return undefined;
     const { em, record, participant, viewer } = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+    // A start is counted here, by the service; the adapter counts what its submits and refreshes spend.
     if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
-    if (adapter.count) {
+    else if (adapter.count) {
       const method = await em.findOne(SignatureMethod, { execution: { participant, recordVersion: record.currentVersion }, methodType: adapter.type });
       await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
     }

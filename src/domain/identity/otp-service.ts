@@ -57,7 +57,10 @@ export class OtpService {
       issues.add(['purpose'], `Purpose must be one of ${OTP_PURPOSES.join(', ')}`, 'invalid_enum');
     }
     issues.throwIfAny();
-    return this.issue(em, email, input.purpose as OtpPurpose);
+    const issued = await this.issue(em, email, input.purpose as OtpPurpose);
+    // The caller's change flushes its own unit of work (the code with it); a code on its own is written now.
+    if (!options.em) await em.flush();
+    return issued;
   }
 
   /** A code of the connector consent page's own purpose, which `request` never issues. */
@@ -65,9 +68,13 @@ export class OtpService {
     await this.clients.admit(client, 'request_otp');
     const normalized = normalizeEmail(email ?? '');
     if (!isValidEmail(normalized)) throw DomainError.invalid(['email'], 'Enter a valid email address', 'invalid_email');
-    return this.issue(this.orm.em.fork(), normalized, CONNECTOR_CONSENT_PURPOSE);
+    const em = this.orm.em.fork();
+    const issued = await this.issue(em, normalized, CONNECTOR_CONSENT_PURPOSE);
+    await em.flush();
+    return issued;
   }
 
+  /** Writes the code's event and its mail into `em`'s unit of work; the caller flushes (both in one go). */
   private async issue(em: EntityManager, email: string, purpose: OtpPurpose): Promise<IssuedOtp> {
     await this.rateLimiter.hit(
       em,
@@ -87,7 +94,6 @@ export class OtpService {
       createdAt: now,
     });
     event.codeHash = hashCode(event.id, code);
-    await em.flush();
     const minutes = Math.round(this.settings.ttlSeconds / 60);
     await this.mailer.send({
       to: email,

@@ -80,9 +80,13 @@ export class MailQueue implements Mailer {
   async send(message: MailMessage, em?: EntityManager): Promise<void> {
     const target = em ?? this.orm.em.fork();
     target.create(QueuedMessage, { recipient: message.to, subject: message.subject, text: message.text, html: message.html ?? null, nextAttemptAt: this.clock.now(), createdAt: this.clock.now() });
+    if (em) {
+      // The caller's flush writes it and its commit makes it visible: look again shortly.
+      this.wake(50);
+      return;
+    }
     await target.flush();
-    // Inside a caller's transaction the row is visible only after its commit: look again shortly.
-    this.wake(em ? 50 : 0);
+    this.wake(0);
   }
 
   start(): void {

@@ -12,7 +12,10 @@ export type MailMessage = {
 };
 
 export interface Mailer {
-  /** `em`: the caller's transaction, when the message belongs to a larger change (the outbox writes it there). */
+  /**
+   * `em`: the caller's unit of work, when the message belongs to a larger change: the message is
+   * written with the caller's next flush, in its transaction (the caller flushes).
+   */
   send(message: MailMessage, em?: EntityManager): Promise<void>;
   close?(): Promise<void>;
 }

@@ -1,6 +1,7 @@
-import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Participant, SignedRecord } from '../records/entities.js';
 import { appendAudit, type AuditActorRole, type AuditMove } from '../records/audit-trail.js';
+import { lockRecordRow } from '../records/record-access.js';
 import { sealRecord, type SealContext } from '../sealing/seal.js';
 import type { DomainEvent, DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
 import { OutboxEvent } from './entities.js';
@@ -29,7 +30,7 @@ export class EventJournal implements DomainEvents {
     for (const event of events) byRecord.set(event.data.recordId, [...(byRecord.get(event.data.recordId) ?? []), event]);
     // Several records in one change (an amendment sealing supersedes its predecessor): lock in id order.
     for (const recordId of [...byRecord.keys()].sort()) {
-      await em.findOne(SignedRecord, { id: recordId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await lockRecordRow(em, recordId);
       await this.journalRecord(em, recordId, byRecord.get(recordId)!);
     }
     for (const event of events) em.create(OutboxEvent, { type: event.type, payload: event.data, recordId: event.data.recordId });

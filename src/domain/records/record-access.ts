@@ -29,9 +29,30 @@ export function recordKeyOf(idOrReference: string): { id: string } | { reference
 export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean } = {}): Promise<SignedRecord | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
-  return options.lock
-    ? em.findOne(SignedRecord, key, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true })
-    : em.findOne(SignedRecord, key, { populate: ['participants'] });
+  if (!options.lock) return em.findOne(SignedRecord, key, { populate: ['participants'] });
+  const record = await em.findOne(SignedRecord, key, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
+  if (record) heldRowLocks(em).add(record.id);
+  return record;
+}
+
+/**
+ * The record rows an EntityManager's transaction has locked. `transactional` gives each transaction
+ * a fork of its own, so what is held is forgotten with the fork.
+ */
+const rowLocks = new WeakMap<EntityManager, Set<string>>();
+
+function heldRowLocks(em: EntityManager): Set<string> {
+  let held = rowLocks.get(em);
+  if (!held) rowLocks.set(em, (held = new Set()));
+  return held;
+}
+
+/** Locks a record's row for the transaction of `em`; sends nothing when that transaction holds it already. */
+export async function lockRecordRow(em: EntityManager, recordId: string): Promise<void> {
+  const held = heldRowLocks(em);
+  if (held.has(recordId)) return;
+  await em.findOne(SignedRecord, { id: recordId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  held.add(recordId);
 }
 
 export function canRead(record: SignedRecord | RecordData, viewer: Viewer): boolean {

@@ -45,6 +45,7 @@ export interface SignatureMethodAdapter {
   /**
    * Work that must stay counted even when the step then fails (attempts, outside fetches): runs
    * before the step's transaction, so that it never needs a second connection while one is held.
+   * Called for submits and refreshes; starts are counted by the service (its per-method start limit).
    */
   count?(preview: StepPreview): Promise<void>;
   /** Whether the method can serve this signer at all (listed in the execution only then). Default: yes. */
