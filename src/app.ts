@@ -30,7 +30,7 @@ import { MailQueue } from './domain/mail/mail-queue.js';
 import { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
 import { IdempotencyStore } from './domain/idempotency/idempotency-store.js';
 import { idempotencyPlugin } from './graph/idempotency.js';
-import { RecordService } from './domain/records/record-service.js';
+import { RecordService, type RecordPage } from './domain/records/record-service.js';
 import { systemClock, type Clock } from './domain/shared/clock.js';
 import { RateLimiter } from './domain/shared/rate-limiter.js';
 import { ClientLimits } from './domain/shared/client-limits.js';
@@ -54,7 +54,7 @@ import { CounterService } from './domain/records/counter-service.js';
 import { AmendmentService } from './domain/records/amendment-service.js';
 import { BotApiMessengerSender } from './domain/messaging/messenger-sender.js';
 import { liveSubscriber, liveUpdates } from './graph/live.js';
-import { watchCredentialChanges, watchRecordActivity } from './graph/invalidation.js';
+import { watchCredentialChanges, watchRecordChanges } from './graph/invalidation.js';
 import { OutboxDispatcher, type OutboxSubscriber } from './domain/outbox/dispatcher.js';
 import { EventJournal } from './domain/outbox/journal.js';
 import type { SealContext } from './domain/sealing/seal.js';
@@ -155,7 +155,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
   const oauthStorage = new OAuthPayloadStore(orm, clock);
   const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
-  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl });
+  // Identities' listing pages: dropped on every committed transaction of this instance (so a caller
+  // lists what it just wrote) and on every RECORDS_CHANGED notification (any instance, any path).
+  const listings = config.caches.listingSeconds > 0
+    ? new AnswerCache<RecordPage>({ ttlMs: config.caches.listingSeconds * 1000, maxEntries: 1_000, maxSize: 5_000, sizeOf: (page) => page.records.length })
+    : null;
+  if (listings) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => listings.invalidate() });
+  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, listings);
   const housekeeping = new HousekeepingService(orm, clock);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore(orm, clock);
@@ -189,9 +195,15 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const chain = config.chain ? lazyChain(config.chain, config.localStateDir, (c) => (sealContext.anchor = { network: c.networkName(), chainId: c.chainId, registryAddress: c.registryAddress })) : null;
   if (chain) await chain().catch((error: unknown) => logger.warn({ err: error }, 'chain unreachable at start; anchoring will retry'));
   else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
-  // Sealed records' public answers: dropped when this instance commits events and when any instance's arrive.
+  // Sealed records' public answers: dropped when this instance commits events, and when any instance's
+  // events or committed writes to record tables are notified (both caches of record views).
   const publicAnswers = config.caches.publicAnswerSeconds > 0 ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: config.caches.publicAnswerSeconds * 1000, maxEntries: 10_000 }) : null;
-  const stopWatchingActivity = publicAnswers ? watchRecordActivity(pubSub, () => publicAnswers.invalidate()) : async () => undefined;
+  const stopWatchingActivity = publicAnswers || listings
+    ? watchRecordChanges(pubSub, () => {
+        publicAnswers?.invalidate();
+        listings?.invalidate();
+      })
+    : async () => undefined;
   const domainEvents = new EventJournal(sealContext, () => {
     publicAnswers?.invalidate();
     dispatcher.wake();

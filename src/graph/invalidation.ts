@@ -1,5 +1,7 @@
 import type { PubSub } from 'type-graphql';
 import { RECORD_ACTIVITY } from './live.js';
+import { LISTENER_RESUMED } from './pubsub.js';
+import { RECORDS_CHANGED } from '../domain/shared/record-changes.js';
 
 const CREDENTIALS_CHANGED = 'CREDENTIALS_CHANGED';
 
@@ -14,9 +16,16 @@ function watchTopic(pubSub: PubSub, topic: string, onEvent: () => void): () => P
   };
 }
 
-/** Calls `changed` on every record activity of any instance (caches of public answers drop theirs); returns the stop. */
-export function watchRecordActivity(pubSub: PubSub, changed: () => void): () => Promise<void> {
-  return watchTopic(pubSub, RECORD_ACTIVITY, changed);
+/**
+ * Calls `changed` whenever a record's view may have changed, on any instance: every domain event,
+ * every committed write to the tables views are made from, and the return of a lost LISTEN
+ * connection (what was notified meanwhile is unknown). Returns the stop.
+ */
+export function watchRecordChanges(pubSub: PubSub, changed: () => void): () => Promise<void> {
+  const stops = [RECORD_ACTIVITY, RECORDS_CHANGED, LISTENER_RESUMED].map((topic) => watchTopic(pubSub, topic, changed));
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
 }
 
 /**
@@ -30,6 +39,7 @@ export function watchCredentialChanges(pubSub: PubSub, forget: () => void): { ch
       forget();
       pubSub.publish(CREDENTIALS_CHANGED, {});
     },
-    stop: watchTopic(pubSub, CREDENTIALS_CHANGED, forget),
+    // After a lost LISTEN connection, a revocation may have gone unheard: forget everything.
+    stop: ((stops) => async () => void (await Promise.all(stops.map((stop) => stop()))))([CREDENTIALS_CHANGED, LISTENER_RESUMED].map((topic) => watchTopic(pubSub, topic, forget))),
   };
 }

@@ -2,12 +2,18 @@ import { Repeater } from '@repeaterjs/repeater';
 import pg from 'pg';
 import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
+import { PUBSUB_CHANNEL as CHANNEL } from '../domain/shared/record-changes.js';
 
-const CHANNEL = 'rss_graph_events';
 /** PostgreSQL caps a NOTIFY payload at 8000 bytes; events carry ids and states, never documents. */
 const MAX_PAYLOAD = 7900;
 
 type Listener = (payload: unknown) => void;
+
+/**
+ * Published locally (never over the database) when the LISTEN connection is back after a loss:
+ * whatever was notified meanwhile is lost, so caches that drop entries on notifications drop all.
+ */
+export const LISTENER_RESUMED = 'PUBSUB_LISTENER_RESUMED';
 
 export type ReconnectPolicy = { initialBackoffMs: number; maxBackoffMs: number };
 
@@ -81,6 +87,7 @@ export class PostgresPubSub implements PubSub {
           }
           this.listener = client;
           this.logger.info('pubsub listener reconnected');
+          for (const listener of this.listeners.get(LISTENER_RESUMED) ?? []) listener(null);
         } catch (error) {
           this.logger.warn({ err: error, retryInMs: backoff }, 'pubsub reconnect failed');
           backoff = Math.min(backoff * 2, this.policy.maxBackoffMs);

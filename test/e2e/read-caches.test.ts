@@ -1,4 +1,5 @@
-import { startTestApp, type TestApp } from '../support/harness.js';
+import pg from 'pg';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { waitFor } from '../support/wait.js';
@@ -11,7 +12,7 @@ import { waitFor } from '../support/wait.js';
 describe('Read caches across instances', () => {
   let a: TestApp;
   let b: TestApp;
-  const long = { PRINCIPAL_CACHE_SECONDS: '300', PUBLIC_ANSWER_CACHE_SECONDS: '3600' };
+  const long = { PRINCIPAL_CACHE_SECONDS: '300', PUBLIC_ANSWER_CACHE_SECONDS: '3600', LISTING_CACHE_SECONDS: '300' };
 
   beforeAll(async () => {
     a = await startTestApp(long);
@@ -20,6 +21,49 @@ describe('Read caches across instances', () => {
   afterAll(async () => {
     await b.stop();
     await a.stop();
+  });
+
+  const titles = async (app: TestApp, token: string) =>
+    ((await app.request('GET', '/api/v1/identity/agreements', { token })).body.agreements as { title: string | null }[]).map((record) => record.title);
+
+  it('a listing is served from memory until anything its records are made from changes, on any instance and by any path', async () => {
+    const token = await a.signIn('lister@example.com');
+    const tokenOnB = await b.signIn('lister@example.com');
+    const create = (title: string) => a.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title, parties: [{ display_name: 'Other', contact_point_value: 'listed-other@example.com' }] }) });
+    const first = await create('First listed');
+    expect(first.status).toBe(201);
+    expect(await titles(a, token)).toEqual(['First listed']);
+    expect(await titles(b, tokenOnB)).toEqual(['First listed']);
+
+    // The instance that creates lists the new record at once (its own commit drops its pages);
+    // the other as soon as the database's notification arrives.
+    expect((await create('Second listed')).status).toBe(201);
+    expect(await titles(a, token)).toEqual(['Second listed', 'First listed']);
+    await waitFor(async () => (await titles(b, tokenOnB)).length === 2, 10_000);
+
+    const sql = new pg.Client({ connectionString: a.databaseUrl });
+    await sql.connect();
+    try {
+      // A write the triggers do not see (replication role) shows the pages really are kept...
+      await sql.query('begin');
+      await sql.query("set local session_replication_role = 'replica'");
+      await sql.query("update records set title = 'Renamed unseen' where id = $1", [first.body.id]);
+      await sql.query('commit');
+      expect(await titles(a, token)).toEqual(['Second listed', 'First listed']);
+      expect(await titles(b, tokenOnB)).toEqual(['Second listed', 'First listed']);
+      // ...and any committed write to a table a view is made from, by any path (here plain SQL),
+      // drops them on every instance: a participant's row this time.
+      await sql.query("update participants set display_name = 'Other, renamed' where record_id = $1 and role = 'party'", [first.body.id]);
+      await waitFor(async () => (await titles(a, token)).includes('Renamed unseen'), 10_000);
+      await waitFor(async () => (await titles(b, tokenOnB)).includes('Renamed unseen'), 10_000);
+      // A write that rolls back notifies nothing and changes nothing.
+      await sql.query('begin');
+      await sql.query("update records set title = 'Rolled back' where id = $1", [first.body.id]);
+      await sql.query('rollback');
+      expect(await titles(b, tokenOnB)).toEqual(['Second listed', 'Renamed unseen']);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('a key revoked on one instance stops working on another that had just used it', async () => {

@@ -1,6 +1,7 @@
 import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export type AnchorBatchStatus = 'prepared' | 'confirmed' | 'abandoned';
 
@@ -9,7 +10,7 @@ export type AnchorBatchStatus = 'prepared' | 'confirmed' | 'abandoned';
  * The signed transaction is stored BEFORE it is broadcast, so a retry after any failure (a crash
  * right after broadcast included) sends the very same bytes: never a second transaction.
  */
-@Entity({ tableName: 'anchor_batches' })
+@Entity({ tableName: 'anchor_batches', triggers: [notifyRecordsChanged] })
 @Index({ properties: ['status', 'nextAttemptAt'] })
 export class AnchorBatch {
   [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'blockNumber' | 'blockTime' | 'lastError' | 'createdAt' | 'confirmedAt';

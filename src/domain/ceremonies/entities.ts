@@ -7,6 +7,7 @@ import {
   SIGNATURE_METHOD_STATUSES as METHOD_STATUSES,
   SIGNATURE_METHOD_TYPES,
 } from '../vocabulary.js';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export { EXECUTION_STATUSES, METHOD_STATUSES, SIGNATURE_METHOD_TYPES };
 
@@ -33,7 +34,7 @@ export type IdenticonData = { kind: 'document' | 'signature'; digest: string; sh
  * One participant's signature for one version of a record: the distinct methods satisfied so far
  * and, once finalized, the evidence bound to that version.
  */
-@Entity({ tableName: 'signature_executions' })
+@Entity({ tableName: 'signature_executions', triggers: [notifyRecordsChanged] })
 @Unique({ properties: ['participant', 'recordVersion'] })
 export class SignatureExecution {
   [OptionalProps]?: 'status' | 'createdAt' | 'updatedAt' | 'finalizedAt' | 'evidence' | 'identicon';
@@ -74,7 +75,7 @@ export class SignatureExecution {
 }
 
 /** One method within an execution. Private method state (event ids, nonces) never leaves the domain. */
-@Entity({ tableName: 'signature_methods' })
+@Entity({ tableName: 'signature_methods', triggers: [notifyRecordsChanged] })
 // The messenger webhook looks pending challenges up by their text.
 @Index({
   name: 'signature_methods_pending_messenger_challenge_index',

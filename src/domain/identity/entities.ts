@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { OptionalProps } from '@mikro-orm/core';
 import type { Scope } from './principal.js';
 import { CONNECTOR_CONSENT_PURPOSE, OTP_PURPOSES } from '../vocabulary.js';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export { OTP_PURPOSES };
 
@@ -21,7 +22,7 @@ export class Identity {
 export type ContactPointType = 'email' | 'messenger' | (string & {});
 
 /** A verified way to reach an identity (email, messenger handle, linked social handle). */
-@Entity({ tableName: 'contact_points' })
+@Entity({ tableName: 'contact_points', triggers: [notifyRecordsChanged] })
 @Unique({ properties: ['type', 'value'] })
 export class ContactPoint {
   [OptionalProps]?: 'firstVerifiedAt' | 'lastVerifiedAt' | 'createdAt';

@@ -11,6 +11,7 @@ import { Migration20261123042830_idempotency_keys as M8 } from './Migration20261
 import { Migration20261123043029_mcp_sessions_grants_confirmations as M9 } from './Migration20261123043029_mcp_sessions_grants_confirmations.js';
 import { Migration20261123044135_oauth_storage as M10 } from './Migration20261123044135_oauth_storage.js';
 import { Migration20261123080000_unlogged_rate_limits as M11 } from './Migration20261123080000_unlogged_rate_limits.js';
+import { Migration20261123200243_record_change_notifications as M12 } from './Migration20261123200243_record_change_notifications.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -28,4 +29,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261123043029_mcp_sessions_grants_confirmations', class: M9 },
   { name: 'Migration20261123044135_oauth_storage', class: M10 },
   { name: 'Migration20261123080000_unlogged_rate_limits', class: M11 },
+  { name: 'Migration20261123200243_record_change_notifications', class: M12 },
 ];

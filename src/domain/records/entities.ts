@@ -11,6 +11,7 @@ import { Collection, OptionalProps, type Rel } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Identity } from '../identity/entities.js';
 import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../vocabulary.js';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export { COUNTER_STATUSES, CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES };
 
@@ -42,7 +43,7 @@ export type NotarizationDetails = {
  * A record: agreement, declaration, witnessed agreement or notarization. Its status only changes
  * through the lifecycle table (records/lifecycle.ts).
  */
-@Entity({ tableName: 'records' })
+@Entity({ tableName: 'records', triggers: [notifyRecordsChanged] })
 @Index({ properties: ['initiatorIdentity', 'createdAt'] })
 // The expiry job's filter (records.expire-lapsed, every minute): status in (...) and expires_at <= now.
 @Index({ properties: ['status', 'expiresAt'] })
@@ -136,7 +137,7 @@ export class SignedRecord {
 }
 
 /** Someone who takes part in a record: the initiator, a party (or co-notarizer) or a witness. */
-@Entity({ tableName: 'participants' })
+@Entity({ tableName: 'participants', triggers: [notifyRecordsChanged] })
 @Index({ properties: ['contactPointType', 'contactPointValue'] })
 export class Participant {
   [OptionalProps]?:
@@ -196,7 +197,7 @@ export class Participant {
 export type CounterStatus = (typeof COUNTER_STATUSES)[number];
 
 /** A proposed replacement body from a non-initiator party. At most one is pending per record. */
-@Entity({ tableName: 'counter_proposals' })
+@Entity({ tableName: 'counter_proposals', triggers: [notifyRecordsChanged] })
 @Index({ properties: ['record', 'status'] })
 export class CounterProposal {
   [OptionalProps]?: 'status' | 'rawInput' | 'assistedText' | 'diffSummary' | 'resolvedBody' | 'createdAt' | 'resolvedAt';

@@ -26,6 +26,7 @@ import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
 import { openAuditTrail } from './audit-trail.js';
 import type { SealingSettings } from '../sealing/sealing-view.js';
+import type { AnswerCache } from '../shared/answer-cache.js';
 
 export type RecordPage = { records: RecordView[]; total: number; limit: number; offset: number };
 
@@ -42,6 +43,12 @@ export class RecordService {
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
+    /**
+     * Identities' listing pages, kept in memory (none without). Dropped whenever anything a record
+     * view is made from changes, on any instance and by any path (see AnswerCache and the
+     * `RECORDS_CHANGED` notification of the record_change_notifications migration).
+     */
+    private readonly listings: AnswerCache<RecordPage> | null = null,
   ) {}
 
   async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
@@ -150,10 +157,17 @@ export class RecordService {
     issues.throwIfAny();
     const known = (!input.status || (RECORD_STATUSES as readonly string[]).includes(input.status)) && (!input.type || (RECORD_TYPES as readonly string[]).includes(input.type));
     if (!known) return { records: [], total: 0, limit, offset };
-    const em = this.orm.em.fork();
-    const { ids, total } = await readableRecordIds(em, caller.identityId, { status: input.status, type: input.type, limit, offset });
-    const { viewer, models } = await readRecords(em, { ids }, caller.identityId, this.sealing);
-    return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
+    const filter = { status: input.status, type: input.type, limit, offset };
+    const load = async (): Promise<RecordPage> => {
+      const em = this.orm.em.fork();
+      const { ids, total } = await readableRecordIds(em, caller.identityId, filter);
+      const { viewer, models } = await readRecords(em, { ids }, caller.identityId, this.sealing);
+      return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
+    };
+    if (!this.listings) return load();
+    // The page depends on the identity (whose records, seen through which contact points) and the filter only.
+    const key = [caller.identityId, filter.status ?? '', filter.type ?? '', limit, offset].join('\u0000');
+    return this.listings.get(key, load, () => true);
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */

@@ -1,6 +1,7 @@
 import { Entity, Index, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export type ArtifactKind = 'sealed_pdf' | 'share_card';
 
@@ -8,7 +9,7 @@ export type ArtifactKind = 'sealed_pdf' | 'share_card';
  * A file a sealed record became (the signed PDF, the share card). Written once: a second writer of
  * the same kind finds it there and keeps it, so the stored hash never changes.
  */
-@Entity({ tableName: 'sealed_artifacts' })
+@Entity({ tableName: 'sealed_artifacts', triggers: [notifyRecordsChanged] })
 @Unique({ properties: ['recordId', 'kind'] })
 export class SealedArtifact {
   [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'createdAt';

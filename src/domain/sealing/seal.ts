@@ -5,6 +5,7 @@ import { SignatureExecution } from '../ceremonies/entities.js';
 import { SignedRecord, type Participant } from '../records/entities.js';
 import { AuditEntry } from '../records/audit-trail.js';
 import { canonicalBytes, sha256Tagged } from '../shared/canonical-json.js';
+import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export type AnchorStatus = 'pending' | 'retrying' | 'confirmed';
 
@@ -13,7 +14,7 @@ export type AnchorStatus = 'pending' | 'retrying' | 'confirmed';
  * written in the transaction that moves the record to `sealed` and never changed afterwards. The
  * chain record (anchoring) follows it.
  */
-@Entity({ tableName: 'record_seals' })
+@Entity({ tableName: 'record_seals', triggers: [notifyRecordsChanged] })
 export class RecordSeal {
   [OptionalProps]?: 'anchorStatus' | 'anchorRetryCount' | 'anchorNextRetryAt' | 'anchorBatchId' | 'anchorProof';
 

@@ -1,6 +1,12 @@
 import { LRUCache } from 'lru-cache';
 
-export type AnswerCacheSettings = { ttlMs: number; maxEntries: number };
+export type AnswerCacheSettings<T> = {
+  ttlMs: number;
+  maxEntries: number;
+  /** A budget in the units of `sizeOf` (e.g. records held), for answers of very different sizes. */
+  maxSize?: number;
+  sizeOf?: (answer: T) => number;
+};
 
 /**
  * Answers that only change together with a domain event, kept in memory. `invalidate()` drops them
@@ -12,8 +18,13 @@ export class AnswerCache<T extends object> {
   private readonly entries: LRUCache<string, T>;
   private generation = 0;
 
-  constructor(settings: AnswerCacheSettings) {
-    this.entries = new LRUCache<string, T>({ max: settings.maxEntries, ttl: settings.ttlMs });
+  constructor(settings: AnswerCacheSettings<T>) {
+    const { sizeOf, maxSize } = settings;
+    this.entries = new LRUCache<string, T>({
+      max: settings.maxEntries,
+      ttl: settings.ttlMs,
+      ...(sizeOf && maxSize ? { maxSize, sizeCalculation: (answer: T) => Math.max(1, sizeOf(answer)) } : {}),
+    });
   }
 
   /** The cached answer, or `load()`'s, stored when `cacheable` says it can only change with an event. */
