@@ -1,4 +1,5 @@
-import { LockMode, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
+import { LockMode, type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
+import { preparedQuery } from '../database.js';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
 import { findReadableRecord, viewerFor } from '../records/record-access.js';
@@ -53,7 +54,7 @@ export class CeremonyService {
   async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
     return this.mutate(principal, idOrReference, { only }, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
-      const methods = await loaded.em.find(SignatureMethod, { execution });
+      const methods = await methodsOf(loaded.em, execution);
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
       return toExecutionView(execution, methods, this.methodsFor(loaded));
     });
@@ -62,7 +63,7 @@ export class CeremonyService {
   async get(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
     const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true, only });
     const { execution } = await this.currentExecution(loaded, false);
-    const methods = await loaded.em.find(SignatureMethod, { execution });
+    const methods = await methodsOf(loaded.em, execution);
     return toExecutionView(execution, methods, this.methodsFor(loaded));
   }
 
@@ -140,7 +141,7 @@ export class CeremonyService {
   private async finalizeLoaded(loaded: Loaded, acknowledged: boolean): Promise<void> {
     const { em, record, participant } = loaded;
     const { execution } = await this.currentExecution(loaded, false, true);
-    const methods = await em.find(SignatureMethod, { execution });
+    const methods = await methodsOf(em, execution);
     if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
     if (!canFinalize(execution, methods)) {
       throw new DomainError(
@@ -187,7 +188,7 @@ export class CeremonyService {
       if (execution.status !== 'in_progress' || execution.recordVersion !== execution.record.currentVersion) return false;
       const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
       await em.flush();
-      const methods = await em.find(SignatureMethod, { execution });
+      const methods = await methodsOf(em, execution);
       this.announce({ announced }, execution, methods, event, method.methodType);
       await this.events.write(em, announced.map(signatureProgress));
       return true;
@@ -224,7 +225,7 @@ export class CeremonyService {
       const { execution } = await this.currentExecution(loaded, action === 'start', true);
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
       // The execution's methods, read once under its lock: the answer shows them after this step.
-      const methods = await em.find(SignatureMethod, { execution });
+      const methods = await methodsOf(em, execution);
       let method = methods.find((candidate) => candidate.methodType === adapter.type);
       if (!method) {
         if (action !== 'start') throw new DomainError('conflict', `Start the ${adapter.type} method first`);
@@ -316,8 +317,12 @@ export class CeremonyService {
     create: boolean,
     lock = false,
   ): Promise<{ execution: SignatureExecution; created: boolean }> {
-    const where = { participant, recordVersion: record.currentVersion };
-    let execution = await em.findOne(SignatureExecution, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    const rows = await preparedQuery<{ id: string }>(
+      em,
+      `select * from signature_executions where participant_id = ? and record_version = ? limit 1${lock ? ' for update' : ''}`,
+      [participant.id, record.currentVersion],
+    );
+    let execution = managed(em, SignatureExecution, rows)[0];
     if (execution) return { execution, created: false };
     if (!create) throw DomainError.notFound('Signature execution');
     const now = this.clock.now();
@@ -355,6 +360,20 @@ export class CeremonyService {
       at: this.clock.now().toISOString(),
     });
   }
+}
+
+/**
+ * Rows of a fixed statement as managed entities (the ORM builds no query on a step's hot path); an
+ * entity the EntityManager already holds is kept as it is, with its changes.
+ */
+function managed<T extends object>(em: EntityManager, entity: EntityClass<T>, rows: readonly { id: string }[]): T[] {
+  const unitOfWork = em.getUnitOfWork();
+  return rows.map((row) => unitOfWork.getById(entity, row.id as Primary<T>) ?? em.map(entity, row as unknown as EntityDictionary<T>));
+}
+
+/** An execution's methods. */
+async function methodsOf(em: EntityManager, execution: SignatureExecution): Promise<SignatureMethod[]> {
+  return managed(em, SignatureMethod, await preparedQuery<{ id: string }>(em, 'select * from signature_methods where execution_id = ?', [execution.id]));
 }
 
 /** Applies an adapter's outcome to the method row; returns the progress event it amounts to. */

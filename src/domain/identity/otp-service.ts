@@ -167,6 +167,8 @@ export class OtpService {
       [now, event.id],
     );
     if (consumed.length === 0) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
+    // Written above, race-safe: the entity leaves the unit of work so the caller's flush does not write it again.
+    em.getUnitOfWork().unsetIdentity(event);
     event.consumedAt = now;
     return event;
   }

@@ -110,7 +110,11 @@ export type AuditMove = { at: Date; actorRole: AuditActorRole; move: string; ver
  */
 export async function appendAudit(em: EntityManager, recordId: string, moves: readonly AuditMove[]): Promise<AuditEntry[]> {
   if (moves.length === 0) return [];
-  const last = await em.findOne(AuditEntry, { recordId }, { orderBy: { seq: 'desc' } });
+  // Fixed text, no entity: only the head's sequence number and hash are needed.
+  const [last] = await em.execute<{ seq: number; entryHash: string }[]>(
+    'select seq, entry_hash as "entryHash" from record_audit_entries where record_id = ? order by seq desc limit 1',
+    [recordId],
+  );
   let seq = last?.seq ?? 0;
   let prev = last?.entryHash ?? null;
   const rows: AuditEntry[] = [];

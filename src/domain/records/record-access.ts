@@ -1,15 +1,15 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { cleanUnicode } from '../shared/unicode.js';
 import { preparedQuery } from '../database.js';
-import { contactPointsOf } from '../identity/identity-service.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
-import { SignedRecord } from './entities.js';
+import { Participant, SignedRecord } from './entities.js';
 import { looksLikeReference } from './reference.js';
 import { contactKey, isViewerParticipant, type ParticipantData, type RecordData, type Viewer } from './record-view.js';
 
+/** The caller as a reader: its identity and verified contact points (one prepared statement, no entities). */
 export async function viewerFor(em: EntityManager, identityId: string): Promise<Viewer> {
-  const points = await contactPointsOf(em, identityId);
+  const points = await preparedQuery<{ type: string; value: string }>(em, 'select type, value from contact_points where identity_id = ?', [identityId]);
   return { identityId, contactKeys: new Set(points.map((p) => contactKey(p.type, p.value))) };
 }
 
@@ -25,13 +25,25 @@ export function recordKeyOf(idOrReference: string): { id: string } | { reference
 /**
  * Loads a record by id or AGR reference, with its participants. `lock`: the row is locked for the
  * transaction and read after the lock is granted (a change that committed first is visible).
+ * Two statements of fixed text, mapped to managed entities: the ORM builds no query (a ceremony step
+ * and every locked change start here).
  */
 export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean } = {}): Promise<SignedRecord | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
-  if (!options.lock) return em.findOne(SignedRecord, key, { populate: ['participants'] });
-  const record = await em.findOne(SignedRecord, key, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['participants'], refresh: true });
-  if (record) heldRowLocks(em).add(record.id);
+  const lock = options.lock ? ' for update' : '';
+  const [row] = await preparedQuery<{ id: string }>(em, `select * from records where ${'id' in key ? 'id' : 'reference'} = ?${lock}`, ['id' in key ? key.id : key.reference]);
+  if (!row) return null;
+  // Unlocked, a record this EntityManager already manages is returned as it holds it (with its changes).
+  const managed = lock ? null : em.getUnitOfWork().getById(SignedRecord, row.id);
+  if (managed) {
+    await em.populate(managed, ['participants']);
+    return managed;
+  }
+  const participants = await preparedQuery<object>(em, `select * from participants where record_id = ? order by position${lock}`, [row.id]);
+  const record = em.map(SignedRecord, row);
+  record.participants.hydrate(participants.map((participant) => em.map(Participant, participant)));
+  if (options.lock) heldRowLocks(em).add(record.id);
   return record;
 }
 

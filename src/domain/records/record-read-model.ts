@@ -9,6 +9,7 @@ import type { ArtifactKind } from '../sealing/entities.js';
 import type { CounterView } from './counter-view.js';
 import type { ParticipantData, RecordData } from './record-view.js';
 import { contactKey, type Viewer } from './record-view.js';
+import { viewerFor } from './record-access.js';
 
 /** Which records to read: one by id, one by AGR reference, or several by id. */
 export type RecordKey = { id: string } | { reference: string } | { ids: readonly string[] };
@@ -87,19 +88,15 @@ export async function readRecords(
   const [where, value] = 'id' in key ? ['r.id = ?', key.id] : 'reference' in key ? ['r.reference = ?', key.reference] : ['r.id = any(?::uuid[])', key.ids];
   const none = 'ids' in key && key.ids.length === 0;
   const rows = none ? [] : await preparedQuery<Row>(em, `${SELECT} where ${where}`, [viewerIdentityId, value]);
-  const contacts = rows[0]?.viewerContacts ?? (rows.length ? [] : await viewerContactsOf(em, viewerIdentityId));
-  const viewer: Viewer = { identityId: viewerIdentityId, contactKeys: new Set(contacts.map(([type, value]) => contactKey(type, value))) };
+  const viewer: Viewer = rows.length
+    ? { identityId: viewerIdentityId, contactKeys: new Set((rows[0]!.viewerContacts ?? []).map(([type, value]) => contactKey(type, value))) }
+    : await viewerFor(em, viewerIdentityId);
   const models = rows.map((row) => toModel(row, settings));
   if ('ids' in key) {
     const position = new Map(key.ids.map((id, index) => [id, index]));
     models.sort((a, b) => position.get(a.record.id)! - position.get(b.record.id)!);
   }
   return { viewer, models };
-}
-
-async function viewerContactsOf(em: EntityManager, identityId: string): Promise<[string, string][]> {
-  const rows = await preparedQuery<{ type: string; value: string }>(em, 'select type, value from contact_points where identity_id = ?', [identityId]);
-  return rows.map((row) => [row.type, row.value]);
 }
 
 function toModel(row: Row, settings: SealingSettings): RecordReadModel {
