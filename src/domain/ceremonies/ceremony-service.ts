@@ -235,7 +235,7 @@ export class CeremonyService {
       const now = this.clock.now();
       const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
       const event = outcome ? applyOutcome(method, execution, outcome, action, now) : 'method_pending';
-      await em.flush();
+      // Written by the journal's flush, with the step's audit entry and outbox event (one flush a step).
       this.announce(loaded, execution, methods, event, adapter.type);
       return toExecutionView(execution, methods, this.methodsFor(loaded));
     });
@@ -251,7 +251,12 @@ export class CeremonyService {
     // A start is counted here, by the service; the adapter counts what its submits and refreshes spend.
     if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
     else if (adapter.count) {
-      const method = await em.findOne(SignatureMethod, { execution: { participant, recordVersion: record.currentVersion }, methodType: adapter.type });
+      const [method = null] = await preparedQuery<Pick<SignatureMethod, 'status' | 'state'>>(
+        em,
+        `select m.status, m.state from signature_methods m join signature_executions e on e.id = m.execution_id
+          where e.participant_id = ? and e.record_version = ? and m.method_type = ?`,
+        [participant.id, record.currentVersion, adapter.type],
+      );
       await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
     }
     return viewer;

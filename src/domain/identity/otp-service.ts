@@ -1,4 +1,5 @@
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { EntityDictionary, EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { preparedQuery } from '../database.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../shared/clock.js';
 import { constantTimeEqual, randomDigits, sha256Hex } from '../shared/crypto.js';
@@ -176,8 +177,10 @@ export class OtpService {
   private async usable(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
     if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
     if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
-    const event = await em.findOne(VerificationEvent, { id: eventId });
-    if (!event) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+    // A fixed statement mapped to the entity (on every code check, the ORM builds no query).
+    const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'select * from verification_events where id = ?', [eventId]);
+    if (!row) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+    const event = em.getUnitOfWork().getById(VerificationEvent, eventId) ?? em.map(VerificationEvent, row);
     if (event.purpose !== purpose) {
       throw DomainError.invalid(['code'], `This code was issued for '${event.purpose}' and cannot be used here`, 'otp_purpose_mismatch');
     }

@@ -49,6 +49,7 @@ export class EventJournal implements DomainEvents {
       if (event.type === 'record_lifecycle' && isSealing(event.data)) {
         // The seal commits to every entry before it; its own entry carries the seal's hash.
         await appendAudit(em, recordId, waiting);
+        await em.flush();
         waiting = [];
         const record = await em.findOneOrFail(SignedRecord, { id: recordId }, { populate: ['participants'] });
         const sealed = await sealRecord(em, record, record.sealedAt ?? new Date(event.data.at), this.seal);

@@ -106,7 +106,8 @@ export type AuditMove = { at: Date; actorRole: AuditActorRole; move: string; ver
 
 /**
  * Appends entries to a record's trail in the caller's transaction. The caller holds the record's
- * row lock (the unique (record, seq) constraint refuses a fork if it did not).
+ * row lock (the unique (record, seq) constraint refuses a fork if it did not), and flushes: the
+ * entries are written with the rest of the change, and must be before the trail is read again.
  */
 export async function appendAudit(em: EntityManager, recordId: string, moves: readonly AuditMove[]): Promise<AuditEntry[]> {
   if (moves.length === 0) return [];
@@ -125,7 +126,6 @@ export async function appendAudit(em: EntityManager, recordId: string, moves: re
     rows.push(em.create(AuditEntry, { recordId, seq, at: move.at, actorRole: move.actorRole, move: move.move, version: move.version, details: move.details ?? {}, prevHash: prev, entryHash }));
     prev = entryHash;
   }
-  await em.flush();
   return rows;
 }
 

@@ -6,13 +6,15 @@ import type { Clock } from '../shared/clock.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
 import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
-import type { SealedPdfParticipant, SealedRecordType } from './pdf-input.js';
+import type { SealedPdfParticipant } from './pdf-input.js';
 import { inlineRenderer, type SealRenderer } from './renderer.js';
 import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';
 import type { SealKey } from './seal-key.js';
 import { signSealedPdf } from './sign.js';
 
 export type ArtifactSettings = { tsaUrls: string[]; serviceName: string };
+
+type Sealed = { record: SignedRecord; seal: RecordSeal };
 
 /**
  * Makes what a sealed record becomes: the PAdES-signed PDF (not for notarizations) and the share
@@ -33,9 +35,15 @@ export class SealArtifacts {
 
   /** Makes every missing artifact of a sealed record; nothing for a record that is not sealed. */
   async make(recordId: string): Promise<{ card: StoredArtifact | null; pdf: StoredArtifact | null }> {
-    // Independent of each other: drawn at once, on two render threads when they are free.
-    const [card, pdf] = await Promise.all([this.card(recordId), this.pdf(recordId)]);
-    return { card, pdf };
+    const em = this.orm.em.fork();
+    const card = await this.store.describe(em, recordId, 'share_card');
+    const pdf = await this.store.describe(em, recordId, 'sealed_pdf');
+    if (card && pdf) return { card, pdf };
+    // One load for both; independent of each other, they are drawn at once (on two render threads when free).
+    const sealed = await this.load(em, recordId);
+    if (!sealed) return { card, pdf };
+    const [madeCard, madePdf] = await Promise.all([card ?? this.drawCard(recordId, sealed), pdf ?? this.drawPdf(em, recordId, sealed)]);
+    return { card: madeCard, pdf: madePdf };
   }
 
   /** The share card, made now if it does not exist yet (the card route generates lazily). */
@@ -44,8 +52,18 @@ export class SealArtifacts {
     const existing = await this.store.describe(em, recordId, 'share_card');
     if (existing) return existing;
     const sealed = await this.load(em, recordId);
-    if (!sealed) return null;
-    const { record, seal } = sealed;
+    return sealed ? this.drawCard(recordId, sealed) : null;
+  }
+
+  async pdf(recordId: string): Promise<StoredArtifact | null> {
+    const em = this.orm.em.fork();
+    const existing = await this.store.describe(em, recordId, 'sealed_pdf');
+    if (existing) return existing;
+    const sealed = await this.load(em, recordId);
+    return sealed ? this.drawPdf(em, recordId, sealed) : null;
+  }
+
+  private async drawCard(recordId: string, { record, seal }: Sealed): Promise<StoredArtifact> {
     const png = await this.renderer.card({
       title: record.title ?? '',
       reference: record.reference,
@@ -63,13 +81,9 @@ export class SealArtifacts {
     });
   }
 
-  async pdf(recordId: string): Promise<StoredArtifact | null> {
-    const em = this.orm.em.fork();
-    const existing = await this.store.describe(em, recordId, 'sealed_pdf');
-    if (existing) return existing;
-    const sealed = await this.load(em, recordId);
-    if (!sealed || sealed.record.type === 'notarization') return null;
-    const { record, seal } = sealed;
+  /** Notarizations have no PDF (null). */
+  private async drawPdf(em: EntityManager, recordId: string, { record, seal }: Sealed): Promise<StoredArtifact | null> {
+    if (record.type === 'notarization') return null;
     const metadata = JSON.parse(seal.metadata) as SealedMetadata;
     // The PDF goes to the participants: it names them (the public metadata does not).
     await em.populate(record, ['participants']);
@@ -80,7 +94,7 @@ export class SealArtifacts {
     const entries = sealing >= 0 ? all.slice(0, sealing + 1) : all;
     const unsigned = await this.renderer.pdf({
       reference: record.reference,
-      recordType: record.type as SealedRecordType,
+      recordType: record.type,
       title: record.title,
       body: record.body,
       version: metadata.version,
@@ -112,7 +126,7 @@ export class SealArtifacts {
     return result.artifact;
   }
 
-  private async load(em: EntityManager, recordId: string): Promise<{ record: SignedRecord; seal: RecordSeal } | null> {
+  private async load(em: EntityManager, recordId: string): Promise<Sealed | null> {
     const record = await em.findOne(SignedRecord, { id: recordId });
     if (!record?.sealedAt) return null;
     const seal = await em.findOne(RecordSeal, { recordId });

@@ -20,7 +20,7 @@ export type MethodContext = {
 export type StepPreview = {
   em: EntityManager;
   participant: Participant;
-  method: SignatureMethod | null;
+  method: Pick<SignatureMethod, 'status' | 'state'> | null;
   action: 'start' | 'submit' | 'refresh' | 'cancel';
   input: Record<string, unknown>;
   now: Date;
