@@ -15,9 +15,9 @@ export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: Node
 /**
  * The V8 heap as `npm start` sizes it (package.json; HEAP_LIMIT_MIB, default 256): a capped old
  * generation makes V8 grow the heap by a small factor after each collection instead of up to 4x,
- * and 12 MiB semi-spaces keep the young generation small. BENCH_NODE_FLAGS come after and win.
+ * and 8 MiB semi-spaces keep the young generation small. BENCH_NODE_FLAGS come after and win.
  */
-const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=12'];
+const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=8'];
 
 export class Bench {
   readonly mail: Mail[] = [];
