@@ -104,8 +104,13 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         seen.push(event.data.recordId);
       },
     };
-    await new OutboxDispatcher(pool, [flaky], logger).drain();
+    const lines: string[] = [];
+    const recording = createLogger('info', new Writable({ write: (chunk: Buffer, _e, cb) => (lines.push(chunk.toString()), cb()) }));
+    await new OutboxDispatcher(pool, [flaky], recording).drain();
     expect(seen).toEqual([good]);
+    // The batch's failure is logged once, then the event that failed again on its own.
+    expect(lines.filter((line) => line.includes('delivering it again one event at a time'))).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('subscriber down')).length).toBeGreaterThanOrEqual(2);
     const { rows } = await pool.query('select attempts, next_attempt_at > now() as later, delivered_at from outbox_events where record_id = $1', [bad]);
     expect(rows[0]).toMatchObject({ attempts: 1, later: true, delivered_at: null });
   });

@@ -107,6 +107,8 @@ export class OutboxDispatcher {
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
         if (lost) throw error;
+        // The one-by-one pass logs each event that fails again (a failure that does not repeat shows only here).
+        this.logger.info({ err: error }, 'outbox batch failed; delivering it again one event at a time');
       }
       return await this.claimAndDeliver(client, true);
     } catch (error) {
