@@ -16,16 +16,21 @@ function watchTopic(pubSub: PubSub, topic: string, onEvent: () => void): () => P
   };
 }
 
+/** `watchTopic` on several topics at once; returns the one stop. */
+function watchTopics(pubSub: PubSub, topics: readonly string[], onEvent: () => void): () => Promise<void> {
+  const stops = topics.map((topic) => watchTopic(pubSub, topic, onEvent));
+  return async () => {
+    await Promise.all(stops.map((stop) => stop()));
+  };
+}
+
 /**
  * Calls `changed` whenever a record's view may have changed, on any instance: every domain event,
  * every committed write to the tables views are made from, and the return of a lost LISTEN
  * connection (what was notified meanwhile is unknown). Returns the stop.
  */
 export function watchRecordChanges(pubSub: PubSub, changed: () => void): () => Promise<void> {
-  const stops = [RECORD_ACTIVITY, RECORDS_CHANGED, LISTENER_RESUMED].map((topic) => watchTopic(pubSub, topic, changed));
-  return async () => {
-    await Promise.all(stops.map((stop) => stop()));
-  };
+  return watchTopics(pubSub, [RECORD_ACTIVITY, RECORDS_CHANGED, LISTENER_RESUMED], changed);
 }
 
 /**
@@ -40,6 +45,6 @@ export function watchCredentialChanges(pubSub: PubSub, forget: () => void): { ch
       pubSub.publish(CREDENTIALS_CHANGED, {});
     },
     // After a lost LISTEN connection, a revocation may have gone unheard: forget everything.
-    stop: ((stops) => async () => void (await Promise.all(stops.map((stop) => stop()))))([CREDENTIALS_CHANGED, LISTENER_RESUMED].map((topic) => watchTopic(pubSub, topic, forget))),
+    stop: watchTopics(pubSub, [CREDENTIALS_CHANGED, LISTENER_RESUMED], forget),
   };
 }

@@ -5,6 +5,7 @@ import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
+import type { ArtifactKind } from './entities.js';
 import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
 import type { SealedPdfParticipant } from './pdf-input.js';
 import { inlineRenderer, type SealRenderer } from './renderer.js';
@@ -47,20 +48,21 @@ export class SealArtifacts {
   }
 
   /** The share card, made now if it does not exist yet (the card route generates lazily). */
-  async card(recordId: string): Promise<StoredArtifact | null> {
-    const em = this.orm.em.fork();
-    const existing = await this.store.describe(em, recordId, 'share_card');
-    if (existing) return existing;
-    const sealed = await this.load(em, recordId);
-    return sealed ? this.drawCard(recordId, sealed) : null;
+  card(recordId: string): Promise<StoredArtifact | null> {
+    return this.one(recordId, 'share_card', (_em, sealed) => this.drawCard(recordId, sealed));
   }
 
-  async pdf(recordId: string): Promise<StoredArtifact | null> {
+  pdf(recordId: string): Promise<StoredArtifact | null> {
+    return this.one(recordId, 'sealed_pdf', (em, sealed) => this.drawPdf(em, recordId, sealed));
+  }
+
+  /** One artifact: the stored one, or drawn now for a sealed record (null for a record not sealed). */
+  private async one(recordId: string, kind: ArtifactKind, draw: (em: EntityManager, sealed: Sealed) => Promise<StoredArtifact | null>): Promise<StoredArtifact | null> {
     const em = this.orm.em.fork();
-    const existing = await this.store.describe(em, recordId, 'sealed_pdf');
+    const existing = await this.store.describe(em, recordId, kind);
     if (existing) return existing;
     const sealed = await this.load(em, recordId);
-    return sealed ? this.drawPdf(em, recordId, sealed) : null;
+    return sealed ? draw(em, sealed) : null;
   }
 
   private async drawCard(recordId: string, { record, seal }: Sealed): Promise<StoredArtifact> {
