@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, rgb, type Color, type PDFFont, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
+import { fill, PDFDocument, popGraphicsState, pushGraphicsState, rectangle, rgb, setFillingColor, type Color, type PDFFont, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import QRCode from 'qrcode';
 import { identiconPattern, type Rgb } from '../ceremonies/identicon.js';
 import { FONT_FILES } from './fonts.js';
@@ -33,10 +33,43 @@ const parsedOnce: Fontkit = {
   create: (data, postscriptName) => {
     if (postscriptName !== undefined) return fontkit.create(data, postscriptName);
     let font = parsedFonts.get(data);
-    if (font === undefined) parsedFonts.set(data, (font = fontkit.create(data)));
+    if (font === undefined) parsedFonts.set(data, (font = layoutByWord(fontkit.create(data))));
     return font;
   },
 };
+
+type FontkitFont = ReturnType<Fontkit['create']>;
+type Glyphs = ReturnType<FontkitFont['layout']>['glyphs'];
+/** Words laid out per font, kept until this many are held (then dropped at once and refilled). */
+const LAID_OUT_WORDS = 20_000;
+
+/**
+ * fontkit's layout (shaping: substitutions and positions) a word at a time, each word once per
+ * process. pdf-lib shapes every line it draws or measures, and reads only the glyphs (never the
+ * positions); shaping was a fifth of a sealed PDF's drawing time. Glyph substitutions never cross a
+ * space in the text we draw, so a line's glyphs are its words' glyphs with the space's between them.
+ */
+function layoutByWord(font: FontkitFont): FontkitFont {
+  const layout = font.layout.bind(font);
+  const words = new Map<string, Glyphs>();
+  const glyphsOf = (word: string): Glyphs => {
+    let glyphs = words.get(word);
+    if (glyphs === undefined) {
+      if (words.size >= LAID_OUT_WORDS) words.clear();
+      words.set(word, (glyphs = layout(word).glyphs));
+    }
+    return glyphs;
+  };
+  font.layout = (text, features) => {
+    // Features asked for: shaped as asked, whole.
+    if (features !== undefined) return layout(text, features);
+    const glyphs: Glyphs = [];
+    for (const part of text.split(/( )/)) if (part) glyphs.push(...glyphsOf(part));
+    // pdf-lib reads only the glyphs of a run.
+    return { glyphs } as ReturnType<FontkitFont['layout']>;
+  };
+  return font;
+}
 
 /** Subset-embeds DejaVu: only the glyphs used travel in the file. Fixed names keep output stable. */
 export async function embedFonts(doc: PDFDocument): Promise<Fonts> {
@@ -80,9 +113,21 @@ export function drawableText(text: string, font: PDFFont): string {
   let drawable = characterSets.get(font);
   if (!drawable) characterSets.set(font, (drawable = new Set(font.getCharacterSet())));
   const replacement = drawable.has(0xfffd) ? '\uFFFD' : '?';
-  let out = '';
-  for (const char of text) out += char === ' ' || drawable.has(char.codePointAt(0) ?? 0) ? char : replacement;
-  return out;
+  // Built only from the first character the font lacks: most text comes back as it was given.
+  let out: string | undefined;
+  let kept = 0;
+  for (const char of text) {
+    const shown = char === ' ' || drawable.has(char.codePointAt(0) ?? 0);
+    if (out === undefined) {
+      if (shown) {
+        kept += char.length;
+        continue;
+      }
+      out = text.slice(0, kept);
+    }
+    out += shown ? char : replacement;
+  }
+  return out ?? text;
 }
 
 /**
@@ -174,17 +219,23 @@ export class PageFlow {
   }
 }
 
+/**
+ * Filled rectangles as one path and one fill: `drawRectangle` writes a graphics state, a colour and a
+ * fill for each (a QR code has a few hundred), and that made a tenth of a PDF's drawing time.
+ */
+function fillRectangles(page: PDFPage, ink: Color, rectangles: readonly (readonly [x: number, y: number, width: number, height: number])[]): void {
+  if (rectangles.length === 0) return;
+  page.pushOperators(pushGraphicsState(), setFillingColor(ink), ...rectangles.map(([x, y, width, height]) => rectangle(x, y, width, height)), fill(), popGraphicsState());
+}
+
 /** Draws the identicon from the shared pattern: the same cells and colours as the SVG and the card. */
 export function drawIdenticon(page: PDFPage, digestHex: string, x: number, y: number, size: number): void {
   const pattern = identiconPattern(digestHex);
   const grid = pattern.cells.length;
   const cell = size / (grid + 1);
   page.drawRectangle({ x, y, width: size, height: size, color: color(pattern.backgroundRgb) });
-  pattern.cells.forEach((row, r) =>
-    row.forEach((on, c) => {
-      if (on) page.drawRectangle({ x: x + cell / 2 + c * cell, y: y + size - cell / 2 - (r + 1) * cell, width: cell, height: cell, color: color(pattern.foregroundRgb) });
-    }),
-  );
+  const cells = pattern.cells.flatMap((row, r) => row.flatMap((on, c) => (on ? [[x + cell / 2 + c * cell, y + size - cell / 2 - (r + 1) * cell, cell, cell] as const] : [])));
+  fillRectangles(page, color(pattern.foregroundRgb), cells);
 }
 
 /** A QR code drawn as vector rectangles (one per run of dark modules), with its quiet zone. */
@@ -193,6 +244,7 @@ export function drawQrCode(page: PDFPage, text: string, x: number, y: number, si
   const quiet = 4;
   const unit = size / (modules.size + quiet * 2);
   page.drawRectangle({ x, y, width: size, height: size, color: rgb(1, 1, 1) });
+  const runs: [number, number, number, number][] = [];
   for (let row = 0; row < modules.size; row += 1) {
     let col = 0;
     while (col < modules.size) {
@@ -202,9 +254,10 @@ export function drawQrCode(page: PDFPage, text: string, x: number, y: number, si
       }
       const start = col;
       while (col < modules.size && modules.get(row, col)) col += 1;
-      page.drawRectangle({ x: x + (quiet + start) * unit, y: y + size - (quiet + row + 1) * unit, width: (col - start) * unit, height: unit, color: ink });
+      runs.push([x + (quiet + start) * unit, y + size - (quiet + row + 1) * unit, (col - start) * unit, unit]);
     }
   }
+  fillRectangles(page, ink, runs);
 }
 
 export function style(font: PDFFont, size: number, rgbColor: Rgb): TextStyle {
