@@ -31,6 +31,7 @@ import { HousekeepingService } from './domain/maintenance/housekeeping-service.j
 import { IdempotencyStore } from './domain/idempotency/idempotency-store.js';
 import { idempotencyPlugin } from './graph/idempotency.js';
 import { RecordService, type RecordPage } from './domain/records/record-service.js';
+import type { RecordView } from './domain/records/record-view.js';
 import { systemClock, type Clock } from './domain/shared/clock.js';
 import { RateLimiter } from './domain/shared/rate-limiter.js';
 import { ClientLimits } from './domain/shared/client-limits.js';
@@ -155,13 +156,19 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
   const oauthStorage = new OAuthPayloadStore(orm, clock);
   const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
-  // Identities' listing pages: dropped on every committed transaction of this instance (so a caller
-  // lists what it just wrote) and on every RECORDS_CHANGED notification (any instance, any path).
+  // Identities' listing pages and record reads: dropped on every committed transaction of this
+  // instance (so a caller reads what it just wrote) and on every RECORDS_CHANGED notification (any
+  // instance, any path).
   const listings = config.caches.listingSeconds > 0
     ? new AnswerCache<RecordPage>({ ttlMs: config.caches.listingSeconds * 1000, maxEntries: 1_000, maxSize: 5_000, sizeOf: (page) => page.records.length })
     : null;
-  if (listings) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: () => listings.invalidate() });
-  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, listings);
+  const recordViews = config.caches.recordSeconds > 0 ? new AnswerCache<RecordView>({ ttlMs: config.caches.recordSeconds * 1000, maxEntries: 10_000 }) : null;
+  const dropRecordViews = () => {
+    listings?.invalidate();
+    recordViews?.invalidate();
+  };
+  if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
+  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings, views: recordViews });
   const housekeeping = new HousekeepingService(orm, clock);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore(orm, clock);
@@ -198,10 +205,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // Sealed records' public answers: dropped when this instance commits events, and when any instance's
   // events or committed writes to record tables are notified (both caches of record views).
   const publicAnswers = config.caches.publicAnswerSeconds > 0 ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: config.caches.publicAnswerSeconds * 1000, maxEntries: 10_000 }) : null;
-  const stopWatchingActivity = publicAnswers || listings
+  const stopWatchingActivity = publicAnswers || listings || recordViews
     ? watchRecordChanges(pubSub, () => {
         publicAnswers?.invalidate();
-        listings?.invalidate();
+        dropRecordViews();
       })
     : async () => undefined;
   const domainEvents = new EventJournal(sealContext, () => {

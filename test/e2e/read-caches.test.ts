@@ -12,7 +12,7 @@ import { waitFor } from '../support/wait.js';
 describe('Read caches across instances', () => {
   let a: TestApp;
   let b: TestApp;
-  const long = { PRINCIPAL_CACHE_SECONDS: '300', PUBLIC_ANSWER_CACHE_SECONDS: '3600', LISTING_CACHE_SECONDS: '300' };
+  const long = { PRINCIPAL_CACHE_SECONDS: '300', PUBLIC_ANSWER_CACHE_SECONDS: '3600', LISTING_CACHE_SECONDS: '300', RECORD_CACHE_SECONDS: '300' };
 
   beforeAll(async () => {
     a = await startTestApp(long);
@@ -22,6 +22,18 @@ describe('Read caches across instances', () => {
     await b.stop();
     await a.stop();
   });
+
+  /**
+   * Until every domain event is delivered and every mail sent: their subscribers commit on either
+   * instance, and any commit drops that instance's pages (which a "really kept" check must not meet).
+   */
+  const settled = (sql: pg.Client) =>
+    waitFor(async () => {
+      const { rows } = await sql.query<{ busy: boolean }>(
+        "select exists (select 1 from outbox_events where delivered_at is null) or exists (select 1 from mail_outbox where status in ('pending', 'sending')) as busy",
+      );
+      return !rows[0]!.busy;
+    }, 10_000);
 
   const titles = async (app: TestApp, token: string) =>
     ((await app.request('GET', '/api/v1/identity/agreements', { token })).body.agreements as { title: string | null }[]).map((record) => record.title);
@@ -45,6 +57,7 @@ describe('Read caches across instances', () => {
     await sql.connect();
     try {
       // A write the triggers do not see (replication role) shows the pages really are kept...
+      await settled(sql);
       await sql.query('begin');
       await sql.query("set local session_replication_role = 'replica'");
       await sql.query("update records set title = 'Renamed unseen' where id = $1", [first.body.id]);
@@ -64,6 +77,54 @@ describe('Read caches across instances', () => {
     } finally {
       await sql.end();
     }
+  });
+
+  it('a record read is served from memory until anything it is made from changes, on any instance and by any path', async () => {
+    const token = await a.signIn('reader@example.com');
+    const tokenOnB = await b.signIn('reader@example.com');
+    const created = await a.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Read me', parties: [{ display_name: 'Other', contact_point_value: 'read-other@example.com' }] }) });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const read = async (app: TestApp, as: string) => (await app.request('GET', `/api/v1/agreements/${id}`, { token: as })).body as { title: string; parties: { display_name: string }[] };
+    const graphTitle = async (app: TestApp, as: string) => (await app.graphql('query ($id: String!) { record(id: $id) { title } }', { id }, { token: as })).body.data?.record.title as string;
+    expect((await read(a, token)).title).toBe('Read me');
+    expect((await read(b, tokenOnB)).title).toBe('Read me');
+    expect(await graphTitle(b, tokenOnB)).toBe('Read me');
+
+    // The instance that writes reads its write at once; the other as soon as the notification arrives.
+    expect((await a.request('PATCH', `/api/v1/agreements/${id}`, { token, body: { title: 'Edited' } })).status).toBe(200);
+    expect((await read(a, token)).title).toBe('Edited');
+    await waitFor(async () => (await read(b, tokenOnB)).title === 'Edited', 10_000);
+    await waitFor(async () => (await graphTitle(b, tokenOnB)) === 'Edited', 10_000);
+
+    const sql = new pg.Client({ connectionString: a.databaseUrl });
+    await sql.connect();
+    try {
+      // A write the triggers do not see (replication role) shows the reads really are kept...
+      await settled(sql);
+      await sql.query('begin');
+      await sql.query("set local session_replication_role = 'replica'");
+      await sql.query("update records set title = 'Renamed unseen' where id = $1", [id]);
+      await sql.query('commit');
+      expect((await read(a, token)).title).toBe('Edited');
+      expect((await read(b, tokenOnB)).title).toBe('Edited');
+      // ...and a committed write by plain SQL to another table the view is made from drops them everywhere.
+      await sql.query("update participants set display_name = 'Other, renamed' where record_id = $1 and role = 'party'", [id]);
+      for (const [app, as] of [[a, token], [b, tokenOnB]] as const) {
+        await waitFor(async () => (await read(app, as)).title === 'Renamed unseen', 10_000);
+        expect((await read(app, as)).parties.map((party) => party.display_name)).toContain('Other, renamed');
+      }
+      // A write that rolls back changes nothing.
+      await sql.query('begin');
+      await sql.query("update records set title = 'Rolled back' where id = $1", [id]);
+      await sql.query('rollback');
+      expect((await read(b, tokenOnB)).title).toBe('Renamed unseen');
+    } finally {
+      await sql.end();
+    }
+    // Who reads is part of the key: a stranger is not answered from a reader's entry.
+    const stranger = await b.signIn('stranger-reader@example.com');
+    expect((await b.request('GET', `/api/v1/agreements/${id}`, { token: stranger })).status).toBe(404);
   });
 
   it('a key revoked on one instance stops working on another that had just used it', async () => {

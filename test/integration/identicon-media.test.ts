@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createCanvas, loadImage } from 'canvas';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import { identiconFromDigest, identiconPattern, type IdenticonPattern, type Rgb } from '../../src/domain/ceremonies/identicon.js';
 import { drawIdenticon as drawOnCanvas } from '../../src/domain/sealing/card.js';
 import { drawIdenticon as drawOnPdf } from '../../src/domain/sealing/pdf-layout.js';

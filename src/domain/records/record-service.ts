@@ -44,11 +44,11 @@ export class RecordService {
     private readonly clock: Clock,
     private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
     /**
-     * Identities' listing pages, kept in memory (none without). Dropped whenever anything a record
-     * view is made from changes, on any instance and by any path (see AnswerCache and the
-     * `RECORDS_CHANGED` notification of the record_change_notifications migration).
+     * Identities' listing pages and record reads, kept in memory (none without). Dropped whenever
+     * anything a record view is made from changes, on any instance and by any path (see AnswerCache
+     * and the `RECORDS_CHANGED` notification of the record_change_notifications migration).
      */
-    private readonly listings: AnswerCache<RecordPage> | null = null,
+    private readonly caches: { listings: AnswerCache<RecordPage> | null; views: AnswerCache<RecordView> | null } = { listings: null, views: null },
   ) {}
 
   async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
@@ -136,11 +136,16 @@ export class RecordService {
   private async read(caller: Principal, idOrReference: string): Promise<RecordView> {
     const key = recordKeyOf(idOrReference);
     if (!key) throw DomainError.notFound('Record');
-    const { viewer, models } = await readRecords(this.orm.em.fork(), key, caller.identityId, this.sealing);
-    const [model] = models;
-    // Outside the viewer's identity graph answers exactly like missing (references cannot be probed).
-    if (!model || !canRead(model.record, viewer)) throw DomainError.notFound('Record');
-    return toRecordView(model.record, viewer, model.signatures, model.counter, model.sealing);
+    const load = async (): Promise<RecordView> => {
+      const { viewer, models } = await readRecords(this.orm.em.fork(), key, caller.identityId, this.sealing);
+      const [model] = models;
+      // Outside the viewer's identity graph answers exactly like missing (references cannot be probed).
+      if (!model || !canRead(model.record, viewer)) throw DomainError.notFound('Record');
+      return toRecordView(model.record, viewer, model.signatures, model.counter, model.sealing);
+    };
+    // The view depends on the record and on who reads it (their identity's contact points) only;
+    // a miss (not found) is never kept.
+    return this.caches.views ? this.caches.views.get(`${caller.identityId}\u0000${idOrReference}`, load, () => true) : load();
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -164,10 +169,10 @@ export class RecordService {
       const { viewer, models } = await readRecords(em, { ids }, caller.identityId, this.sealing);
       return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
     };
-    if (!this.listings) return load();
+    if (!this.caches.listings) return load();
     // The page depends on the identity (whose records, seen through which contact points) and the filter only.
     const key = [caller.identityId, filter.status ?? '', filter.type ?? '', limit, offset].join('\u0000');
-    return this.listings.get(key, load, () => true);
+    return this.caches.listings.get(key, load, () => true);
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
