@@ -105,7 +105,7 @@ const CONNECTION_LOST_STATES = /^(08|57P)/;
 const CONNECTION_LOST_MESSAGES = /not queryable|Connection terminated|ECONNRESET|EPIPE/;
 const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
 
-function isConnectionLost(error: unknown): boolean {
+export function isConnectionLost(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   return (typeof code === 'string' && CONNECTION_LOST_STATES.test(code)) || (typeof message === 'string' && CONNECTION_LOST_MESSAGES.test(message));
 }

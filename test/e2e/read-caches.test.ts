@@ -35,6 +35,15 @@ describe('Read caches across instances', () => {
       return !rows[0]!.busy;
     }, 10_000);
 
+  /** Renames a record with the triggers off (replication role), once nothing else is under way. */
+  const renameUnseen = async (sql: pg.Client, id: string) => {
+    await settled(sql);
+    await sql.query('begin');
+    await sql.query("set local session_replication_role = 'replica'");
+    await sql.query("update records set title = 'Renamed unseen' where id = $1", [id]);
+    await sql.query('commit');
+  };
+
   const titles = async (app: TestApp, token: string) =>
     ((await app.request('GET', '/api/v1/identity/agreements', { token })).body.agreements as { title: string | null }[]).map((record) => record.title);
 
@@ -57,11 +66,7 @@ describe('Read caches across instances', () => {
     await sql.connect();
     try {
       // A write the triggers do not see (replication role) shows the pages really are kept...
-      await settled(sql);
-      await sql.query('begin');
-      await sql.query("set local session_replication_role = 'replica'");
-      await sql.query("update records set title = 'Renamed unseen' where id = $1", [first.body.id]);
-      await sql.query('commit');
+      await renameUnseen(sql, first.body.id);
       expect(await titles(a, token)).toEqual(['Second listed', 'First listed']);
       expect(await titles(b, tokenOnB)).toEqual(['Second listed', 'First listed']);
       // ...and any committed write to a table a view is made from, by any path (here plain SQL),
@@ -101,11 +106,7 @@ describe('Read caches across instances', () => {
     await sql.connect();
     try {
       // A write the triggers do not see (replication role) shows the reads really are kept...
-      await settled(sql);
-      await sql.query('begin');
-      await sql.query("set local session_replication_role = 'replica'");
-      await sql.query("update records set title = 'Renamed unseen' where id = $1", [id]);
-      await sql.query('commit');
+      await renameUnseen(sql, id);
       expect((await read(a, token)).title).toBe('Edited');
       expect((await read(b, tokenOnB)).title).toBe('Edited');
       // ...and a committed write by plain SQL to another table the view is made from drops them everywhere.

@@ -168,16 +168,17 @@ describe('Outbox: domain events written in the transaction, delivered after the 
 
     // Dispatcher 1 publishes inside its transaction, then hangs; its connection is then killed (as if its process died).
     const live = liveSubscriber(pubSub);
-    let hung: () => void = () => undefined;
+    let hung: (() => void) | undefined;
     const hanging: OutboxSubscriber = { name: 'hang', deliver: () => new Promise<void>((resolve) => (hung = resolve)) };
     // Named, so that only its connection is killed (never the test's own pools).
     const dyingPool = new pg.Pool({ connectionString: db.url, max: 1, application_name: 'dying-dispatcher' });
     dyingPool.on('error', () => undefined);
     const dying = new OutboxDispatcher(dyingPool, [live, hanging], logger).drain().catch((error: unknown) => error);
     const dyingInTransaction = `datname = current_database() and application_name = 'dying-dispatcher' and state = 'idle in transaction'`;
-    await waitFor(async () => (await pool.query(`select count(*)::int as n from pg_stat_activity where ${dyingInTransaction}`)).rows[0].n > 0);
+    // Killed only once it hangs in the subscriber (between its own statements it is idle in transaction too).
+    await waitFor(async () => hung !== undefined && (await pool.query(`select count(*)::int as n from pg_stat_activity where ${dyingInTransaction}`)).rows[0].n > 0);
     await pool.query(`select pg_terminate_backend(pid) from pg_stat_activity where ${dyingInTransaction}`);
-    hung();
+    hung?.();
     // The killed delivery failed (an error from another realm: compare by shape, not by class).
     const outcome = (await dying) as { message?: unknown };
     expect(typeof outcome.message).toBe('string');

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { isConnectionLost } from '../database.js';
 import type { DomainEvent } from '../shared/events.js';
 
 /** One consumer of domain events: the GraphQL PubSub, the job queue. */
@@ -106,6 +107,8 @@ export class OutboxDispatcher {
         return await this.claimAndDeliver(client, false);
       } catch (error) {
         await client.query('rollback').catch(() => undefined);
+        // A connection that is gone fails the batch here, even before the client has reported its loss.
+        if (isConnectionLost(error)) lost ??= error as Error;
         if (lost) throw error;
         // The one-by-one pass logs each event that fails again (a failure that does not repeat shows only here).
         this.logger.info({ err: error }, 'outbox batch failed; delivering it again one event at a time');
