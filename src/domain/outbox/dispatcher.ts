@@ -80,14 +80,23 @@ export class OutboxDispatcher {
     await Promise.race([this.draining, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   }
 
-  /** Delivers every deliverable event; resolves when none is left. Also usable on its own (tests, tools). */
+  /**
+   * Delivers every deliverable event; resolves when none is left. Also usable on its own (tests, tools).
+   * A batch that was not full was everything there was to claim: no empty claim follows it (a
+   * transaction of three statements, once per step before). Events committed meanwhile wake the
+   * dispatcher again; those another instance holds are its to deliver.
+   */
   async drain(): Promise<number> {
-    let delivered = 0;
+    let claimed = 0;
     for (;;) {
       const count = await this.deliverBatch();
-      delivered += count;
-      if (count === 0) return delivered;
+      claimed += count;
+      if (count < this.batchSize) return claimed;
     }
+  }
+
+  private get batchSize(): number {
+    return this.options.batchSize ?? 100;
   }
 
   private async deliverBatch(): Promise<number> {
@@ -134,7 +143,7 @@ export class OutboxDispatcher {
       `select id, type, payload, attempts from outbox_events
         where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
         order by id limit $1 for update skip locked`,
-      [this.options.batchSize ?? 100],
+      [this.batchSize],
     );
     const delivered: string[] = [];
     for (const row of rows) {
