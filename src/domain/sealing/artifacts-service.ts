@@ -7,11 +7,10 @@ import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { ArtifactKind } from './entities.js';
 import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
-import type { SealedPdfParticipant } from './pdf-input.js';
+import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
 import { inlineRenderer, type SealRenderer } from './renderer.js';
 import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';
 import type { SealKey } from './seal-key.js';
-import { signSealedPdf } from './sign.js';
 
 export type ArtifactSettings = { tsaUrls: string[]; serviceName: string };
 
@@ -94,7 +93,7 @@ export class SealArtifacts {
     const all = await auditTrail(em, record.id);
     const sealing = all.findIndex((e) => e.details.metadata_hash === seal.metadataHash);
     const entries = sealing >= 0 ? all.slice(0, sealing + 1) : all;
-    const unsigned = await this.renderer.pdf({
+    const input: SealedPdfInput = {
       reference: record.reference,
       recordType: record.type,
       title: record.title,
@@ -109,11 +108,10 @@ export class SealArtifacts {
       auditTrail: entries.map((e) => ({ seq: e.seq, at: new Date(e.at), actorRole: e.actor_role, move: e.move, version: e.version, entryHash: e.entry_hash })),
       attachments: { sealedMetadataJson: Buffer.from(seal.metadata, 'utf8'), auditTrailJson: auditTrailDocument(record, entries) },
       serviceName: this.settings.serviceName,
-    });
-    const signed = await signSealedPdf(unsigned, this.key, {
-      reason: `Sealed record ${record.reference}`,
-      signingTime: seal.sealedAt,
-      tsaUrls: this.settings.tsaUrls,
+    };
+    const signed = await this.renderer.signedPdf(input, {
+      key: this.key.signingMaterial(),
+      options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.settings.tsaUrls },
     });
     return this.keep(recordId, 'sealed_pdf', { bytes: signed.bytes, contentType: 'application/pdf', filename: `${record.reference}.pdf`, level: signed.level });
   }

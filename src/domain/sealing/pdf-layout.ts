@@ -90,17 +90,27 @@ export interface TextStyle {
   color: Color;
 }
 
-const characterSets = new WeakMap<PDFFont, Set<number>>();
-const unitWidths = new WeakMap<PDFFont, Map<string, number>>();
+/**
+ * What is known of a font across documents, by its name (the embedded fonts' names are fixed): the
+ * characters it can draw and words' widths at size 1. Each document embeds its own PDFFont, so
+ * keying by that object rebuilt a set of some 6,000 characters per font and per PDF.
+ */
+const fontFacts = new Map<string, { characters: Set<number>; widths: Map<string, number> }>();
+
+function factsOf(font: PDFFont): { characters: Set<number>; widths: Map<string, number> } {
+  let facts = fontFacts.get(font.name);
+  if (!facts) fontFacts.set(font.name, (facts = { characters: new Set(font.getCharacterSet()), widths: new Map() }));
+  return facts;
+}
 
 /** Width of a word at size 1, cached: shaping with fontkit is the slow part of long bodies. */
 function unitWidth(font: PDFFont, text: string): number {
-  let cache = unitWidths.get(font);
-  if (!cache) unitWidths.set(font, (cache = new Map<string, number>()));
-  let width = cache.get(text);
+  const { widths } = factsOf(font);
+  let width = widths.get(text);
   if (width === undefined) {
     width = font.widthOfTextAtSize(text, 1);
-    cache.set(text, width);
+    if (widths.size >= LAID_OUT_WORDS) widths.clear();
+    widths.set(text, width);
   }
   return width;
 }
@@ -110,8 +120,7 @@ function unitWidth(font: PDFFont, text: string): number {
  * there (the exact text stays in the attached sealed metadata) instead of an empty box or nothing.
  */
 export function drawableText(text: string, font: PDFFont): string {
-  let drawable = characterSets.get(font);
-  if (!drawable) characterSets.set(font, (drawable = new Set(font.getCharacterSet())));
+  const drawable = factsOf(font).characters;
   const replacement = drawable.has(0xfffd) ? '\uFFFD' : '?';
   // Built only from the first character the font lacks: most text comes back as it was given.
   let out: string | undefined;

@@ -1,13 +1,38 @@
 /**
- * A sealing render thread: draws a share card or lays out a sealed PDF from plain data and hands the
- * bytes back. Pure: no database, no keys, no network.
+ * A sealing render thread: draws a share card, or lays out a sealed PDF and signs it with the seal key
+ * it is handed, from plain data, and hands the bytes back. No database; the network only for the
+ * timestamp authorities a signature asks.
  */
 import { renderShareCard, type ShareCardInput } from './card.js';
 import { renderSealedPdf } from './pdf.js';
 import type { SealedPdfInput } from './pdf-input.js';
+import { SealKey, type SigningMaterial } from './seal-key.js';
+import { signSealedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
 
-export type RenderTask = { kind: 'card'; input: ShareCardInput } | { kind: 'pdf'; input: SealedPdfInput };
+/** What a seal signs with: the key's material and the signature's options. */
+export type SealRequest = { key: SigningMaterial; options: SignSealedPdfOptions };
 
-export default async function render(task: RenderTask): Promise<Uint8Array> {
-  return task.kind === 'card' ? renderShareCard(task.input) : renderSealedPdf(task.input);
+export type RenderTask =
+  | { kind: 'card'; input: ShareCardInput }
+  | { kind: 'pdf'; input: SealedPdfInput }
+  | { kind: 'signed-pdf'; input: SealedPdfInput; seal: SealRequest };
+
+/** Seal keys as this thread opened them (by certificate fingerprint): the PKCS#12 is decoded once. */
+const keys = new Map<string, SealKey>();
+
+function keyOf({ p12, password, fingerprint }: SigningMaterial): SealKey {
+  let key = keys.get(fingerprint);
+  if (!key) keys.set(fingerprint, (key = new SealKey(p12, password, fingerprint, '', 'configured')));
+  return key;
+}
+
+export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf> {
+  switch (task.kind) {
+    case 'card':
+      return renderShareCard(task.input);
+    case 'pdf':
+      return renderSealedPdf(task.input);
+    case 'signed-pdf':
+      return signSealedPdf(await renderSealedPdf(task.input), keyOf(task.seal.key), task.seal.options);
+  }
 }

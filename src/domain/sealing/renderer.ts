@@ -4,15 +4,17 @@ import 'canvas';
 import { Piscina } from 'piscina';
 import type { ShareCardInput } from './card.js';
 import type { SealedPdfInput } from './pdf-input.js';
-import type { RenderTask } from './render-worker.js';
+import type { RenderTask, SealRequest } from './render-worker.js';
+import type { SignedPdf } from './sign.js';
 
-/** The drawing code (canvas, pdf-lib, fonts), loaded on the calling thread only when it draws there. */
-const render = async (task: RenderTask): Promise<Uint8Array> => (await import('./render-worker.js')).default(task);
+/** The drawing and signing code (canvas, pdf-lib, fonts, @libpdf/core), loaded on the calling thread only when it draws there. */
+const render = async <T extends Uint8Array | SignedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
 
-/** Draws what a seal becomes (card PNG, unsigned PDF) from plain data. */
+/** Draws what a seal becomes (card PNG, PDF, the PDF signed with the seal) from plain data. */
 export interface SealRenderer {
   card(input: ShareCardInput): Promise<Uint8Array>;
   pdf(input: SealedPdfInput): Promise<Uint8Array>;
+  signedPdf(input: SealedPdfInput, seal: SealRequest): Promise<SignedPdf>;
   close(): Promise<void>;
 }
 
@@ -20,18 +22,19 @@ export interface SealRenderer {
 export const inlineRenderer: SealRenderer = {
   card: (input) => render({ kind: 'card', input }),
   pdf: (input) => render({ kind: 'pdf', input }),
+  signedPdf: (input, seal) => render({ kind: 'signed-pdf', input, seal }),
   close: async () => undefined,
 };
 
 /**
- * On worker threads (piscina): drawing a card (~40 ms) or laying out a PDF (~50 ms) never holds the
- * event loop that answers API calls, and several seals render at once on several cores. Threads
- * start on first use and stop when idle.
+ * On worker threads (piscina): drawing a card (~5 ms), laying out a PDF (~25 ms) and signing it never
+ * hold the event loop that answers API calls, and several seals render at once on several cores.
+ * Threads start on first use and stop when idle.
  */
 export function threadRenderer(threads: number, options: { execArgv?: string[] } = {}): SealRenderer & { completed: () => number } {
   // Running from the TypeScript sources (tests), the worker is the .ts file and needs the caller's loader (execArgv).
   const source = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js';
-  const pool = new Piscina<RenderTask, Uint8Array>({
+  const pool = new Piscina<RenderTask, Uint8Array | SignedPdf>({
     filename: new URL(source, import.meta.url).href,
     minThreads: 0,
     maxThreads: threads,
@@ -39,8 +42,10 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     ...(options.execArgv ? { execArgv: options.execArgv } : {}),
   });
   return {
-    card: (input) => pool.run({ kind: 'card', input }),
-    pdf: (input) => pool.run({ kind: 'pdf', input }),
+    card: (input) => pool.run({ kind: 'card', input }) as Promise<Uint8Array>,
+    pdf: (input) => pool.run({ kind: 'pdf', input }) as Promise<Uint8Array>,
+    // Signed there too: the signature's CPU (about 7 ms a PDF) leaves the thread that answers API calls.
+    signedPdf: (input, seal) => pool.run({ kind: 'signed-pdf', input, seal }) as Promise<SignedPdf>,
     close: () => pool.close({ force: true }),
     /** Tasks the threads have finished. */
     completed: () => pool.completed,

@@ -16,6 +16,9 @@ export interface LoadSealKeyOptions {
   serviceName?: string;
 }
 
+/** A seal key as a render thread receives it. */
+export type SigningMaterial = { p12: Uint8Array; password: string; fingerprint: string };
+
 /**
  * The service's seal key: PKCS#12 bytes and what shows which certificate seals. The password lives in
  * a private field: it never reaches JSON, toString or util.inspect, and only a signer is made from it.
@@ -42,6 +45,14 @@ export class SealKey {
       throw error;
     });
     return this.#signer;
+  }
+
+  /**
+   * What a render thread signs with (handed over in-process, never serialised anywhere else): the
+   * thread opens its own signer from it.
+   */
+  signingMaterial(): SigningMaterial {
+    return { p12: this.p12, password: this.#password, fingerprint: this.fingerprint };
   }
 
   toJSON(): { fingerprint: string; subject: string; source: string } {
