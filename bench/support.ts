@@ -45,7 +45,8 @@ export class Bench {
   /** Forks a compiled bench script on this database and waits for its `{ ready: url }`. */
   async start(script: string, options: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<Started> {
     const child = fork(path.join(import.meta.dirname, script), [], {
-      env: { ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
+      // As `npm start` runs it: a few malloc arenas shared by all threads (MALLOC_ARENA_MAX, README).
+      env: { MALLOC_ARENA_MAX: '2', ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
       execArgv: ['--expose-gc', ...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(options.execArgv ?? [])],
     });
     this.children.push(child);
