@@ -49,6 +49,14 @@ describe('Seal key', () => {
       expect(shown).not.toContain(password);
     }
     expect(JSON.parse(JSON.stringify(key))).toEqual({ fingerprint: key.fingerprint, subject: key.subject, source: 'development' });
+    // What a render thread receives carries the password, yet shows only the fingerprint...
+    const material = key.signingMaterial();
+    for (const shown of [JSON.stringify(material), inspect(material), inspect({ task: { seal: material } }, { depth: 5 })]) {
+      expect(shown).not.toContain(password);
+      expect(shown).toContain(key.fingerprint);
+    }
+    // ...and the thread's copy is exactly its three fields.
+    expect(Object.keys(structuredClone(material)).sort()).toEqual(['fingerprint', 'p12', 'password']);
   });
 
   it('opens a configured PKCS#12 file with its password', async () => {

@@ -48,11 +48,15 @@ export class SealKey {
   }
 
   /**
-   * What a render thread signs with (handed over in-process, never serialised anywhere else): the
-   * thread opens its own signer from it.
+   * What a render thread signs with, handed over in-process (postMessage copies its enumerable
+   * fields only): the thread opens its own signer from it. Logged or inspected by mistake, it shows
+   * the fingerprint alone.
    */
   signingMaterial(): SigningMaterial {
-    return { p12: this.p12, password: this.#password, fingerprint: this.fingerprint };
+    const material = { p12: this.p12, password: this.#password, fingerprint: this.fingerprint };
+    Object.defineProperty(material, 'toJSON', { value: () => ({ fingerprint: this.fingerprint }), enumerable: false });
+    Object.defineProperty(material, inspect.custom, { value: () => `SigningMaterial(${this.fingerprint})`, enumerable: false });
+    return material;
   }
 
   toJSON(): { fingerprint: string; subject: string; source: string } {
