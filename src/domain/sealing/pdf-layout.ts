@@ -44,12 +44,21 @@ type Glyphs = ReturnType<FontkitFont['layout']>['glyphs'];
 const LAID_OUT_WORDS = 20_000;
 
 /**
+ * Text shaped a word at a time: Latin, Greek and Cyrillic letters, punctuation, currency signs.
+ * Anything else is shaped whole: fontkit reverses a right-to-left run as a whole (words included),
+ * and shapes a line with the script of its first letters, which for combining marks or CJK can
+ * choose other glyphs than a word's own script would.
+ */
+const BY_WORD = /^[\u0020-\u02FF\u0370-\u052F\u1E00-\u1FFF\u2000-\u206F\u20A0-\u20CF]*$/;
+
+/**
  * fontkit's layout (shaping: substitutions and positions) a word at a time, each word once per
  * process. pdf-lib shapes every line it draws or measures, and reads only the glyphs (never the
- * positions); shaping was a fifth of a sealed PDF's drawing time. Glyph substitutions never cross a
- * space in the text we draw, so a line's glyphs are its words' glyphs with the space's between them.
+ * positions); shaping was a fifth of a sealed PDF's drawing time. Substitutions never cross a space,
+ * so such a line's glyphs are its words' glyphs with the space's between them (the same glyphs,
+ * pdf-layout.test.ts); other lines are shaped whole, as before.
  */
-function layoutByWord(font: FontkitFont): FontkitFont {
+export function layoutByWord(font: FontkitFont): FontkitFont {
   const layout = font.layout.bind(font);
   const words = new Map<string, Glyphs>();
   const glyphsOf = (word: string): Glyphs => {
@@ -61,8 +70,8 @@ function layoutByWord(font: FontkitFont): FontkitFont {
     return glyphs;
   };
   font.layout = (text, features) => {
-    // Features asked for: shaped as asked, whole.
-    if (features !== undefined) return layout(text, features);
+    // Features asked for, or text of other scripts: shaped as asked, whole.
+    if (features !== undefined || !BY_WORD.test(text)) return layout(text, features);
     const glyphs: Glyphs = [];
     for (const part of text.split(/( )/)) if (part) glyphs.push(...glyphsOf(part));
     // pdf-lib reads only the glyphs of a run.
