@@ -30,14 +30,17 @@ export class OAuthPayloadStore {
     const expiresAt = expiresInSeconds ? new Date(now.getTime() + expiresInSeconds * 1000) : null;
     const grantId = text(payload.grantId);
     // Nothing is stored under a connection that has ended: a token saved by the loser of a race
-    // with a revocation (two parallel refreshes) never lands.
+    // with a revocation (two parallel refreshes) never lands. The connection's row is share-locked:
+    // a revocation under way is waited for and then seen, and one that starts later waits for this
+    // row to commit, so the revocation's delete that follows it removes the row too.
     await this.orm.em.fork().execute(
-      `insert into oauth_payloads (id, model, id_hash, payload, grant_id, uid, user_code, expires_at, created_at)
+      `with connection as (select revoked_at from connectors where grant_id = ? for share)
+       insert into oauth_payloads (id, model, id_hash, payload, grant_id, uid, user_code, expires_at, created_at)
        select gen_random_uuid(), ?, ?, ?::jsonb, ?, ?, ?, ?, ?
-       where ?::text is null or not exists (select 1 from connectors where grant_id = ? and revoked_at is not null)
+       where ?::text is null or not exists (select 1 from connection where revoked_at is not null)
        on conflict (model, id_hash) do update set payload = excluded.payload, grant_id = excluded.grant_id,
          uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at`,
-      [model, sha256Hex(id), JSON.stringify(stored), grantId, text(payload.uid), text(payload.userCode), expiresAt, now, grantId, grantId],
+      [grantId, model, sha256Hex(id), JSON.stringify(stored), grantId, text(payload.uid), text(payload.userCode), expiresAt, now, grantId],
     );
   }
 
