@@ -76,6 +76,19 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     expect(second.seen).toHaveLength(0);
   });
 
+  it('ends a drain on a batch that was not full, without another claim', async () => {
+    // Drain anything earlier tests left, then count the batches (one pooled connection each).
+    await new OutboxDispatcher(pool, [], logger).drain();
+    for (let i = 0; i < 5; i += 1) await commit([lifecycle(moveOf(randomUUID()))]);
+    let batches = 0;
+    const counting = { connect: () => ((batches += 1), pool.connect()) } as unknown as pg.Pool;
+    const sink = recorder();
+    await new OutboxDispatcher(counting, [sink], logger, { batchSize: 2 }).drain();
+    expect(sink.seen).toHaveLength(5);
+    // 2 + 2 + 1: the third batch was not full, so no fourth, empty claim.
+    expect(batches).toBe(3);
+  });
+
   it('delivers in the order written, and two dispatchers at once deliver each event exactly once', async () => {
     const ids = Array.from({ length: 40 }, () => randomUUID());
     for (const id of ids) await commit([lifecycle(moveOf(id))]);

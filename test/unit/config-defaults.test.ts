@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 
 describe('Configuration defaults', () => {
   const base = { DATABASE_URL: 'postgres://127.0.0.1:5432/none' };
@@ -8,5 +8,14 @@ describe('Configuration defaults', () => {
     const expected = Math.min(4, Math.max(1, os.availableParallelism() - 1));
     expect(loadConfig(base).sealing.workers).toBe(expected);
     expect(loadConfig({ ...base, SEAL_WORKERS: '3' }).sealing.workers).toBe(3);
+  });
+
+  it('keeps listing pages and record reads 10 s by default; 0 turns a cache off, and a value out of range is refused by name', () => {
+    expect(loadConfig(base).caches).toMatchObject({ listingSeconds: 10, recordSeconds: 10 });
+    expect(loadConfig({ ...base, RECORD_CACHE_SECONDS: '0', LISTING_CACHE_SECONDS: '0' }).caches).toMatchObject({ listingSeconds: 0, recordSeconds: 0 });
+    for (const value of ['301', '-1', 'soon']) {
+      expect(() => loadConfig({ ...base, RECORD_CACHE_SECONDS: value })).toThrow(ConfigError);
+      expect(() => loadConfig({ ...base, RECORD_CACHE_SECONDS: value })).toThrow(/RECORD_CACHE_SECONDS/);
+    }
   });
 });
