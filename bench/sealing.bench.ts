@@ -5,9 +5,10 @@
  * their own at a person's pace; nothing seals), prints, asserting nothing:
  *
  * - the latency of each ceremony step (start or resume, method start, code submit, finalize) with
- *   BENCH_CEREMONIES ceremonies at once (p50, p99, max): the initiators' at a person's pace (a
- *   random pause of up to 2 x BENCH_THINK_MS before each step; their finalize seals nothing, and
- *   every round of them runs before any record seals), the parties' all sending the same step at
+ *   BENCH_CEREMONIES ceremonies at once (p50, p99, max): the initiators' at a person's pace (each
+ *   initiator on their own signs and then submits their records one after another, with a random
+ *   pause of up to 2 x BENCH_THINK_MS before each step and each submit; their finalize seals
+ *   nothing, and they all finish before any record seals), the parties' all sending the same step at
  *   the same instant (each finalize seals, and earlier bursts' artifacts are still in the making:
  *   the heaviest load this bench makes);
  * - sealing throughput: BENCH_SEALS records sealed in back-to-back bursts of BENCH_CEREMONIES, each
@@ -68,13 +69,21 @@ try {
   const bySteps = (step: string) => steps.get(step) ?? steps.set(step, []).get(step)!;
   const sealing: number[] = [];
   let firstSeal = 0;
-  // First the initiators sign at a person's pace (nothing seals) and submit, round after round; then
-  // the parties sign in bursts (each finalize seals), so the sealing figure measures sealing, not
-  // the initiators' pauses.
-  for (let round = 0; round < rounds; round += 1) {
-    await Promise.all(slots.map(({ initiator }, i) => client.sign(tokens.get(initiator)!, initiator, records[round]![i]!, (ms, step) => quiet.push(ms) && bySteps(step).push(ms), THINK_MS)));
-    await Promise.all(slots.map(({ initiator }, i) => client.call('POST', `/api/v1/agreements/${records[round]![i]}/submit`, undefined, tokens.get(initiator))));
-  }
+  // First the initiators, each on their own, sign their records one after another at a person's pace
+  // (nothing seals), submitting each after a pause of the same kind (not measured: not a ceremony
+  // step); then the parties sign in bursts (each finalize seals), so the sealing figure measures
+  // sealing, not the initiators' pauses.
+  const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * THINK_MS));
+  await Promise.all(
+    slots.map(async ({ initiator }, i) => {
+      for (let round = 0; round < rounds; round += 1) {
+        const record = records[round]![i]!;
+        await client.sign(tokens.get(initiator)!, initiator, record, (ms, step) => quiet.push(ms) && bySteps(step).push(ms), THINK_MS);
+        await pause();
+        await client.call('POST', `/api/v1/agreements/${record}/submit`, undefined, tokens.get(initiator));
+      }
+    }),
+  );
   for (let round = 0; round < rounds; round += 1) {
     firstSeal ||= performance.now();
     const sealed = await Promise.all(slots.map(({ party }, i) => client.sign(tokens.get(party)!, party, records[round]![i]!, (ms) => sealing.push(ms))));

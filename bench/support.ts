@@ -19,8 +19,40 @@ export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: Node
  */
 const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=8'];
 
+/**
+ * The mail the services handed over, in order. A client waiting for a code is woken when mail
+ * arrives, not by polling: the harness shares the machine's cores with the service it measures.
+ */
+export class Mailbox {
+  readonly all: Mail[] = [];
+  private waiters = new Set<() => void>();
+
+  push(mail: Mail): void {
+    this.all.push(mail);
+    const waiters = [...this.waiters];
+    this.waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /** The first mail from index `since` on that matches, waiting up to `timeoutMs` for it. */
+  async find(matches: (mail: Mail) => boolean, since: number, timeoutMs = 10_000): Promise<Mail | undefined> {
+    const deadline = performance.now() + timeoutMs;
+    let from = since;
+    for (;;) {
+      for (; from < this.all.length; from += 1) if (matches(this.all[from]!)) return this.all[from];
+      const left = deadline - performance.now();
+      if (left <= 0) return undefined;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => (this.waiters.delete(wake), resolve()), left);
+        const wake = () => (clearTimeout(timer), resolve());
+        this.waiters.add(wake);
+      });
+    }
+  }
+}
+
 export class Bench {
-  readonly mail: Mail[] = [];
+  readonly mail = new Mailbox();
   private readonly children: ChildProcess[] = [];
 
   private constructor(
@@ -94,7 +126,7 @@ export class Bench {
 export class BenchClient {
   constructor(
     readonly url: string,
-    private readonly mail: Mail[],
+    private readonly mail: Mailbox,
   ) {}
 
   async call(method: string, route: string, body?: unknown, token?: string): Promise<any> {
@@ -109,16 +141,13 @@ export class BenchClient {
   }
 
   async codeMailed(to: string, subject: string, since: number): Promise<string> {
-    for (let tries = 0; tries < 2_000; tries += 1) {
-      const found = this.mail.slice(since).find((m) => m.to === to && m.subject === subject);
-      if (found) return /code is (\d{6})/.exec(found.text)![1]!;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`no "${subject}" mail to ${to}`);
+    const found = await this.mail.find((m) => m.to === to && m.subject === subject, since);
+    if (!found) throw new Error(`no "${subject}" mail to ${to}`);
+    return /code is (\d{6})/.exec(found.text)![1]!;
   }
 
   async signIn(email: string): Promise<string> {
-    const since = this.mail.length;
+    const since = this.mail.all.length;
     const requested = await this.call('POST', '/api/v1/verification/request-otp', { email, purpose: 'authenticate' });
     const code = await this.codeMailed(email, 'Your sign-in code', since);
     return (await this.call('POST', '/api/v1/verification/verify-otp', { verification_event_id: requested.verification_event_id, code })).access_token;
@@ -140,7 +169,7 @@ export class BenchClient {
       return answer;
     };
     await step(base);
-    const since = this.mail.length;
+    const since = this.mail.all.length;
     await step(`${base}/methods/email_otp/start`, {});
     await step(`${base}/methods/email_otp/submit`, { code: await this.codeMailed(email, 'Your signature code', since) });
     return step(`${base}/finalize`, {});
