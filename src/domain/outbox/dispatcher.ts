@@ -133,18 +133,26 @@ export class OutboxDispatcher {
   }
 
   /**
-   * Claims a batch (`for update skip locked`), delivers it and marks it delivered, in one transaction.
+   * Claims a batch (`for update skip locked`), delivers it and marks it delivered, in one transaction
+   * (the oldest first, and each record's events in the order they were written).
    * `oneByOne`: each event in a savepoint; one that fails is put back with backoff and the rest go on.
    * Otherwise any failure is thrown (the caller rolls back).
    */
   private async claimAndDeliver(client: pg.PoolClient, oneByOne: boolean): Promise<number> {
-    await client.query('begin');
-    const { rows } = await client.query<Row>(
-      `select id, type, payload, attempts from outbox_events
+    const claim = `select id from outbox_events
         where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
-        order by id limit $1 for update skip locked`,
-      [this.batchSize],
-    );
+        order by id limit ${Math.trunc(this.batchSize)} for update skip locked`;
+    let rows: Row[];
+    if (oneByOne) {
+      await client.query('begin');
+      rows = (await client.query<Row>(`select id, type, payload, attempts from outbox_events where id in (${claim}) order by id`)).rows;
+    } else {
+      // Usually: begun, claimed and marked delivered in one round trip; a failed delivery rolls the mark back.
+      const [, marked] = (await client.query(
+        `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts`,
+      )) as unknown as [pg.QueryResult, pg.QueryResult<Row>];
+      rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    }
     const delivered: string[] = [];
     for (const row of rows) {
       const event = { type: row.type, data: row.payload } as DomainEvent;
@@ -168,7 +176,7 @@ export class OutboxDispatcher {
         this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
       }
     }
-    if (delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
+    if (oneByOne && delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
     await client.query('commit');
     return rows.length;
   }
