@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, WebSocket } from 'playwright-core';
 import type { TestApp } from '../support/harness.js';
 import { collectCspViolations, dropFile, launchChromium, newContext, screenshots, seriousViolations, signInThroughUi, startBrowserApp } from '../support/browser.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
@@ -54,14 +54,19 @@ describe('Web UI: sealed artifacts, the audit trail, and public verification of 
     await db.connect();
     const pending = page.locator('[data-artifact="pdf-pending"]');
     const ready = page.getByRole('button', { name: 'Download the signed PDF' });
+    let subscribed!: Promise<void>;
     for (let attempt = 1; ; attempt += 1) {
       await db.query(`delete from sealed_artifacts where record_id = $1 and kind = 'sealed_pdf'`, [sealed.id]);
+      subscribed = activitySubscribed(page);
       await page.goto(`/records/${sealed.reference}`);
       await pending.or(ready).first().waitFor();
       if (await pending.isVisible()) break;
       if (attempt === 5) throw new Error('the PDF was made again every time it was taken away');
     }
     await db.end();
+    // The page hears of the PDF through its activity subscription: an event published before the page
+    // has subscribed is not for it (on a loaded machine the socket can open after the notice shows).
+    await subscribed;
     // Made again: its sealed_pdf_ready activity event turns the notice into the download, without a reload.
     await t.app.services.sealArtifacts.pdf(sealed.id);
     await page.getByRole('button', { name: 'Download the signed PDF' }).waitFor(ARTIFACT_WAIT);
@@ -121,3 +126,18 @@ describe('Web UI: sealed artifacts, the audit trail, and public verification of 
     await stranger.close();
   });
 });
+
+/** Resolves once the page has sent the subscription of its activity feed over its GraphQL socket. */
+function activitySubscribed(page: Page): Promise<void> {
+  return new Promise((resolve) => {
+    const onSocket = (socket: WebSocket) =>
+      socket.on('framesent', ({ payload }) => {
+        const text = String(payload);
+        if (text.includes('"subscribe"') && text.includes('recordActivity')) {
+          page.off('websocket', onSocket);
+          resolve();
+        }
+      });
+    page.on('websocket', onSocket);
+  });
+}
