@@ -189,13 +189,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub)];
   const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs });
+  // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
+  const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
   // The seal key is checked now, never at the first seal: a production start without one fails here.
+  // A render thread opens it: this thread never loads the signing library.
   const sealKey = await loadSealKey({
     p12Path: config.sealing.p12Path,
     p12Password: config.sealing.p12Password,
     production: config.env === 'production',
     localDir: config.localStateDir,
     serviceName: 'Record Signing',
+    certificateOf: (p12, password) => renderer.certificate(p12, password),
+  }).catch(async (error: unknown) => {
+    await renderer.close();
+    throw error;
   });
   const sealContext: SealContext = { sealCertificateSha256: sealKey.fingerprint.replace(/^sha256:/, ''), anchor: null, publicBaseUrl: config.publicBaseUrl };
   // The chain, connected lazily (an outage at start only delays anchoring); seals name it once known.
@@ -242,7 +249,6 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds })
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
-  const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
   const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer);
 
   const resolvers = {

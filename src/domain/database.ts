@@ -169,7 +169,9 @@ export async function preparedQuery<Row>(em: EntityManager, sql: string, values:
   if (transaction) {
     // Straight to the transaction's connection with bound values: the ORM would format them into the
     // text and log it first, which is most of what a short statement costs this process.
-    return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, values))).rows;
+    // Instants as UTC text, as the ORM formats them (pg would write them in the process's time zone).
+    const bound = values.map((value) => (value instanceof Date ? value.toISOString() : value));
+    return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, bound))).rows;
   }
   const pool = await em.getConnection().getNativeClient();
   return (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows;

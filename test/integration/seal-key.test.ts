@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inspect, promisify } from 'node:util';
+import { threadRenderer } from '../../src/domain/sealing/renderer.js';
 import { loadSealKey, type SealKey } from '../../src/domain/sealing/seal-key.js';
 
 describe('Seal key', () => {
@@ -90,5 +91,24 @@ describe('Seal key', () => {
     const garbage = path.join(workDir, 'garbage.p12');
     await writeFile(garbage, 'not a key');
     await expect(loadSealKey({ production: true, localDir: workDir, p12Path: garbage, p12Password: 'secret-value' })).rejects.toThrow(/SEAL_P12_PASSWORD/);
+  });
+
+  it('is opened the same way on a render thread, as the service does at start, and a wrong password is refused there too', async () => {
+    const threads = threadRenderer(1, { execArgv: ['--import', new URL('../support/child/register.mjs', import.meta.url).href] });
+    try {
+      const certificateOf = (p12: Uint8Array, password: string) => threads.certificate(p12, password);
+      const password = (await readFile(path.join(workDir, 'seal', 'seal.password'), 'utf8')).trim();
+      const p12Path = path.join(workDir, 'seal', 'seal.p12');
+      const onThread = await loadSealKey({ production: true, localDir: workDir, p12Path, p12Password: password, certificateOf });
+      expect(onThread.fingerprint).toBe(first.fingerprint);
+      expect(onThread.subject).toBe(first.subject);
+      expect(threads.completed()).toBe(1);
+      const wrong = 'Wrong-Password-on-a-thread-51c2';
+      const error = await loadSealKey({ production: true, localDir: workDir, p12Path, p12Password: wrong, certificateOf }).catch((e: unknown) => e);
+      expect(String((error as Error).message)).toContain('SEAL_P12_PASSWORD');
+      expect(inspect(error)).not.toContain(wrong);
+    } finally {
+      await threads.close();
+    }
   });
 });

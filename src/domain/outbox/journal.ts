@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { wrap, type EntityManager } from '@mikro-orm/postgresql';
 import { Participant, SignedRecord } from '../records/entities.js';
 import { appendAudit, type AuditActorRole, type AuditMove } from '../records/audit-trail.js';
 import { lockRecordRow } from '../records/record-access.js';
@@ -80,7 +80,9 @@ export class EventJournal implements DomainEvents {
   private async actor(em: EntityManager, move: string, participantId: string | null): Promise<AuditActorRole> {
     if (SYSTEM_MOVES.has(move)) return 'system';
     if (INITIATOR_MOVES.has(move) || !participantId) return 'initiator';
-    const participant = await em.findOne(Participant, { id: participantId }, { fields: ['role'] });
+    // Usually loaded by the change itself (a ceremony step, a lifecycle move): no query then.
+    const known = em.getUnitOfWork().getById(Participant, participantId);
+    const participant = known && wrap(known).isInitialized() ? known : await em.findOne(Participant, { id: participantId }, { fields: ['role'] });
     return participant?.role ?? 'initiator';
   }
 }

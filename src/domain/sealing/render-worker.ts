@@ -6,7 +6,7 @@
 import { renderShareCard, type ShareCardInput } from './card.js';
 import { renderSealedPdf } from './pdf.js';
 import type { SealedPdfInput } from './pdf-input.js';
-import { SealKey, type SigningMaterial } from './seal-key.js';
+import { certificateHere, SealKey, type SigningMaterial } from './seal-key.js';
 import { signSealedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
 
 /** What a seal signs with: the key's material and the signature's options. */
@@ -15,7 +15,9 @@ export type SealRequest = { key: SigningMaterial; options: SignSealedPdfOptions 
 export type RenderTask =
   | { kind: 'card'; input: ShareCardInput }
   | { kind: 'pdf'; input: SealedPdfInput }
-  | { kind: 'signed-pdf'; input: SealedPdfInput; seal: SealRequest };
+  | { kind: 'signed-pdf'; input: SealedPdfInput; seal: SealRequest }
+  /** The service's start-up check of its seal key: the certificate (DER) of the PKCS#12. */
+  | { kind: 'certificate'; p12: Uint8Array; password: string };
 
 /** Seal keys as this thread opened them (by certificate fingerprint): the PKCS#12 is decoded once. */
 const keys = new Map<string, SealKey>();
@@ -34,5 +36,7 @@ export default async function render(task: RenderTask): Promise<Uint8Array | Sig
       return renderSealedPdf(task.input);
     case 'signed-pdf':
       return signSealedPdf(await renderSealedPdf(task.input), keyOf(task.seal.key), task.seal.options);
+    case 'certificate':
+      return certificateHere(task.p12, task.password);
   }
 }

@@ -15,6 +15,8 @@ export interface SealRenderer {
   card(input: ShareCardInput): Promise<Uint8Array>;
   pdf(input: SealedPdfInput): Promise<Uint8Array>;
   signedPdf(input: SealedPdfInput, seal: SealRequest): Promise<SignedPdf>;
+  /** Opens a PKCS#12 seal key (its password checked) and returns its certificate, DER (seal-key.ts's `certificateOf`). */
+  certificate(p12: Uint8Array, password: string): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export const inlineRenderer: SealRenderer = {
   card: (input) => render({ kind: 'card', input }),
   pdf: (input) => render({ kind: 'pdf', input }),
   signedPdf: (input, seal) => render({ kind: 'signed-pdf', input, seal }),
+  certificate: (p12, password) => render({ kind: 'certificate', p12, password }),
   close: async () => undefined,
 };
 
@@ -46,6 +49,8 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     pdf: (input) => pool.run({ kind: 'pdf', input }) as Promise<Uint8Array>,
     // Signed there too: the signature's CPU (about 7 ms a PDF) leaves the thread that answers API calls.
     signedPdf: (input, seal) => pool.run({ kind: 'signed-pdf', input, seal }) as Promise<SignedPdf>,
+    // At start-up: the thread then stops when idle, and the API thread never loads @libpdf/core.
+    certificate: (p12, password) => pool.run({ kind: 'certificate', p12, password }) as Promise<Uint8Array>,
     close: () => pool.close({ force: true }),
     /** Tasks the threads have finished. */
     completed: () => pool.completed,

@@ -2,7 +2,7 @@ import { X509Certificate, generateKeyPair, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { inspect, promisify } from 'node:util';
-import { P12Signer } from '@libpdf/core';
+import type { P12Signer } from '@libpdf/core';
 
 export interface LoadSealKeyOptions {
   /** SEAL_P12_PATH */
@@ -14,7 +14,21 @@ export interface LoadSealKeyOptions {
   localDir: string;
   /** Names the development certificate: "<serviceName> development seal". */
   serviceName?: string;
+  /**
+   * Opens the PKCS#12 with its password and returns its certificate (DER); throws when it cannot.
+   * Default: on this thread. The service opens it on a render thread, so that the thread answering
+   * API calls never loads the PDF signing library (about 29 MiB resident).
+   */
+  certificateOf?: CertificateOf;
 }
+
+export type CertificateOf = (p12: Uint8Array, password: string) => Promise<Uint8Array>;
+
+/** The certificate of a PKCS#12 opened with its password, on the calling thread. */
+export const certificateHere: CertificateOf = async (p12, password) => {
+  const { P12Signer } = await import('@libpdf/core');
+  return (await P12Signer.create(p12, password)).certificate;
+};
 
 /** A seal key as a render thread receives it. */
 export type SigningMaterial = { p12: Uint8Array; password: string; fingerprint: string };
@@ -40,7 +54,7 @@ export class SealKey {
 
   /** The @libpdf/core signer for this key, made once (decoding the PKCS#12 costs ~5 ms a PDF). */
   createSigner(): Promise<P12Signer> {
-    this.#signer ??= P12Signer.create(this.p12, this.#password).catch((error: unknown) => {
+    this.#signer ??= import('@libpdf/core').then(({ P12Signer }) => P12Signer.create(this.p12, this.#password)).catch((error: unknown) => {
       this.#signer = undefined;
       throw error;
     });
@@ -82,39 +96,40 @@ const PASSWORD_FILE = 'seal.password';
  * throws at start-up, naming the variables and never the password.
  */
 export async function loadSealKey(options: LoadSealKeyOptions): Promise<SealKey> {
-  if (options.p12Path) return openConfigured(options.p12Path, options.p12Password ?? '');
+  const certificateOf = options.certificateOf ?? certificateHere;
+  if (options.p12Path) return openConfigured(options.p12Path, options.p12Password ?? '', certificateOf);
   if (options.production) {
     throw new Error('SEAL_P12_PATH is not set: in production the service needs its seal key, a PKCS#12 file named by SEAL_P12_PATH and opened with SEAL_P12_PASSWORD.');
   }
-  return developmentSeal(options.localDir, options.serviceName ?? 'Record signing service');
+  return developmentSeal(options.localDir, options.serviceName ?? 'Record signing service', certificateOf);
 }
 
-async function openConfigured(p12Path: string, password: string): Promise<SealKey> {
+async function openConfigured(p12Path: string, password: string, certificateOf: CertificateOf): Promise<SealKey> {
   let bytes: Buffer;
   try {
     bytes = await readFile(p12Path);
   } catch (error) {
     throw new Error(`SEAL_P12_PATH (${p12Path}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'unknown error'}.`, { cause: error });
   }
-  return open(bytes, password, 'configured', `SEAL_P12_PASSWORD does not open SEAL_P12_PATH (${p12Path}), or the file is not a PKCS#12 seal key`);
+  return open(bytes, password, 'configured', certificateOf, `SEAL_P12_PASSWORD does not open SEAL_P12_PATH (${p12Path}), or the file is not a PKCS#12 seal key`);
 }
 
-async function open(bytes: Uint8Array, password: string, source: SealKey['source'], failure: string): Promise<SealKey> {
-  let signer: P12Signer;
+async function open(bytes: Uint8Array, password: string, source: SealKey['source'], certificateOf: CertificateOf, failure: string): Promise<SealKey> {
+  let der: Uint8Array;
   try {
-    signer = await P12Signer.create(bytes, password);
+    der = await certificateOf(bytes, password);
   } catch {
     // The library's message is not repeated: nothing about the password may leave this function.
     throw new Error(`${failure}.`);
   }
-  const certificate = new X509Certificate(signer.certificate);
+  const certificate = new X509Certificate(der);
   const fingerprint = `sha256:${certificate.fingerprint256.replace(/:/g, '').toLowerCase()}`;
   return new SealKey(bytes, password, fingerprint, certificate.subject.replace(/\n/g, ', '), source);
 }
 
-async function developmentSeal(localDir: string, serviceName: string): Promise<SealKey> {
+async function developmentSeal(localDir: string, serviceName: string, certificateOf: CertificateOf): Promise<SealKey> {
   const directory = path.join(localDir, DEVELOPMENT_SEAL_DIR);
-  const existing = await readDevelopmentSeal(directory);
+  const existing = await readDevelopmentSeal(directory, certificateOf);
   if (existing) return existing;
 
   // Made in a private temporary folder, then renamed into place in one step: when two processes race,
@@ -132,12 +147,12 @@ async function developmentSeal(localDir: string, serviceName: string): Promise<S
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  const created = await readDevelopmentSeal(directory);
+  const created = await readDevelopmentSeal(directory, certificateOf);
   if (!created) throw new Error(`The development seal under ${directory} could not be created.`);
   return created;
 }
 
-async function readDevelopmentSeal(directory: string): Promise<SealKey | null> {
+async function readDevelopmentSeal(directory: string, certificateOf: CertificateOf): Promise<SealKey | null> {
   let p12: Buffer;
   let password: string;
   try {
@@ -146,7 +161,7 @@ async function readDevelopmentSeal(directory: string): Promise<SealKey | null> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  return open(p12, password.trim(), 'development', `The development seal under ${directory} cannot be opened (delete the folder to make a new one)`);
+  return open(p12, password.trim(), 'development', certificateOf, `The development seal under ${directory} cannot be opened (delete the folder to make a new one)`);
 }
 
 const generateRsaKeyPair = promisify(generateKeyPair);
