@@ -1,7 +1,7 @@
 /**
  * What one ceremony step costs the service when nothing else runs: BENCH_STEP_CEREMONIES
- * ceremonies (default 40) signed one after another by one initiator (start or resume, method start,
- * code submit, finalize; nothing seals), after 5 to warm up. Prints each step's latency and the CPU
+ * ceremonies (default 100) signed one after another by one initiator (start or resume, method start,
+ * code submit, finalize; nothing seals), after 10 to warm up. Prints each step's latency and the CPU
  * time the service's threads spent a step (from /proc: user + system, the code's mail included),
  * asserting nothing. The main thread's figure bounds how many steps it serves at once: with 50
  * ceremonies at once (the sealing bench), its queue is what a step's p99 waits in.
@@ -13,8 +13,8 @@ import path from 'node:path';
 import { agreement, Bench, percentile, selected } from './support.js';
 
 if (!selected('steps')) process.exit(0);
-const CEREMONIES = Number(process.env.BENCH_STEP_CEREMONIES ?? 40);
-const WARM_UP = 5;
+const CEREMONIES = Number(process.env.BENCH_STEP_CEREMONIES ?? 100);
+const WARM_UP = 10;
 
 /** CPU milliseconds so far (user + system) of each of the process's threads, summed by thread name. */
 async function threadCpu(pid: number): Promise<Map<string, number>> {
