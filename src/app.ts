@@ -85,6 +85,7 @@ import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
 import { createRestFacade } from './facade-rest/router.js';
 import { restErrorHandler } from './facade-rest/errors.js';
 import { inboundGuards } from './facade-rest/bindings/index.js';
+import type { RestReply } from './facade-rest/operation.js';
 import { GraphAuthenticator } from './graph/authenticate.js';
 import { apiKeyResolver, connectorTokenResolver, CredentialResolverChain, sessionTokenResolver } from './domain/identity/credential-resolver.js';
 import { ConnectorGrants } from './domain/identity/connector-grants.js';
@@ -163,8 +164,11 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     ? new AnswerCache<RecordPage>({ ttlMs: config.caches.listingSeconds * 1000, maxEntries: 1_000, maxSize: 5_000, sizeOf: (page) => page.records.length })
     : null;
   const recordViews = config.caches.recordSeconds > 0 ? new AnswerCache<RecordView>({ ttlMs: config.caches.recordSeconds * 1000, maxEntries: 10_000 }) : null;
+  // The REST listing's answers as sent, per credential and query: kept and dropped with the pages.
+  const listingAnswers = listings ? new AnswerCache<RestReply>({ ttlMs: config.caches.listingSeconds * 1000, maxEntries: 1_000 }) : null;
   const dropRecordViews = () => {
     listings?.invalidate();
+    listingAnswers?.invalidate();
     recordViews?.invalidate();
   };
   if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
@@ -402,6 +406,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       meta: metaOperations({ orm, mcpDiagnostics: () => mcpDiagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
       guards: inboundGuards({ messenger: messengerInbox }),
       idempotency,
+      listingAnswers,
       logger,
     }),
   );

@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/shared/errors.js';
-import type { Principal } from '../domain/identity/principal.js';
+import { credentialKey, type Principal } from '../domain/identity/principal.js';
 import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
 import { camelKeys } from '../graph/transport/case.js';
@@ -22,6 +22,7 @@ import { plannedRoutes } from './bindings/planned.js';
 import { pruneToSchema } from './prune.js';
 import { idempotently } from './idempotency.js';
 import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
+import type { AnswerCache } from '../domain/shared/answer-cache.js';
 
 export type RestFacadeDeps = {
   executor: GraphExecutor;
@@ -31,8 +32,18 @@ export type RestFacadeDeps = {
   guards?: Record<string, (request: Pick<RestRequest, 'headers' | 'query'>) => void>;
   /** Idempotency-Key on mutating routes (absent: the header is ignored). */
   idempotency?: IdempotencyStore;
+  /**
+   * Answers of the identity's listing kept as the bytes sent, per credential and query: a cached
+   * page otherwise pays its GraphQL execution, key conversion and serialization on every request.
+   * Dropped with the listing pages (the composition root invalidates both on the same signals).
+   */
+  listingAnswers?: AnswerCache<RestReply> | null;
   logger: Logger;
 };
+
+/** Routes whose 200 answers `listingAnswers` keeps. */
+const LISTING_OPERATIONS = new Set(['listIdentityAgreements']);
+
 
 /**
  * `/api/v1` (and the meta routes) served from the OpenAPI document: routing through a route table
@@ -76,7 +87,12 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
         'application/json'
       ]?.schema;
       const body = pruneToSchema(c.request.requestBody ?? {}, requestBody, schemas);
-      return runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      const run = () => runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      if (!deps.listingAnswers || !principal || !LISTING_OPERATIONS.has(operationId)) return run();
+      // Per credential (another credential of the same identity may have other scopes) and the query string as sent.
+      const key = `${operationId} ${credentialKey(principal)} ${req.originalUrl.split('?')[1] ?? ''}`;
+      // Only a 200 is kept, as the bytes sent: a refusal or an error is answered afresh every time.
+      return deps.listingAnswers.get(key, async () => asSentBytes(await run()), (reply) => reply.status === 200 && reply.file !== undefined);
     });
   }
   await api.init();
@@ -201,6 +217,13 @@ function coerceQuery(c: Context): Record<string, unknown> {
     else if (parameter.schema?.type === 'boolean') query[parameter.name] = value === 'true';
   }
   return query;
+}
+
+/** A JSON reply as the bytes `send` would write (kept answers are sent without serializing again). */
+async function asSentBytes(reply: RestReply | RestError): Promise<RestReply> {
+  if ('file' in reply && reply.file) return reply;
+  if (reply.body === undefined || reply.status !== 200) return reply;
+  return { status: reply.status, headers: { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }, file: Buffer.from(JSON.stringify(reply.body)) };
 }
 
 function send(res: Response, reply: RestReply | RestError): void {

@@ -84,6 +84,25 @@ describe('Read caches across instances', () => {
     }
   });
 
+  it("a listing's kept answer is for the credential and the query that asked it", async () => {
+    const token = await a.signIn('keyed-lister@example.com');
+    const created = await a.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Keyed', parties: [{ display_name: 'Other', contact_point_value: 'keyed-other@example.com' }] }) });
+    expect(created.status).toBe(201);
+    expect(await titles(a, token)).toEqual(['Keyed']);
+    // The same identity with an API key that may not retrieve: refused, not answered from the session's entry.
+    const key = await a.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['create'], name: 'no retrieve' } });
+    expect(key.status).toBe(201);
+    const refused = await a.request('GET', '/api/v1/identity/agreements', { apiKey: key.body.key as string });
+    expect(refused.status).toBe(403);
+    // Another query is another answer (here: none of that status), and the first is still kept as it was.
+    const sealedOnly = await a.request('GET', '/api/v1/identity/agreements?status=sealed', { token });
+    expect(sealedOnly.status).toBe(200);
+    expect(sealedOnly.body.agreements).toEqual([]);
+    const again = await a.request('GET', '/api/v1/identity/agreements', { token });
+    expect(again.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((again.body.agreements as { title: string }[]).map((record) => record.title)).toEqual(['Keyed']);
+  });
+
   it('a record read is served from memory until anything it is made from changes, on any instance and by any path', async () => {
     const token = await a.signIn('reader@example.com');
     const tokenOnB = await b.signIn('reader@example.com');

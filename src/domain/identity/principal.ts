@@ -79,3 +79,18 @@ export function requireSession(principal: Principal | null): SessionPrincipal {
 
 /** The contract's word for session-only operations ("bearer only"). */
 export const requireBearer = requireSession;
+
+/** The principal's kind and credential: what an answer or a confirmation made for exactly this caller is bound to. */
+export function credentialKey(principal: Principal | null): string {
+  if (!principal) return 'anonymous';
+  switch (principal.kind) {
+    case 'session':
+      return `session:${principal.tokenId}`;
+    case 'api_key':
+      return `api_key:${principal.apiKeyId}`;
+    case 'oauth':
+      return `oauth:${principal.grantId}`;
+    case 'mcp_session':
+      return `mcp_session:${principal.grantId}`;
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { scopeOf } from '../../domain/identity/operation-access.js';
-import type { Principal } from '../../domain/identity/principal.js';
+import { credentialKey, type Principal } from '../../domain/identity/principal.js';
 import { catalog, runEntry, type AnyCatalogEntry, type Graph } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment } from '../../graph/catalog/generated.js';
 import { ToolError, type RetryAction } from '../errors.js';
@@ -32,20 +32,6 @@ export type GuardedAction<S extends z.ZodObject> = {
   run(args: z.infer<S>, graph: Graph, record: RecordFieldsFragment): Promise<RecordFieldsFragment>;
 };
 
-/** The principal's kind and credential: a confirmation is bound to exactly this caller. */
-function principalKey(principal: Principal | null): string {
-  if (!principal) return 'anonymous';
-  switch (principal.kind) {
-    case 'session':
-      return `session:${principal.tokenId}`;
-    case 'api_key':
-      return `api_key:${principal.apiKeyId}`;
-    case 'oauth':
-      return `oauth:${principal.grantId}`;
-    case 'mcp_session':
-      return `mcp_session:${principal.grantId}`;
-  }
-}
 
 /** The caller must hold the scope the action needs before anything is previewed. */
 function requireScopeOf(operation: AnyCatalogEntry, principal: Principal | null): string {
@@ -70,7 +56,7 @@ export function guarded<S extends z.ZodObject>(action: GuardedAction<S>): [ToolD
     const operation = action.operation(args);
     const scope = requireScopeOf(operation, principal);
     const target = action.target(args, record);
-    return { record, binding: { principal: principalKey(principal), action: action.execute, scope, record: record.id, target, arguments: targetArguments(args) } };
+    return { record, binding: { principal: credentialKey(principal), action: action.execute, scope, record: record.id, target, arguments: targetArguments(args) } };
   };
 
   const preview = tool({
