@@ -44,7 +44,6 @@ export type RestFacadeDeps = {
 /** Routes whose 200 answers `listingAnswers` keeps. */
 const LISTING_OPERATIONS = new Set(['listIdentityAgreements']);
 
-
 /**
  * `/api/v1` (and the meta routes) served from the OpenAPI document: routing through a route table
  * compiled once, contract validation with openapi-backend's precompiled validators, then one
@@ -220,7 +219,7 @@ function coerceQuery(c: Context): Record<string, unknown> {
 }
 
 /** A JSON reply as the bytes `send` would write (kept answers are sent without serializing again). */
-async function asSentBytes(reply: RestReply | RestError): Promise<RestReply> {
+function asSentBytes(reply: RestReply | RestError): RestReply {
   if ('file' in reply && reply.file) return reply;
   if (reply.body === undefined || reply.status !== 200) return reply;
   return { status: reply.status, headers: { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }, file: Buffer.from(JSON.stringify(reply.body)) };
