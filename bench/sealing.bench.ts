@@ -35,6 +35,7 @@ try {
   const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.local/profiles')}`] : [];
   const service = await bench.start('service.js', { env: { BENCH_JOBS: '1' }, execArgv: profile });
   const client = bench.client(service);
+  const resident = bench.residentSampler(service);
   await db.connect();
 
   // One initiator and one party per ceremony slot, each with their own mailbox (codes cannot mix).
@@ -45,6 +46,7 @@ try {
     tokens.set(party, await client.signIn(party));
   }
   const rounds = Math.ceil(SEALS / AT_ONCE);
+  resident.phase('warm-up');
   // One unmeasured round first: every initiator signs one record of their own (nothing seals), so
   // the figures are the service's steady state, not its first compilations and connections.
   const warmUp = await Promise.all(
@@ -73,6 +75,7 @@ try {
   // (nothing seals), submitting each after a pause of the same kind (not measured: not a ceremony
   // step); then the parties sign in bursts (each finalize seals), so the sealing figure measures
   // sealing, not the initiators' pauses.
+  resident.phase('initiators at a person\'s pace');
   const pause = () => new Promise((resolve) => setTimeout(resolve, Math.random() * 2 * THINK_MS));
   await Promise.all(
     slots.map(async ({ initiator }, i) => {
@@ -84,6 +87,7 @@ try {
       }
     }),
   );
+  resident.phase('parties in bursts, sealing');
   for (let round = 0; round < rounds; round += 1) {
     firstSeal ||= performance.now();
     const sealed = await Promise.all(slots.map(({ party }, i) => client.sign(tokens.get(party)!, party, records[round]![i]!, (ms) => sealing.push(ms))));
@@ -92,6 +96,7 @@ try {
   }
 
   // Done: both artifacts made and the anchor confirmed.
+  resident.phase('sealing after the last signature');
   const ids = records.flat();
   let done = 0;
   // When the last artifact and the last anchor were done (seconds after the first seal).
@@ -113,6 +118,8 @@ try {
     if (done < total) await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const seconds = (performance.now() - firstSeal) / 1000;
+  const peaks = resident.peaks();
+  resident.stop();
   const memory = await bench.memory(service);
   const { rows: batches } = await db.query<{ n: string }>('select count(*) as n from anchor_batches');
 
@@ -133,6 +140,7 @@ try {
   console.log(
     `\nservice RSS at its peak: ${mib(memory.peak)}, after sealing: ${mib(memory.rss)} (goal < 300 MB); main thread's V8 heap ${mib(memory.heapUsed)} used of ${mib(memory.heapTotal)}, external ${mib(memory.external)}; after a full collection: RSS ${mib(memory.collected.rss)}, heap ${mib(memory.collected.heapUsed)}`,
   );
+  console.log(`  peak RSS by phase: ${[...peaks].map(([phase, bytes]) => `${phase} ${mib(bytes)}`).join(', ')}`);
   console.log(`  resident MiB by mapping: ${Object.entries(memory.mappings).map(([name, size]) => `${name} ${size}`).join(', ')}`);
 } finally {
   await db.end().catch(() => undefined);

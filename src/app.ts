@@ -8,7 +8,7 @@ import helmet from 'helmet';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, specifiedRules, validate } from 'graphql';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
@@ -98,7 +98,8 @@ import { defineHousekeepingJob, scheduleHousekeeping } from './jobs/housekeeping
 import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-records.job.js';
 import { createLogger, httpLogger, requestIdOf } from './logger.js';
 import { webUiRouter } from './web-ui.js';
-import { createMcpFacade, mcpAuthenticatedHandler, mcpDiagnostics, type McpFacadeDeps } from './facade-mcp/index.js';
+import type { McpFacadeDeps } from './facade-mcp/index.js';
+import { mcpOnFirstUse } from './facade-mcp/on-first-use.js';
 
 export type AppOptions = {
   logger?: Logger;
@@ -339,6 +340,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       ApolloServerPluginDrainHttpServer({ httpServer: server }),
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
       ApolloServerPluginCacheControlDisabled(),
+      // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
+      ApolloServerPluginInlineTraceDisabled(),
       { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
     ],
   });
@@ -386,6 +389,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     jsonResponse: config.mcp.jsonResponse,
     logger,
   };
+  const mcp = mcpOnFirstUse(mcpDeps);
   app.use(oauthServer.router);
   // /mcp/oauth: the OAuth token check first (401 + resource metadata before any message), then the same MCP tools as /mcp.
   app.use(
@@ -393,17 +397,17 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       path: CONNECTOR_RESOURCE_PATH,
       resourceMetadataUrl: oauthServer.resourceMetadataUrl,
       authenticate: connectorAuth,
-      handler: mcpAuthenticatedHandler(mcpDeps),
+      handler: mcp.authenticatedHandler,
     }),
   );
   // The web UI answers only its own pages and assets; the REST facade below takes every other path.
   app.use(webUiRouter());
-  app.use(createMcpFacade(mcpDeps));
+  app.use(mcp.router);
   app.use(
     await createRestFacade({
       executor,
       authenticate: (credentials) => credentialChain.authenticate(credentials),
-      meta: metaOperations({ orm, mcpDiagnostics: () => mcpDiagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
+      meta: metaOperations({ orm, mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
       guards: inboundGuards({ messenger: messengerInbox }),
       idempotency,
       listingAnswers,

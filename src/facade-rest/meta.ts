@@ -7,7 +7,7 @@ const VERSION = '1.0.0';
 export const HEALTH_BODY = Object.freeze({ status: 'ok', service: 'record-signing', version: VERSION });
 
 /** Health and diagnostics: no credentials, no GraphQL. */
-export function metaOperations(deps: { orm: MikroORM; mcpDiagnostics: () => Record<string, unknown> }): Record<string, RestOperation> {
+export function metaOperations(deps: { orm: MikroORM; mcpDiagnostics: () => Promise<Record<string, unknown>> }): Record<string, RestOperation> {
   return {
     getHealth: {
       operation: null,
@@ -30,7 +30,7 @@ export function metaOperations(deps: { orm: MikroORM; mcpDiagnostics: () => Reco
     },
     getMcpDiagnostics: {
       operation: null,
-      run: async () => ({ status: 200, body: deps.mcpDiagnostics() }),
+      run: async () => ({ status: 200, body: await deps.mcpDiagnostics() }),
     },
   };
 }

@@ -1,26 +1,29 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
+import { madeOnFirstUse } from '../shared/first-use.js';
 import type { MailMessage, Mailer } from './mailer.js';
+
+/** nodemailer (some 650 KB of code) loads with the first message, not with the service. */
+const nodemailer = madeOnFirstUse(async () => (await import('nodemailer')).default);
 
 /** Sends mail over SMTP (SMTP_URL). */
 export class SmtpMailer implements Mailer {
-  private readonly transport: Transporter;
+  private transport: Transporter | null = null;
 
   constructor(
-    smtpUrl: string,
+    private readonly smtpUrl: string,
     private readonly from: string,
-  ) {
-    // A server that accepts and then goes silent must fail a send in seconds, not hold its caller for minutes.
-    this.transport = nodemailer.createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
-  }
+  ) {}
 
   async send(message: MailMessage): Promise<void> {
+    // A server that accepts and then goes silent must fail a send in seconds, not hold its caller for minutes.
+    this.transport ??= (await nodemailer()).createTransport({ url: this.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
     await this.transport.sendMail({ from: this.from, ...message });
   }
 
   async close(): Promise<void> {
-    this.transport.close();
+    this.transport?.close();
   }
 }
 
@@ -29,7 +32,7 @@ export class SmtpMailer implements Mailer {
  * folder (MAIL_OUTBOX_DIR), which any mail client or `cat` can read. Never the log.
  */
 export class OutboxMailer implements Mailer {
-  private readonly transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  private transport: Transporter | null = null;
 
   constructor(
     private readonly dir: string,
@@ -37,6 +40,7 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(message: MailMessage): Promise<void> {
+    this.transport ??= (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
     const info = await this.transport.sendMail({ from: this.from, ...message });
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -3,6 +3,7 @@
  * it is handed, from plain data, and hands the bytes back. No database; the network only for the
  * timestamp authorities a signature asks.
  */
+import { isWorkerThread, move, transferableSymbol, valueSymbol } from 'piscina';
 import { renderShareCard, type ShareCardInput } from './card.js';
 import { renderSealedPdf } from './pdf.js';
 import type { SealedPdfInput } from './pdf-input.js';
@@ -30,13 +31,29 @@ function keyOf({ p12, password, fingerprint }: SigningMaterial): SealKey {
 
 export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf> {
   switch (task.kind) {
-    case 'card':
-      return renderShareCard(task.input);
-    case 'pdf':
-      return renderSealedPdf(task.input);
-    case 'signed-pdf':
-      return signSealedPdf(await renderSealedPdf(task.input), keyOf(task.seal.key), task.seal.options);
+    case 'card': {
+      const png = renderShareCard(task.input);
+      return handedOver(png, png);
+    }
+    case 'pdf': {
+      const pdf = await renderSealedPdf(task.input);
+      return handedOver(pdf, pdf);
+    }
+    case 'signed-pdf': {
+      const signed = await signSealedPdf(await renderSealedPdf(task.input), keyOf(task.seal.key), task.seal.options);
+      return handedOver(signed, signed.bytes);
+    }
     case 'certificate':
       return certificateHere(task.p12, task.password);
   }
+}
+
+/**
+ * On a render thread, the bytes' buffer is moved to the calling thread, not copied: the thread keeps
+ * no second copy of each PDF and card as garbage (issue 11's memory goal). Only a buffer the bytes
+ * fill alone is moved (a slice of a shared pool is copied); called inline, the value is returned as is.
+ */
+function handedOver<T>(value: T, bytes: Uint8Array): T {
+  if (!isWorkerThread || !(bytes.buffer instanceof ArrayBuffer) || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) return value;
+  return move({ [transferableSymbol]: [bytes.buffer], [valueSymbol]: value as object }) as T;
 }

@@ -30,6 +30,14 @@ export const inlineRenderer: SealRenderer = {
 };
 
 /**
+ * A render thread's V8 heap. A thread lives on about 25 MiB, and what it draws is bounded (a body of
+ * at most 7,000 characters). Under the process's limits (`npm start`: a 256 MiB old generation, 8 MiB
+ * semi-spaces) V8 let a busy thread's heap pages grow by about 65 MiB over 50 PDFs; under these it
+ * grows by about 40 (issue 11's memory goal), and still has room for four times its live heap.
+ */
+export const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
+
+/**
  * On worker threads (piscina): drawing a card (~5 ms), laying out a PDF (~25 ms) and signing it never
  * hold the event loop that answers API calls, and several seals render at once on several cores.
  * Threads start on first use and stop when idle.
@@ -42,6 +50,7 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: 30_000,
+    resourceLimits: RENDER_THREAD_HEAP,
     ...(options.execArgv ? { execArgv: options.execArgv } : {}),
   });
   return {
