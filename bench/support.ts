@@ -18,6 +18,8 @@ export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: Node
  * generation makes V8 grow the heap by a small factor after each collection instead of up to 4x,
  * and 4 MiB semi-spaces keep the young generation small. BENCH_NODE_FLAGS come after and win.
  */
+/** glibc's malloc as `npm start` sets it (README: MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). */
+const MALLOC_SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
 const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=4'];
 
 /**
@@ -78,8 +80,9 @@ export class Bench {
   /** Forks a compiled bench script on this database and waits for its `{ ready: url }`. */
   async start(script: string, options: { execArgv?: string[]; env?: Record<string, string> } = {}): Promise<Started> {
     const child = fork(path.join(import.meta.dirname, script), [], {
-      // As `npm start` runs it: a few malloc arenas shared by all threads (MALLOC_ARENA_MAX, README).
-      env: { MALLOC_ARENA_MAX: '2', ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
+      // As `npm start` runs it: a few malloc arenas shared by all threads, and a fixed mmap threshold
+      // (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_: README).
+      env: { ...MALLOC_SETTINGS, ...process.env, ...options.env, DATABASE_URL: this.databaseUrl },
       execArgv: ['--expose-gc', ...SERVICE_NODE_FLAGS, ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []), ...(options.execArgv ?? [])],
     });
     this.children.push(child);
