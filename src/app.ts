@@ -496,10 +496,10 @@ async function settleWithin(name: string, run: () => Promise<unknown>, ms: numbe
 
 /** The configured chain, connected on first use and again after a failed attempt. */
 function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string, connected: (chain: AnchorChain) => void): () => Promise<AnchorChain> {
-  // viem is loaded with the first connection: a service without a chain never loads it.
+  // The chain's code (ox) is loaded with the first connection: a service without a chain never loads it.
   return madeOnFirstUse(async () => {
-    const { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } = await import('./domain/anchoring/viem-chain.js');
-    const chain = await ViemAnchorChain.connect({
+    const { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } = await import('./domain/anchoring/evm-chain.js');
+    const chain = await EvmAnchorChain.connect({
       rpcUrl: settings.rpcUrl,
       // The well-known development key is refused by the adapter on any chain but the development one.
       signerKey: settings.signerKey ?? DEVELOPMENT_SIGNER_KEY,

@@ -3,7 +3,7 @@ import { createPublicClient, http } from 'viem';
 import { ANCHORING_LOCK, AnchoringService } from '../../src/domain/anchoring/anchoring-service.js';
 import { AnchorChainError, type AnchorChain } from '../../src/domain/anchoring/chain.js';
 import { hashToBytes32 } from '../../src/domain/anchoring/merkle.js';
-import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from '../../src/domain/anchoring/viem-chain.js';
+import { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } from '../../src/domain/anchoring/evm-chain.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
 import { ManualClock } from '../support/clock.js';
@@ -16,7 +16,7 @@ describe('Anchoring on a real local chain', () => {
   let db: pg.Client;
   const clock = new ManualClock();
   let anchoring: AnchoringService;
-  let adapter: ViemAnchorChain;
+  let adapter: EvmAnchorChain;
 
   beforeAll(async () => {
     chain = await startPrivateChain();
@@ -24,7 +24,7 @@ describe('Anchoring on a real local chain', () => {
     db = new pg.Client({ connectionString: t.databaseUrl });
     await db.connect();
     anchoring = t.app.services.anchoring!;
-    adapter = await ViemAnchorChain.connect({ rpcUrl: chain.url, signerKey: DEVELOPMENT_SIGNER_KEY, addressFile: `${chain.dir}/chain/registry.json` });
+    adapter = await EvmAnchorChain.connect({ rpcUrl: chain.url, signerKey: DEVELOPMENT_SIGNER_KEY, addressFile: `${chain.dir}/chain/registry.json` });
   }, 60_000);
   afterAll(async () => {
     await db.end();

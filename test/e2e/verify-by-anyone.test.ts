@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { DEVELOPMENT_SIGNER_KEY } from '../../src/domain/anchoring/viem-chain.js';
+import { DEVELOPMENT_SIGNER_KEY } from '../../src/domain/anchoring/evm-chain.js';
 import { main } from '../../src/verifier/cli.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';

@@ -5,17 +5,17 @@ import { foundry } from 'viem/chains';
 import { AnchorChainError, type Hex } from '../../src/domain/anchoring/chain.js';
 import { transactionAnchors, verifyInclusion } from '../../src/domain/anchoring/merkle.js';
 import { registryAbi } from '../../src/domain/anchoring/registry-artifact.js';
-import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from '../../src/domain/anchoring/viem-chain.js';
+import { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } from '../../src/domain/anchoring/evm-chain.js';
 import { rpc } from '../../scripts/local-chain.mjs';
 import { startPrivateChain, waitMined, type PrivateChain } from '../support/chain.js';
 
 const hashOf = (label: string): Hex => keccak256(toHex(label));
 
-describe('ViemAnchorChain on a real anvil', () => {
+describe('EvmAnchorChain on a real anvil', () => {
   let chain: PrivateChain;
-  let anchors: ViemAnchorChain;
+  let anchors: EvmAnchorChain;
   const connect = () =>
-    ViemAnchorChain.connect({
+    EvmAnchorChain.connect({
       rpcUrl: chain.url,
       signerKey: DEVELOPMENT_SIGNER_KEY,
       deployIfMissing: true,

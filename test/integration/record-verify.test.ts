@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { keccak256, toHex } from 'viem';
 import { hashToBytes32 } from '../../src/domain/anchoring/merkle.js';
-import { DEVELOPMENT_SIGNER_KEY, ViemAnchorChain } from '../../src/domain/anchoring/viem-chain.js';
+import { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } from '../../src/domain/anchoring/evm-chain.js';
 import { main } from '../../src/verifier/cli.js';
 import { lastByteRange } from '../../src/verifier/pades.js';
 import { startPrivateChain, waitMined, type PrivateChain } from '../support/chain.js';
@@ -21,7 +21,7 @@ async function recordVerify(...args: string[]) {
 describe('record-verify (offline verifier) on a real anvil', () => {
   let chain: PrivateChain;
   let freshChain: PrivateChain;
-  let anchors: ViemAnchorChain;
+  let anchors: EvmAnchorChain;
   let sealKey: SealKey;
   let otherKey: SealKey;
   let dir: string;
@@ -32,7 +32,7 @@ describe('record-verify (offline verifier) on a real anvil', () => {
   };
 
   const connect = (c: PrivateChain) =>
-    ViemAnchorChain.connect({ rpcUrl: c.url, signerKey: DEVELOPMENT_SIGNER_KEY, deployIfMissing: true, addressFile: path.join(c.dir, 'registry.json') });
+    EvmAnchorChain.connect({ rpcUrl: c.url, signerKey: DEVELOPMENT_SIGNER_KEY, deployIfMissing: true, addressFile: path.join(c.dir, 'registry.json') });
 
   /** Anchors these metadata hashes in one batch (with two unrelated seals) and waits for the receipt. */
   const anchorInBatch = async (...metadataHashes: string[]) => {

@@ -1,6 +1,6 @@
 /**
  * The anchoring port: what the service needs from a chain to timestamp sealed records, in product
- * words. The viem adapter (viem-chain.ts) implements it against the RecordRegistry contract.
+ * words. The EVM adapter (evm-chain.ts, on ox) implements it against the RecordRegistry contract.
  *
  * Exactly one anchoring transaction per seal, whatever fails: `prepareBatch` returns the SIGNED
  * transaction with an explicit nonce; the caller persists it, then `broadcast`s it, and after a crash

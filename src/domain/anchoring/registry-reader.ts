@@ -1,15 +1,12 @@
-import { createPublicClient, decodeEventLog, getAbiItem, http, type Log, type PublicClient } from 'viem';
 import { AnchorChainError, type AnchorReader, type AnchorTransaction, type FoundAnchor, type Hex } from './chain.js';
+import { decodeGetAnchor, decodeRegistryEvent, encodeGetAnchor, eventTopics, EvmRpc, registry, RpcFailure, type RpcLog } from './evm.js';
 import { batchRoot, buildBatch, toBytes32 } from './merkle.js';
-import { registryAbi } from './registry-artifact.js';
 
 /**
  * The read side of the registry: finds anchors and reads anchoring transactions through the logs and
- * storage of any node, with nothing from our service. The offline verifier uses it alone; the viem
- * adapter adds the write side.
+ * storage of any node, with nothing from our service. The offline verifier uses it alone; the chain
+ * adapter (evm-chain.ts) adds the write side.
  */
-const leafAnchored = getAbiItem({ abi: registryAbi, name: 'LeafAnchored' });
-const anchored = getAbiItem({ abi: registryAbi, name: 'Anchored' });
 
 /** The RPC URL as it may appear in messages: its origin only (a provider key often sits in the path). */
 export function describeRpc(rpcUrl: string): string {
@@ -20,27 +17,22 @@ export function describeRpc(rpcUrl: string): string {
   }
 }
 
-/** A viem/transport failure as an AnchorChainError with a short reason (no request bodies, no URLs). */
+/** A node's or transport's failure as an AnchorChainError with a short reason (no request bodies, no URLs). */
 export function chainFailure(rpcUrl: string, what: string, error: unknown): AnchorChainError {
   if (error instanceof AnchorChainError) return error;
-  const e = error as { name?: string; details?: unknown; shortMessage?: unknown; message?: unknown };
-  const transport = ['HttpRequestError', 'TimeoutError', 'WebSocketRequestError', 'SocketClosedError'].includes(e.name ?? '');
-  const reason = typeof e.details === 'string' && e.details ? e.details : typeof e.shortMessage === 'string' ? e.shortMessage : 'unknown error';
+  const transport = error instanceof RpcFailure ? error.transport : true;
+  const reason = error instanceof RpcFailure && error.details ? error.details : 'unknown error';
   return new AnchorChainError(
     transport ? 'unreachable' : 'rejected',
     `${what} failed at ${describeRpc(rpcUrl)}: ${transport ? 'chain node unreachable' : 'node answered with an error'} (${reason.split('\n')[0]?.slice(0, 200)})`,
   );
 }
 
-export function publicClientFor(rpcUrl: string): PublicClient {
-  return createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 10_000 }) });
-}
-
-type LeafLog = { leaf: Hex; root: Hex; payload: Hex; log: Log };
+type LeafLog = { leaf: Hex; root: Hex; payload: Hex; log: RpcLog };
 
 export class RegistryReader implements AnchorReader {
   constructor(
-    readonly client: PublicClient,
+    readonly client: EvmRpc,
     readonly chainId: number,
     readonly registryAddress: Hex,
     private readonly rpcUrl: string,
@@ -50,10 +42,10 @@ export class RegistryReader implements AnchorReader {
 
   /** A reader for `registryAddress` on the node at `rpcUrl`; fails when no contract is there. */
   static async connect(options: { rpcUrl: string; registryAddress: string; fromBlock?: bigint }): Promise<RegistryReader> {
-    const client = publicClientFor(options.rpcUrl);
+    const client = new EvmRpc(options.rpcUrl);
     const address = options.registryAddress.toLowerCase() as Hex;
     if (!/^0x[0-9a-f]{40}$/.test(address)) throw new AnchorChainError('misconfigured', `not a contract address: ${options.registryAddress}`);
-    const [chainId, code] = await Promise.all([client.getChainId(), client.getCode({ address })]).catch((error: unknown) => {
+    const [chainId, code] = await Promise.all([client.chainId(), client.code(address)]).catch((error: unknown) => {
       throw chainFailure(options.rpcUrl, 'reading the registry', error);
     });
     if (!code || code === '0x') {
@@ -64,8 +56,8 @@ export class RegistryReader implements AnchorReader {
 
   /** Block time and block of the first anchoring of `root`, or null. */
   async getAnchor(root: Hex): Promise<{ anchoredAt: Date; blockNumber: bigint } | null> {
-    const [timestamp, blockNumber] = await this.call('reading an anchor', () =>
-      this.client.readContract({ address: this.registryAddress, abi: registryAbi, functionName: 'getAnchor', args: [toBytes32(root)] }),
+    const { timestamp, blockNumber } = await this.call('reading an anchor', async () =>
+      decodeGetAnchor(await this.client.call(this.registryAddress, encodeGetAnchor(toBytes32(root)))),
     );
     return timestamp === 0n ? null : { anchoredAt: new Date(Number(timestamp) * 1000), blockNumber };
   }
@@ -82,14 +74,7 @@ export class RegistryReader implements AnchorReader {
   }
 
   async readAnchorTransaction(txHash: Hex): Promise<AnchorTransaction | null> {
-    const receipt = await this.call('reading a transaction', async () => {
-      try {
-        return await this.client.getTransactionReceipt({ hash: txHash });
-      } catch (error) {
-        if ((error as { name?: string }).name === 'TransactionReceiptNotFoundError') return null;
-        throw error;
-      }
-    });
+    const receipt = await this.call('reading a transaction', () => this.client.receipt(txHash));
     if (!receipt || receipt.status !== 'success') return null;
     const ours = receipt.logs.filter((log) => log.address.toLowerCase() === this.registryAddress);
     const result: AnchorTransaction = {
@@ -102,43 +87,47 @@ export class RegistryReader implements AnchorReader {
       alreadyAnchored: [],
     };
     for (const log of ours) {
-      const event = decodeEventLog({ abi: registryAbi, data: log.data, topics: log.topics, strict: false });
+      const event = decodeRegistryEvent(log);
+      if (!event) continue;
       switch (event.eventName) {
         case 'Anchored':
-          result.anchored.push({ root: event.args.root as Hex, leaves: [] });
+          result.anchored.push({ root: event.args.root, leaves: [] });
           break;
         case 'LeafAnchored': {
           const batch = result.anchored.find((b) => b.root === event.args.root);
-          batch?.leaves.push({ hash: event.args.leaf as Hex, payload: (event.args.payload ?? '0x') });
+          batch?.leaves.push({ hash: event.args.leaf, payload: event.args.payload });
           break;
         }
         case 'AlreadyAnchored':
           result.alreadyAnchored.push({
-            root: event.args.root as Hex,
-            firstAnchoredAt: new Date(Number(event.args.firstAnchoredAt ?? 0n) * 1000),
-            firstBlockNumber: event.args.firstBlockNumber ?? 0n,
+            root: event.args.root,
+            firstAnchoredAt: new Date(Number(event.args.firstAnchoredAt) * 1000),
+            firstBlockNumber: event.args.firstBlockNumber,
           });
-          break;
-        default:
           break;
       }
     }
     if (result.anchored.length === 0 && result.alreadyAnchored.length === 0) return null;
-    const block = await this.call('reading a block', () => this.client.getBlock({ blockHash: receipt.blockHash }));
+    const block = await this.call('reading a block', async () => {
+      const found = await this.client.block({ hash: receipt.blockHash });
+      if (!found) throw new RpcFailure(false, `block ${receipt.blockHash} not found`);
+      return found;
+    });
     result.blockTime = new Date(Number(block.timestamp) * 1000);
     return result;
   }
 
   /** LeafAnchored logs of this registry matching the filter, oldest first. */
   private async leafLogs(filter: { leaf?: Hex; root?: Hex; blockHash?: Hex }): Promise<LeafLog[]> {
-    const args = { leaf: filter.leaf, root: filter.root };
-    const range = filter.blockHash ? { blockHash: filter.blockHash } : { fromBlock: this.fromBlock, toBlock: 'latest' as const };
-    const logs = await this.call('searching the registry logs', () =>
-      this.client.getLogs({ address: this.registryAddress, event: leafAnchored, args, ...range }),
-    );
-    return logs
-      .filter((log) => !log.removed && log.transactionHash)
-      .map((log) => ({ leaf: log.args.leaf as Hex, root: log.args.root as Hex, payload: (log.args.payload ?? '0x'), log }));
+    const topics = eventTopics(registry.leafAnchored, { leaf: filter.leaf, root: filter.root });
+    const range = filter.blockHash ? { blockHash: filter.blockHash } : { fromBlock: this.fromBlock };
+    const logs = await this.call('searching the registry logs', () => this.client.logs({ address: this.registryAddress, topics, ...range }));
+    const found: LeafLog[] = [];
+    for (const log of logs) {
+      const event = log.removed || !log.transactionHash ? null : decodeRegistryEvent(log);
+      if (event?.eventName === 'LeafAnchored') found.push({ leaf: event.args.leaf, root: event.args.root, payload: event.args.payload, log });
+    }
+    return found;
   }
 
   /** The anchor behind one LeafAnchored log, after rebuilding the root from its batch; null if it does not hold. */
@@ -149,9 +138,11 @@ export class RegistryReader implements AnchorReader {
       (s) => s.log.transactionHash === log.transactionHash,
     );
     const counts = await this.call('searching the registry logs', () =>
-      this.client.getLogs({ address: this.registryAddress, event: anchored, args: { root: found.root }, blockHash: log.blockHash! }),
+      this.client.logs({ address: this.registryAddress, topics: eventTopics(registry.anchored, { root: found.root }), blockHash: log.blockHash! }),
     );
-    const announced = counts.find((c) => c.transactionHash === log.transactionHash)?.args.leafCount;
+    const announcing = counts.find((c) => c.transactionHash === log.transactionHash);
+    const event = announcing ? decodeRegistryEvent(announcing) : null;
+    const announced = event?.eventName === 'Anchored' ? event.args.leafCount : undefined;
     const leaves = siblings.map((s) => s.leaf);
     if (announced === undefined || leaves.length !== announced || batchRoot(leaves) !== found.root) return null;
     const stored = await this.getAnchor(found.root);

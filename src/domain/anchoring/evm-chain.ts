@@ -1,7 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { encodeFunctionData, keccak256, type PublicClient } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
   AnchorChainError,
   type AnchorChain,
@@ -13,9 +11,10 @@ import {
   type Hex,
   type PreparedAnchoring,
 } from './chain.js';
+import { encodeAnchor, encodeAnchorBatch, EvmRpc, keccak256, privateKeyAccount, type EvmAccount } from './evm.js';
 import { buildBatch } from './merkle.js';
-import { registryAbi, registryBytecode } from './registry-artifact.js';
-import { chainFailure, describeRpc, publicClientFor, RegistryReader } from './registry-reader.js';
+import { registryBytecode } from './registry-artifact.js';
+import { chainFailure, describeRpc, RegistryReader } from './registry-reader.js';
 
 /** The chain id of anvil and other development chains. */
 export const DEVELOPMENT_CHAIN_ID = 31337;
@@ -26,7 +25,7 @@ export const DEVELOPMENT_CHAIN_ID = 31337;
  */
 export const DEVELOPMENT_SIGNER_KEY: Hex = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 
-export type ViemAnchorChainOptions = {
+export type EvmAnchorChainOptions = {
   rpcUrl: string;
   /** Hex private key of the anchoring account. Never logged, never in an error message. */
   signerKey: string;
@@ -51,21 +50,21 @@ const ALREADY_KNOWN = /already known|already imported|known transaction|alreadyk
 const NONCE_TOO_LOW = /nonce too low|noncetoolow|nonce has already been used|invalid nonce/i;
 
 function errorText(error: unknown): string {
-  const e = error as { details?: unknown; shortMessage?: unknown; message?: unknown; cause?: unknown };
-  const parts = [e.details, e.shortMessage, e.message].filter((p): p is string => typeof p === 'string');
+  const e = error as { details?: unknown; message?: unknown; cause?: unknown };
+  const parts = [e.details, e.message].filter((p): p is string => typeof p === 'string');
   if (e.cause && e.cause !== error) parts.push(errorText(e.cause));
   return parts.join(' | ');
 }
 
 /**
- * The anchoring port on an EVM chain through viem, against contracts/RecordRegistry.sol.
- * The signer key lives only inside the viem account; errors go through chainFailure, which keeps
- * short reasons and the RPC origin only.
+ * The anchoring port on an EVM chain (JSON-RPC and signing on ox: evm.ts), against
+ * contracts/RecordRegistry.sol. The signer key lives only inside the account; errors go through
+ * chainFailure, which keeps short reasons and the RPC origin only.
  */
-export class ViemAnchorChain implements AnchorChain {
+export class EvmAnchorChain implements AnchorChain {
   private constructor(
     private readonly reader: RegistryReader,
-    private readonly account: PrivateKeyAccount,
+    private readonly account: EvmAccount,
     private readonly rpcUrl: string,
     private readonly requiredConfirmations: number,
     private readonly name: string,
@@ -84,25 +83,26 @@ export class ViemAnchorChain implements AnchorChain {
     return this.account.address;
   }
 
-  private get client(): PublicClient {
+  private get client(): EvmRpc {
     return this.reader.client;
   }
 
-  static async connect(options: ViemAnchorChainOptions): Promise<ViemAnchorChain> {
-    let account: PrivateKeyAccount;
+  static async connect(options: EvmAnchorChainOptions): Promise<EvmAnchorChain> {
+    let account: EvmAccount;
     try {
       const key = options.signerKey.startsWith('0x') ? options.signerKey : `0x${options.signerKey}`;
-      account = privateKeyToAccount(key as Hex);
+      account = privateKeyAccount(key as Hex);
     } catch {
       throw new AnchorChainError('misconfigured', 'the chain signer key is not a 32-byte hex private key');
     }
     const confirmations = options.confirmations ?? 1;
     if (!Number.isInteger(confirmations) || confirmations < 1) throw new AnchorChainError('misconfigured', 'confirmations must be an integer >= 1');
-    const client = publicClientFor(options.rpcUrl);
-    const [chainId, genesis] = await Promise.all([client.getChainId(), client.getBlock({ blockNumber: 0n })]).catch((error: unknown) => {
+    const client = new EvmRpc(options.rpcUrl);
+    const [chainId, genesis] = await Promise.all([client.chainId(), client.block({ number: 0n })]).catch((error: unknown) => {
       throw chainFailure(options.rpcUrl, 'connecting to the chain', error);
     });
-    if (account.address === privateKeyToAccount(DEVELOPMENT_SIGNER_KEY).address && chainId !== DEVELOPMENT_CHAIN_ID) {
+    if (!genesis) throw new AnchorChainError('unreachable', `connecting to the chain failed at ${describeRpc(options.rpcUrl)}: the node has no genesis block`);
+    if (account.address === privateKeyAccount(DEVELOPMENT_SIGNER_KEY).address && chainId !== DEVELOPMENT_CHAIN_ID) {
       // Everyone knows this key: on a real network its funds are swept at once and anyone could anchor as us.
       throw new AnchorChainError('misconfigured', `the development signer key is only for the development chain (${DEVELOPMENT_CHAIN_ID}), not chain ${chainId}: set CHAIN_SIGNER_KEY`);
     }
@@ -127,7 +127,7 @@ export class ViemAnchorChain implements AnchorChain {
     }
     const reader = await RegistryReader.connect({ rpcUrl: options.rpcUrl, registryAddress: registry.address, fromBlock: registry.blockNumber });
     const name = options.networkName ?? (chainId === DEVELOPMENT_CHAIN_ID ? 'local-development' : `chain-${chainId}`);
-    return new ViemAnchorChain(reader, account, options.rpcUrl, confirmations, name);
+    return new EvmAnchorChain(reader, account, options.rpcUrl, confirmations, name);
   }
 
   networkName(): string {
@@ -140,23 +140,18 @@ export class ViemAnchorChain implements AnchorChain {
     const [root] = batch.leaves;
     const data =
       batch.leaves.length === 1 && root
-        ? encodeFunctionData({ abi: registryAbi, functionName: 'anchor', args: [root, payloads[0] ?? '0x'] })
-        : encodeFunctionData({
-            abi: registryAbi,
-            functionName: 'anchorBatch',
-            args: [batch.root, batch.leaves, payloads.every((p) => p === '0x') ? [] : payloads],
-          });
+        ? encodeAnchor(root, payloads[0] ?? '0x')
+        : encodeAnchorBatch(batch.root, batch.leaves, payloads.every((p) => p === '0x') ? [] : payloads);
     const from = this.account.address;
     const to = this.registryAddress;
     const [nonce, gas, fees] = await this.call('preparing an anchoring', () =>
       Promise.all([
-        options.nonce ?? this.client.getTransactionCount({ address: from, blockTag: 'pending' }),
-        this.client.estimateGas({ account: from, to, data }),
-        this.client.estimateFeesPerGas(),
+        options.nonce ?? this.client.pendingNonce(from),
+        this.client.estimateGas({ from, to, data }),
+        this.client.feesPerGas(),
       ]),
     );
-    const rawTx = await this.account.signTransaction({
-      type: 'eip1559',
+    const rawTx = this.account.signTransaction({
       chainId: this.chainId,
       to,
       data,
@@ -172,7 +167,7 @@ export class ViemAnchorChain implements AnchorChain {
   async broadcast(rawTx: Hex): Promise<BroadcastOutcome> {
     const txHash = keccak256(rawTx);
     try {
-      await this.client.sendRawTransaction({ serializedTransaction: rawTx });
+      await this.client.sendRawTransaction(rawTx);
       return { txHash, outcome: 'sent' };
     } catch (error) {
       const text = errorText(error);
@@ -192,21 +187,12 @@ export class ViemAnchorChain implements AnchorChain {
 
   async confirmation(txHash: Hex): Promise<AnchorConfirmation> {
     return this.call('reading a confirmation', async () => {
-      const receipt = await this.client.getTransactionReceipt({ hash: txHash }).catch((error: unknown) => {
-        if ((error as { name?: string }).name === 'TransactionReceiptNotFoundError') return null;
-        throw error;
-      });
-      if (!receipt) {
-        const pending = await this.client.getTransaction({ hash: txHash }).catch((error: unknown) => {
-          if ((error as { name?: string }).name === 'TransactionNotFoundError') return null;
-          throw error;
-        });
-        return { state: pending ? 'pending' : 'unknown', txHash } as const;
-      }
+      const receipt = await this.client.receipt(txHash);
+      if (!receipt) return { state: (await this.client.knowsTransaction(txHash)) ? 'pending' : 'unknown', txHash } as const;
       // Re-read the block by number: after a reorganisation it has another hash (or is gone).
       const [block, head] = await Promise.all([
-        this.client.getBlock({ blockNumber: receipt.blockNumber }).catch(() => null),
-        this.client.getBlockNumber({ cacheTime: 0 }),
+        this.client.block({ number: receipt.blockNumber }).catch(() => null),
+        this.client.blockNumber(),
       ]);
       if (!block || block.hash !== receipt.blockHash) return { state: 'pending', txHash } as const;
       const confirmations = Number(head - receipt.blockNumber + 1n);
@@ -244,15 +230,14 @@ export class ViemAnchorChain implements AnchorChain {
   }
 }
 
-async function deployRegistry(client: PublicClient, account: PrivateKeyAccount, chainId: number, rpcUrl: string) {
+async function deployRegistry(client: EvmRpc, account: EvmAccount, chainId: number, rpcUrl: string) {
   try {
     const [nonce, gas, fees] = await Promise.all([
-      client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      client.estimateGas({ account: account.address, data: registryBytecode }),
-      client.estimateFeesPerGas(),
+      client.pendingNonce(account.address),
+      client.estimateGas({ from: account.address, data: registryBytecode }),
+      client.feesPerGas(),
     ]);
-    const rawTx = await account.signTransaction({
-      type: 'eip1559',
+    const rawTx = account.signTransaction({
       chainId,
       data: registryBytecode,
       nonce,
@@ -260,8 +245,8 @@ async function deployRegistry(client: PublicClient, account: PrivateKeyAccount, 
       maxFeePerGas: fees.maxFeePerGas * 2n,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
-    const hash = await client.sendRawTransaction({ serializedTransaction: rawTx });
-    const receipt = await client.waitForTransactionReceipt({ hash, timeout: 60_000 });
+    const hash = await client.sendRawTransaction(rawTx);
+    const receipt = await client.waitForReceipt(hash, 60_000);
     if (receipt.status !== 'success' || !receipt.contractAddress) {
       throw new AnchorChainError('rejected', `deploying the registry failed on chain ${chainId} (${describeRpc(rpcUrl)})`);
     }
@@ -280,11 +265,11 @@ function readRemembered(file: string): RememberedRegistries {
 }
 
 /** The registry remembered for this chain, if its code is still there. */
-async function remembered(client: PublicClient, rpcUrl: string, file: string, key: string): Promise<{ address: Hex; blockNumber: bigint } | null> {
+async function remembered(client: EvmRpc, rpcUrl: string, file: string, key: string): Promise<{ address: Hex; blockNumber: bigint } | null> {
   const entry = readRemembered(file)[key];
   if (!entry) return null;
   // A node that cannot answer now is an outage, not a missing registry: never redeploy because of it.
-  const code = await client.getCode({ address: entry.address }).catch((error: unknown) => {
+  const code = await client.code(entry.address).catch((error: unknown) => {
     throw chainFailure(rpcUrl, 'reading the registry', error);
   });
   return code && code !== '0x' ? { address: entry.address, blockNumber: BigInt(entry.blockNumber) } : null;
