@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { SimpleMerkleTree } from '@openzeppelin/merkle-tree';
 import { buildBatch, bytes32ToSha256, hashToBytes32, verifyInclusion } from '../../src/domain/anchoring/merkle.js';
 
 const leaf = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const;
@@ -15,6 +17,22 @@ describe('Anchoring batches (Merkle)', () => {
     expect(buildBatch([5, 3, 1, 2, 4].map(leaf)).root).toBe(batch.root);
     batch.leaves.forEach((l, i) => expect(verifyInclusion(batch.root, l, batch.proofs[i]!)).toBe(true));
     expect(verifyInclusion(batch.root, leaf(6), batch.proofs[0]!)).toBe(false);
+  });
+
+  it('builds the roots and proofs of OpenZeppelin\'s SimpleMerkleTree, for batches of every size up to 40', () => {
+    const random = (i: number, n: number) => `0x${createHash('sha256').update(`${n}:${i}`).digest('hex')}` as const;
+    for (let n = 2; n <= 40; n++) {
+      const hashes = Array.from({ length: n }, (_, i) => random(i, n));
+      const ours = buildBatch(hashes);
+      const theirs = SimpleMerkleTree.of(hashes);
+      expect(ours.root).toBe(theirs.root);
+      hashes.forEach((hash, i) => {
+        expect(ours.proofs[i]).toEqual(theirs.getProof(hash));
+        expect(SimpleMerkleTree.verify(ours.root, hash, ours.proofs[i]!)).toBe(true);
+        expect(verifyInclusion(theirs.root, hash, theirs.getProof(hash))).toBe(true);
+      });
+      expect(verifyInclusion(ours.root, random(n, n), ours.proofs[0]!)).toBe(false);
+    }
   });
 
   it('refuses an empty batch, a repeated hash and values that are not 32 bytes', () => {

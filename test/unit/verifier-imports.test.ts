@@ -26,6 +26,7 @@ describe('record-verify', () => {
     expect(files).not.toContain('src/config.ts');
     expect(files.filter((f) => f.startsWith('src/domain/anchoring/')).sort()).toEqual([
       'src/domain/anchoring/chain.ts',
+      'src/domain/anchoring/evm.ts',
       'src/domain/anchoring/merkle.ts',
       'src/domain/anchoring/registry-artifact.ts',
       'src/domain/anchoring/registry-reader.ts',

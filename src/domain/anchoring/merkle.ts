@@ -1,11 +1,16 @@
-import { SimpleMerkleTree } from '@openzeppelin/merkle-tree';
+import { keccak256 } from 'ox/Hash';
 import type { Hex } from './chain.js';
 
 /**
- * Batches of seals anchored as one Merkle root: an OpenZeppelin SimpleMerkleTree over the bytes32
- * metadata hashes (leaves used as they are, sorted; node = keccak256 of the sorted pair). One seal
- * alone is anchored directly: root = its hash, empty proof. The registry contract's header describes
- * how a verifier finds a batch from a leaf.
+ * Batches of seals anchored as one Merkle root: OpenZeppelin's SimpleMerkleTree over the bytes32
+ * metadata hashes (leaves used as they are, sorted; node = keccak256 of the sorted pair), so
+ * OpenZeppelin's MerkleProof.verify and its JavaScript library accept our proofs. One seal alone is
+ * anchored directly: root = its hash, empty proof. The registry contract's header describes how a
+ * verifier finds a batch from a leaf.
+ *
+ * Built here on ox's keccak256 (the library's package brought @metamask/abi-utils and its
+ * dependencies into the service, about 2 MiB resident); test/unit/anchoring-merkle.test.ts checks
+ * roots and proofs against @openzeppelin/merkle-tree's.
  */
 export type MerkleBatch = {
   root: Hex;
@@ -31,8 +36,26 @@ export function buildBatch(hashes: readonly string[]): MerkleBatch {
   if (new Set(leaves).size !== leaves.length) throw new RangeError('a batch cannot anchor the same hash twice');
   const [only] = leaves;
   if (leaves.length === 1 && only) return { root: only, leaves, proofs: [[]] };
-  const tree = SimpleMerkleTree.of(leaves);
-  return { root: tree.root as Hex, leaves, proofs: leaves.map((leaf) => tree.getProof(leaf) as Hex[]) };
+  // OpenZeppelin's layout: a complete binary tree in one array, the sorted leaves at its end in reverse
+  // order, each node at i the hash of its children at 2i + 1 and 2i + 2; the root at 0.
+  const sorted = [...leaves].sort();
+  const tree: Hex[] = new Array<Hex>(2 * sorted.length - 1);
+  sorted.forEach((leaf, i) => (tree[tree.length - 1 - i] = leaf));
+  for (let i = tree.length - 1 - sorted.length; i >= 0; i--) tree[i] = hashPair(tree[2 * i + 1]!, tree[2 * i + 2]!);
+  const proofOf = (leaf: Hex): Hex[] => {
+    const proof: Hex[] = [];
+    // Up from the leaf's node: each level's sibling (the node beside it), to the root.
+    for (let index = tree.length - 1 - sorted.indexOf(leaf); index > 0; index = Math.floor((index - 1) / 2)) {
+      proof.push(tree[index % 2 === 1 ? index + 1 : index - 1]!);
+    }
+    return proof;
+  };
+  return { root: tree[0]!, leaves, proofs: leaves.map(proofOf) };
+}
+
+/** A node: keccak256 of its two children, the smaller first (lower-case hex of equal length sorts as bytes). */
+function hashPair(a: Hex, b: Hex): Hex {
+  return keccak256(a < b ? `${a}${b.slice(2)}` : `${b}${a.slice(2)}`);
 }
 
 /** The root of a batch's leaves (whatever their order). */
@@ -45,7 +68,7 @@ export function verifyInclusion(root: string, leaf: string, proof: readonly stri
   const r = toBytes32(root);
   const l = toBytes32(leaf);
   if (proof.length === 0) return r === l;
-  return SimpleMerkleTree.verify(r, l, proof.map(toBytes32));
+  return proof.map(toBytes32).reduce(hashPair, l) === r;
 }
 
 /** 'sha256:<hex>' (the metadata_hash form) or bare hex -> bytes32. */
