@@ -9,7 +9,13 @@ const nodemailer = madeOnFirstUse(async () => (await import('nodemailer')).defau
 
 /** Sends mail over SMTP (SMTP_URL). */
 export class SmtpMailer implements Mailer {
-  private transport: Transporter | null = null;
+  private created: Transporter | null = null;
+  /** Made with the first message: one transport, however many messages race for it. */
+  private readonly transport = madeOnFirstUse(
+    async () =>
+      // A server that accepts and then goes silent must fail a send in seconds, not hold its caller for minutes.
+      (this.created = (await nodemailer()).createTransport({ url: this.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })),
+  );
 
   constructor(
     private readonly smtpUrl: string,
@@ -17,13 +23,11 @@ export class SmtpMailer implements Mailer {
   ) {}
 
   async send(message: MailMessage): Promise<void> {
-    // A server that accepts and then goes silent must fail a send in seconds, not hold its caller for minutes.
-    this.transport ??= (await nodemailer()).createTransport({ url: this.smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 });
-    await this.transport.sendMail({ from: this.from, ...message });
+    await (await this.transport()).sendMail({ from: this.from, ...message });
   }
 
   async close(): Promise<void> {
-    this.transport?.close();
+    this.created?.close();
   }
 }
 
@@ -32,7 +36,7 @@ export class SmtpMailer implements Mailer {
  * folder (MAIL_OUTBOX_DIR), which any mail client or `cat` can read. Never the log.
  */
 export class OutboxMailer implements Mailer {
-  private transport: Transporter | null = null;
+  private readonly transport = madeOnFirstUse(async () => (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: 'unix' }));
 
   constructor(
     private readonly dir: string,
@@ -40,8 +44,7 @@ export class OutboxMailer implements Mailer {
   ) {}
 
   async send(message: MailMessage): Promise<void> {
-    this.transport ??= (await nodemailer()).createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-    const info = await this.transport.sendMail({ from: this.from, ...message });
+    const info = await (await this.transport()).sendMail({ from: this.from, ...message });
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
     const file = path.join(this.dir, `${stamp}-${message.to.replace(/[^a-z0-9@._-]/gi, '_')}.eml`);
