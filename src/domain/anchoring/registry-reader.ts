@@ -20,7 +20,8 @@ export function describeRpc(rpcUrl: string): string {
 /** A node's or transport's failure as an AnchorChainError with a short reason (no request bodies, no URLs). */
 export function chainFailure(rpcUrl: string, what: string, error: unknown): AnchorChainError {
   if (error instanceof AnchorChainError) return error;
-  const transport = error instanceof RpcFailure ? error.transport : true;
+  // Anything else (an answer that does not decode, say) is the node's answer, not an outage.
+  const transport = error instanceof RpcFailure && error.transport;
   const reason = error instanceof RpcFailure && error.details ? error.details : 'unknown error';
   return new AnchorChainError(
     transport ? 'unreachable' : 'rejected',
