@@ -164,6 +164,19 @@ async function readDevelopmentSeal(directory: string, certificateOf: Certificate
   return open(p12, password.trim(), 'development', certificateOf, `The development seal under ${directory} cannot be opened (delete the folder to make a new one)`);
 }
 
+/**
+ * A certificate serial as the hex forge encodes as a DER INTEGER: 16 random bytes, the first in
+ * 0x01-0x7f, so the number is positive and its encoding minimal. The serial used to be `0` and 15
+ * random bytes: forge reads that odd-length hex as a leading zero byte, and when the first random
+ * byte was zero too (and the next below 0x80) the encoding had needless leading zeros, which OpenSSL
+ * refuses: about one development seal in 512 could not be opened.
+ */
+export function certificateSerial(random: Uint8Array): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = (bytes[0]! & 0x7f) || 0x01;
+  return bytes.toString('hex');
+}
+
 const generateRsaKeyPair = promisify(generateKeyPair);
 const TEN_YEARS_MS = 10 * 365.25 * 24 * 3600 * 1000;
 
@@ -180,8 +193,7 @@ async function createDevelopmentP12(commonName: string, password: string): Promi
   const publicKey = forge.pki.setRsaPublicKey(privateKey.n, privateKey.e);
   const certificate = forge.pki.createCertificate();
   certificate.publicKey = publicKey;
-  // A positive serial: the first byte's high bit cleared.
-  certificate.serialNumber = `0${randomBytes(15).toString('hex')}`;
+  certificate.serialNumber = certificateSerial(randomBytes(16));
   const now = new Date();
   certificate.validity.notBefore = new Date(now.getTime() - 60_000);
   certificate.validity.notAfter = new Date(now.getTime() + TEN_YEARS_MS);
