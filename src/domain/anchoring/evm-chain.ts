@@ -11,7 +11,7 @@ import {
   type Hex,
   type PreparedAnchoring,
 } from './chain.js';
-import { encodeAnchor, encodeAnchorBatch, EvmRpc, keccak256, privateKeyAccount, type EvmAccount } from './evm.js';
+import { encodeAnchor, encodeAnchorBatch, EvmRpc, keccak256, privateKeyAccount, RpcFailure, type EvmAccount } from './evm.js';
 import { buildBatch } from './merkle.js';
 import { registryBytecode } from './registry-artifact.js';
 import { chainFailure, describeRpc, RegistryReader } from './registry-reader.js';
@@ -48,13 +48,6 @@ type RememberedRegistries = Record<string, { address: Hex; blockNumber: string }
 /** Whether a node's error text says it already holds this very transaction. */
 const ALREADY_KNOWN = /already known|already imported|known transaction|alreadyknown|already exists/i;
 const NONCE_TOO_LOW = /nonce too low|noncetoolow|nonce has already been used|invalid nonce/i;
-
-function errorText(error: unknown): string {
-  const e = error as { details?: unknown; message?: unknown; cause?: unknown };
-  const parts = [e.details, e.message].filter((p): p is string => typeof p === 'string');
-  if (e.cause && e.cause !== error) parts.push(errorText(e.cause));
-  return parts.join(' | ');
-}
 
 /**
  * The anchoring port on an EVM chain (JSON-RPC and signing on ox: evm.ts), against
@@ -144,23 +137,7 @@ export class EvmAnchorChain implements AnchorChain {
         : encodeAnchorBatch(batch.root, batch.leaves, payloads.every((p) => p === '0x') ? [] : payloads);
     const from = this.account.address;
     const to = this.registryAddress;
-    const [nonce, gas, fees] = await this.call('preparing an anchoring', () =>
-      Promise.all([
-        options.nonce ?? this.client.pendingNonce(from),
-        this.client.estimateGas({ from, to, data }),
-        this.client.feesPerGas(),
-      ]),
-    );
-    const rawTx = this.account.signTransaction({
-      chainId: this.chainId,
-      to,
-      data,
-      nonce,
-      // Headroom: a batch's gas hardly varies, but a rebroadcast after an outage must still fit.
-      gas: (gas * 5n) / 4n,
-      maxFeePerGas: fees.maxFeePerGas * 2n,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    const { rawTx, nonce } = await this.call('preparing an anchoring', () => signedTransaction(this.client, this.account, this.chainId, { to, data, nonce: options.nonce }));
     return { ...batch, rawTx, txHash: keccak256(rawTx), nonce, from, chainId: this.chainId, registryAddress: to };
   }
 
@@ -170,7 +147,8 @@ export class EvmAnchorChain implements AnchorChain {
       await this.client.sendRawTransaction(rawTx);
       return { txHash, outcome: 'sent' };
     } catch (error) {
-      const text = errorText(error);
+      // The node's own message (a transport failure says nothing of the transaction).
+      const text = error instanceof RpcFailure ? error.details : '';
       if (ALREADY_KNOWN.test(text)) return { txHash, outcome: 'already_known' };
       if (NONCE_TOO_LOW.test(text)) {
         // The nonce is used: by this very transaction (mined; its receipt may trail by a moment) or by another.
@@ -230,21 +208,33 @@ export class EvmAnchorChain implements AnchorChain {
   }
 }
 
+/**
+ * A signed EIP-1559 transaction from the account: its pending nonce (unless given), the gas the node
+ * estimates with a quarter's headroom, and twice the estimated fee cap. Headroom: a batch's gas hardly
+ * varies, but a rebroadcast after an outage must still fit.
+ */
+async function signedTransaction(client: EvmRpc, account: EvmAccount, chainId: number, transaction: { to?: Hex; data: Hex; nonce?: number | undefined }): Promise<{ rawTx: Hex; nonce: number }> {
+  const { to, data } = transaction;
+  const [nonce, gas, fees] = await Promise.all([
+    transaction.nonce ?? client.pendingNonce(account.address),
+    client.estimateGas({ from: account.address, ...(to ? { to } : {}), data }),
+    client.feesPerGas(),
+  ]);
+  const rawTx = account.signTransaction({
+    chainId,
+    ...(to ? { to } : {}),
+    data,
+    nonce,
+    gas: (gas * 5n) / 4n,
+    maxFeePerGas: fees.maxFeePerGas * 2n,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+  });
+  return { rawTx, nonce };
+}
+
 async function deployRegistry(client: EvmRpc, account: EvmAccount, chainId: number, rpcUrl: string) {
   try {
-    const [nonce, gas, fees] = await Promise.all([
-      client.pendingNonce(account.address),
-      client.estimateGas({ from: account.address, data: registryBytecode }),
-      client.feesPerGas(),
-    ]);
-    const rawTx = account.signTransaction({
-      chainId,
-      data: registryBytecode,
-      nonce,
-      gas: (gas * 5n) / 4n,
-      maxFeePerGas: fees.maxFeePerGas * 2n,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    const { rawTx } = await signedTransaction(client, account, chainId, { data: registryBytecode });
     const hash = await client.sendRawTransaction(rawTx);
     const receipt = await client.waitForReceipt(hash, 60_000);
     if (receipt.status !== 'success' || !receipt.contractAddress) {
