@@ -91,6 +91,8 @@ import { apiKeyResolver, connectorTokenResolver, CredentialResolverChain, sessio
 import { ConnectorGrants } from './domain/identity/connector-grants.js';
 import { OAuthPayloadStore } from './domain/identity/oauth-storage.js';
 import { createOAuthServer } from './facade-oauth/router.js';
+import { OAUTH_MOUNT } from './facade-oauth/paths.js';
+import { quotaHeaders } from './graph/transport/quota-headers.js';
 import { connectorAuthenticator, connectorResourceRouter, type ConnectorAuthenticator } from './facade-oauth/resource.js';
 import { CONNECTOR_RESOURCE_PATH } from './facade-oauth/metadata.js';
 import { createQueue } from './jobs/queue.js';
@@ -291,6 +293,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     next();
   });
   app.use(httpLogger(logger));
+  // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
+  app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
   const server = createServer(app);
 
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });

@@ -65,6 +65,9 @@ export type DatabaseOptions = {
 export function ormConfig(options: DatabaseOptions): Options {
   return defineConfig({
     clientUrl: options.url,
+    // libpq's `?host=` (a Unix socket directory, or a host name) wins over the URL's host, as it does
+    // for psql and pg; MikroORM reads only the URL's host part.
+    ...socketHostOf(options.url),
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
@@ -92,6 +95,12 @@ export function ormConfig(options: DatabaseOptions): Options {
     forceUtcTimezone: true,
     ignoreUndefinedInQuery: true,
   });
+}
+
+/** The `host` query parameter of a postgres:// URL, when it names one. */
+function socketHostOf(url: string): { host?: string } {
+  const host = new URL(url).searchParams.get('host');
+  return host ? { host } : {};
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RateLimiter, RateLimitRule } from './rate-limiter.js';
+import { reportQuota } from './quotas.js';
 
 /** The routes anyone can call without credentials. */
 export type AnonymousRoute = 'request_otp' | 'verify_otp' | 'public_verify' | 'oauth_register';
@@ -10,6 +11,9 @@ export type ClientLimitSettings = { codeCallsPerHour: number; verificationsPerMi
  * Limits per client network address on the anonymous routes, on top of the limits per email
  * address: one client cannot have codes mailed to any number of addresses, guess codes across
  * many events, or flood public verification. The answer never depends on whether an address is known.
+ * Each count is reported (`reportQuota`) to the request being served: its answer, a refusal
+ * included, carries the client's quota in RateLimit header fields. Only these quotas are: a limit
+ * per email address would tell anyone how an address is being used.
  */
 export class ClientLimits {
   constructor(
@@ -27,6 +31,8 @@ export class ClientLimits {
         : route === 'oauth_register'
           ? { limit: this.settings.registrationsPerHour ?? 20, windowSeconds: 3600 }
           : { limit: this.settings.codeCallsPerHour, windowSeconds: 3600 };
-    await this.rateLimiter.hit(this.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address');
+    await this.rateLimiter.hit(this.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address', (quota) =>
+      reportQuota({ policy: route, ...quota }),
+    );
   }
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
 import { DomainError } from './errors.js';
 import type { Clock } from './clock.js';
+import type { Quota } from './quotas.js';
 
 export type RateLimitRule = { limit: number; windowSeconds: number };
 
@@ -18,25 +19,37 @@ const EPSILON = 1e-9;
 export class RateLimiter {
   constructor(private readonly clock: Clock) {}
 
-  async hit(em: EntityManager, key: string, rule: RateLimitRule, what: string): Promise<void> {
+  /**
+   * Counts one hit, or throws `rate_limited` (with the seconds until one passes) without counting it.
+   * Answers the quota the hit left; `observe` also sees the quota of a refused hit (nothing left).
+   */
+  async hit(em: EntityManager, key: string, rule: RateLimitRule, what: string, observe?: (quota: Quota) => void): Promise<Quota> {
     const now = this.clock.now().getTime();
     const windowMs = rule.windowSeconds * 1000;
     const windowStart = Math.floor(now / windowMs) * windowMs;
     const overlap = 1 - (now - windowStart) / windowMs;
     const previousWindow = new Date(windowStart - windowMs);
     // Counted only when it passes: hits (this one included) + previous * overlap <= limit.
-    const counted = await preparedQuery<{ hits: number }>(
+    const [counted] = await preparedQuery<{ hits: number; previous: number }>(
       em,
       `with previous as (select coalesce((select hits from rate_limit_windows where key = ? and window_start = ?), 0) as hits)
        insert into rate_limit_windows (key, window_start, hits)
          select ?, ?, 1 from previous where 1 + previous.hits * ?::float8 <= ?::float8
        on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
          where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
-       returning hits`,
+       returning hits, (select hits from previous) as previous`,
       [key, previousWindow, key, new Date(windowStart), overlap, rule.limit + EPSILON, overlap, rule.limit + EPSILON],
     );
-    if (counted.length > 0) return;
+    // The hits counted now weigh until a whole window after the current one began.
+    const resetSeconds = Math.max(1, Math.ceil((windowStart + 2 * windowMs - now) / 1000));
+    if (counted) {
+      const used = Number(counted.hits) + Number(counted.previous) * overlap;
+      const quota = { limit: rule.limit, windowSeconds: rule.windowSeconds, remaining: Math.max(0, Math.floor(rule.limit - used + EPSILON)), resetSeconds };
+      observe?.(quota);
+      return quota;
+    }
     const passesAt = await this.passesAt(em, key, rule, now);
+    observe?.({ limit: rule.limit, windowSeconds: rule.windowSeconds, remaining: 0, resetSeconds: Math.max(resetSeconds, Math.ceil((passesAt - now) / 1000)) });
     throw refusal(what, passesAt - now);
   }
 

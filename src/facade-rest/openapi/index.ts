@@ -60,7 +60,8 @@ API-key scopes are exact, not hierarchical. Each protected operation names its s
 - Every other error: \`ErrorResponse\`, \`{"detail": "<message>", "error_code": "<code>"}\`.
   \`400\` malformed request, \`401\` missing or invalid authentication, \`403\` role or scope failure, \`404\` missing
   record or artifact, \`409\` lifecycle conflict or stale state (\`error_code\` names it), \`429\` rate limited
-  (with a \`Retry-After\` header and \`retry_after_seconds\`).
+  (with a \`Retry-After\` header and \`retry_after_seconds\`). The routes anyone may call (codes, public
+  verification) answer the caller's quota per network address in \`RateLimit\` and \`RateLimit-Policy\` headers.
 - A mutating request that times out must not be retried blindly: re-read the record and signature state and
   follow the returned state or next action, or retry it with the same \`Idempotency-Key\`.
 

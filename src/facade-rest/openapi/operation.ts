@@ -32,6 +32,8 @@ export type RouteSpec = {
   /** Answers that are neither the success nor an error (a readiness probe's 503 body). */
   other?: Success[];
   errors: ErrorStatus[];
+  /** The quota per client network address this route counts (ClientLimits): answered in RateLimit header fields. */
+  clientQuota?: string;
 };
 
 export type Route = { method: HttpMethod; path: string; spec: RouteSpec };
@@ -110,6 +112,22 @@ const REPLAYED = {
     schema: { type: 'string', const: 'true' },
   },
 };
+
+/** RateLimit header fields (draft-ietf-httpapi-ratelimit-headers) of a route limited per client address. */
+function quotaHeaders(policy: string): JsonObject {
+  return {
+    'RateLimit-Policy': {
+      description: `The client's quota on this route, per network address: \`q\` requests per \`w\` seconds (a sliding window), under the policy name \`${policy}\`.`,
+      schema: { type: 'string', example: `"${policy}";q=60;w=3600` },
+    },
+    RateLimit: {
+      description:
+        'What this request left of that quota: `r` more requests now, and the whole quota again in `t` seconds (once ' +
+        'the requests counted now are a whole window old). On a 429, `r` is 0 and `Retry-After` says when the next request passes.',
+      schema: { type: 'string', example: `"${policy}";r=59;t=4210` },
+    },
+  };
+}
 
 // --- responses --------------------------------------------------------------------------------
 
@@ -206,6 +224,13 @@ export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
   const other = Object.fromEntries(
     (spec.other ?? []).map(({ status, description, content }) => [String(status), { description, ...(content ? { content } : {}) }]),
   );
-  op.responses = { [String(spec.ok.status)]: success, ...errorResponses(statuses), ...other };
+  const errors = errorResponses(statuses);
+  if (spec.clientQuota !== undefined) {
+    const quota = quotaHeaders(spec.clientQuota);
+    success.headers = { ...(success.headers as JsonObject | undefined), ...quota };
+    const refusal = errors['429'] as JsonObject | undefined;
+    if (refusal) refusal.headers = { ...(refusal.headers as JsonObject | undefined), ...quota };
+  }
+  op.responses = { [String(spec.ok.status)]: success, ...errors, ...other };
   return op;
 }

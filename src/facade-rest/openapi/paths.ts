@@ -71,6 +71,7 @@ function authenticationRoutes(): Route[] {
       body: body('OTPRequest'),
       ok: json('OTPRequestResponse', 200, 'The verification event to verify the code against.'),
       errors: PUBLIC,
+      clientQuota: 'request_otp',
     }),
     route('post', `${API}/verification/verify-otp`, {
       id: 'verifyOtp',
@@ -85,6 +86,7 @@ function authenticationRoutes(): Route[] {
       body: body('OTPVerifyRequest'),
       ok: json('OTPVerifyResponse', 200, 'The code was verified.'),
       errors: [401, 404, 409, 429],
+      clientQuota: 'verify_otp',
     }),
   ];
 }
@@ -203,6 +205,7 @@ function publicRoutes(): Route[] {
       params: [agrReference(), imageRepresentation()],
       ok: result,
       errors: PUBLIC,
+      clientQuota: 'public_verify',
     }),
     route('post', `${API}/public/verify/{agr_reference}`, {
       id: 'verifyPublicRecord',
@@ -215,6 +218,7 @@ function publicRoutes(): Route[] {
       ok: result,
       // 503: a transaction hash cannot be checked while the chain is unreachable (never answered as "no match").
       errors: [...PUBLIC, 503],
+      clientQuota: 'public_verify',
     }),
     route('get', `${API}/public/agreements/{agr_reference}`, {
       id: 'getPublicAgreement',
