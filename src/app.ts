@@ -266,7 +266,16 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
     lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
-    notarizations: new NotarizationResolver(new NotarizationService(orm, clock), ceremonies, lifecycle, records),
+    notarizations: new NotarizationResolver(
+      new NotarizationService(orm, clock, {
+        events: domainEvents,
+        sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
+        submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+      }),
+      ceremonies,
+      lifecycle,
+      records,
+    ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, publicAnswers)),
     sealing: new SealingResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 
@@ -84,5 +85,38 @@ describe('Notarizations (POST /notarizations)', () => {
     });
     expect(withCoNotarizer.body.record.status).toBe('pending_confirmation');
     await t.smtp.waitFor('reviewer@example.com');
+  });
+
+  it('auto_seal: creation, signature and seal commit together, so a failure at the seal leaves nothing behind', async () => {
+    const label = 'Fails at its seal';
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      // A real failure inside the last step: the database refuses this notarization's seal row.
+      await db.query(`create function refuse_seal() returns trigger language plpgsql as $$
+        begin
+          if (select title from records where id = new.record_id) = '${label}' then raise exception 'refused for the test'; end if;
+          return new;
+        end $$`);
+      await db.query('create trigger refuse_seal before insert on record_seals for each row execute function refuse_seal()');
+      const body = { content_type: 'hash', content_hash: sha('all or nothing'), label, signature_mode: 'auto_seal' };
+      // Sent without the contract check: an unexpected failure's 500 is in no operation's contract.
+      const failed = await fetch(`${t.url}/api/v1/notarizations`, { method: 'POST', headers: { 'x-api-key': agentKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toMatchObject({ error_code: 'internal_error' });
+      // Neither the record (nor so its participants, executions, audit trail) nor its events stayed.
+      const left = await db.query(`select (select count(*) from records where title = $1)::int as records,
+        (select count(*) from outbox_events where payload->>'recordId' not in (select id::text from records))::int as orphan_events`, [label]);
+      expect(left.rows[0]).toEqual({ records: 0, orphan_events: 0 });
+
+      await db.query('drop trigger refuse_seal on record_seals');
+      const sealed = await t.request('POST', '/api/v1/notarizations', { apiKey: agentKey, body });
+      expect(sealed.status).toBe(201);
+      expect(sealed.body.record.status).toBe('sealed');
+      expect((await db.query('select count(*)::int as n from records where title = $1', [label])).rows[0].n).toBe(1);
+    } finally {
+      await db.query('drop trigger if exists refuse_seal on record_seals');
+      await db.end();
+    }
   });
 });

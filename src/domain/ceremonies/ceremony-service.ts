@@ -8,6 +8,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, signatureProgress, type DomainEvents, type RecordLifecycleEvent, type SignatureProgressEvent } from '../shared/events.js';
 import { completeIfAllSigned } from '../records/completion.js';
+import type { SharedTransaction } from '../records/record-lock.js';
 import type { RateLimitRule, RateLimiter } from '../shared/rate-limiter.js';
 import { SIGNATURE_METHOD_TYPES, SignatureExecution, SignatureMethod, type SignatureMethodType } from './entities.js';
 import { canFinalize, satisfiedCount, toExecutionView, type ExecutionView } from './execution-view.js';
@@ -121,8 +122,8 @@ export class CeremonyService {
    * the confirmation (and the acknowledgement of its own on-chain settings); bearer and OAuth
    * sessions can never get here (NotarizationService refuses them).
    */
-  async autoSeal(principal: Principal | null, recordId: string): Promise<void> {
-    await this.mutate(principal, recordId, { only: 'notarization' }, async (loaded) => {
+  async autoSeal(principal: Principal | null, recordId: string, within?: SharedTransaction): Promise<void> {
+    await this.mutate(principal, recordId, { only: 'notarization', within }, async (loaded) => {
       if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
         throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
       }
@@ -265,22 +266,25 @@ export class CeremonyService {
   /**
    * Runs one change in a transaction; its events go out only after the commit.
    * `only`: answer not_found for records of another type (the /notarizations routes). `viewer`: the
-   * caller's contact points when this request has already read them.
+   * caller's contact points when this request has already read them. `within`: the change is part of
+   * a shared transaction, which delivers the events after its own commit.
    */
   private async mutate<T>(
     principal: Principal | null,
     idOrReference: string,
-    options: { only?: RecordType | undefined; viewer?: Viewer | undefined },
+    options: { only?: RecordType | undefined; viewer?: Viewer | undefined; within?: SharedTransaction | undefined },
     work: (loaded: Loaded) => Promise<T>,
   ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const moves: RecordLifecycleEvent[] = [];
-    const result = await this.orm.em.fork().transactional(async (em) => {
+    const change = async (em: EntityManager) => {
       const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
       await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
-    });
+    };
+    if (options.within) return change(options.within.em);
+    const result = await this.orm.em.fork().transactional(change);
     this.events.committed();
     return result;
   }

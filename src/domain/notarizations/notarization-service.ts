@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
@@ -8,6 +8,18 @@ import { newRecordReference } from '../records/reference.js';
 import { addInitiator, initiatorContactOf } from '../records/initiator.js';
 import { textHash } from '../records/text.js';
 import { openAuditTrail } from '../records/audit-trail.js';
+import { inOneTransaction, type SharedTransaction } from '../records/record-lock.js';
+import type { DomainEvents } from '../shared/events.js';
+
+/**
+ * What an `auto_seal` notarization runs after its creation, in the creating transaction: the API key
+ * signs it (CeremonyService.autoSeal) and submits it (LifecycleService.submit), which seals it.
+ */
+export type AutoSealSteps = {
+  events: DomainEvents;
+  sign: (principal: Principal, recordId: string, within: SharedTransaction) => Promise<void>;
+  submit: (principal: Principal, recordId: string, within: SharedTransaction) => Promise<unknown>;
+};
 
 export type CoNotarizerInput = { contactPointType?: string | null; contactPointValue: string; displayName: string };
 
@@ -40,9 +52,10 @@ export class NotarizationService {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
+    private readonly autoSeal: AutoSealSteps,
   ) {}
 
-  async create(principal: Principal | null, input: CreateNotarizationInput, via: InitiatedVia): Promise<{ recordId: string; autoSeal: boolean }> {
+  async create(principal: Principal | null, input: CreateNotarizationInput, via: InitiatedVia): Promise<{ recordId: string; autoSealed: boolean }> {
     const caller = requireScope(principal, 'create');
     const issues = new IssueCollector();
     const contentType = input.contentType;
@@ -106,28 +119,39 @@ export class NotarizationService {
       signatureMode: signatureMode as NotarizationDetails['signatureMode'],
       agentIdentifier,
     };
-    const now = this.clock.now();
-    const record = em.create(SignedRecord, {
-      reference: newRecordReference(),
-      type: 'notarization',
-      title: label ?? filename,
-      body,
-      bodyHash: textHash(body),
-      initiatedVia: via,
-      requiredSignatureMethodCount: methodCount,
-      lapseDays,
-      onChainFullText: contentType === 'text' && details.textPublic,
-      onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties ?? false,
-      initiatorIdentity: caller.identityId,
-      notarization: details,
-      createdAt: now,
-      updatedAt: now,
+    const write = async (em: EntityManager): Promise<string> => {
+      const now = this.clock.now();
+      const record = em.create(SignedRecord, {
+        reference: newRecordReference(),
+        type: 'notarization',
+        title: label ?? filename,
+        body,
+        bodyHash: textHash(body),
+        initiatedVia: via,
+        requiredSignatureMethodCount: methodCount,
+        lapseDays,
+        onChainFullText: contentType === 'text' && details.textPublic,
+        onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties ?? false,
+        initiatorIdentity: caller.identityId,
+        notarization: details,
+        createdAt: now,
+        updatedAt: now,
+      });
+      addInitiator(em, record, initiator, caller.identityId, now);
+      coNotarizers.forEach((c, index) => em.create(Participant, { record, role: 'party', position: index + 1, ...c, invitedAt: now }));
+      openAuditTrail(em, record.id, now, 'create');
+      await em.flush();
+      return record.id;
+    };
+    if (signatureMode !== 'auto_seal') return { recordId: await write(em), autoSealed: false };
+    // Created, signed with the API key, submitted and sealed in one transaction: all of it, or nothing.
+    const recordId = await inOneTransaction(this.orm, this.autoSeal.events, async (within) => {
+      const id = await write(within.em);
+      await this.autoSeal.sign(caller, id, within);
+      await this.autoSeal.submit(caller, id, within);
+      return id;
     });
-    addInitiator(em, record, initiator, caller.identityId, now);
-    coNotarizers.forEach((c, index) => em.create(Participant, { record, role: 'party', position: index + 1, ...c, invitedAt: now }));
-    openAuditTrail(em, record.id, now, 'create');
-    await em.flush();
-    return { recordId: record.id, autoSeal: signatureMode === 'auto_seal' };
+    return { recordId, autoSealed: true };
   }
 }
 

@@ -11,7 +11,7 @@ import { CounterProposal, Participant, SignedRecord } from './entities.js';
 import { invitationMail } from './invitations.js';
 import { PARTICIPANT_MOVES, type ParticipantMove } from './lifecycle.js';
 import { LIMITS, normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
-import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
+import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord, type SharedTransaction } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
 import { chatFor, type MessengerSender } from '../messaging/messenger-sender.js';
 
@@ -39,8 +39,11 @@ export class LifecycleService {
     private readonly log: DeliveryLog,
   ) {}
 
-  /** draft -> pending_confirmation: the initiator has signed; invitations go to everyone else. */
-  async submit(principal: Principal | null, idOrReference: string): Promise<string> {
+  /**
+   * draft -> pending_confirmation: the initiator has signed; invitations go to everyone else.
+   * `within`: part of a shared transaction; the invitations go out after its commit.
+   */
+  async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
     const invitations: Invitation[] = [];
     const id = await this.change(principal, idOrReference, 'create', async (locked) => {
       const { record, caller, now } = locked;
@@ -66,8 +69,9 @@ export class LifecycleService {
       }
       await this.completeIfDone(locked);
       return record.id;
-    });
-    await this.sendInvitations(invitations);
+    }, within);
+    if (within) within.afterCommit.push(() => this.sendInvitations(invitations));
+    else await this.sendInvitations(invitations);
     return id;
   }
 
@@ -234,8 +238,8 @@ export class LifecycleService {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private async change<T>(principal: Principal | null, idOrReference: string, scope: Scope, work: (locked: LockedRecord) => Promise<T>): Promise<T> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work);
+  private async change<T>(principal: Principal | null, idOrReference: string, scope: Scope, work: (locked: LockedRecord) => Promise<T>, within?: SharedTransaction): Promise<T> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work, within);
   }
 
   /** The participant-level table decides in which record statuses a move is possible. */

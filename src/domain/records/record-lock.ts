@@ -18,9 +18,29 @@ export type LockedRecord = {
 };
 
 /**
+ * One transaction that several changes share (a notarization created, signed and sealed in one
+ * call): each change runs on `em` instead of a transaction of its own, and what must wait for the
+ * commit (invitations) waits in `afterCommit`. See `inOneTransaction`.
+ */
+export type SharedTransaction = { em: EntityManager; afterCommit: (() => Promise<void>)[] };
+
+/**
+ * Runs `work` in one transaction: everything it changes commits together or not at all. After the
+ * commit the outbox is told (its events go out), then the deferred effects run in order.
+ */
+export async function inOneTransaction<T>(orm: MikroORM, events: DomainEvents, work: (within: SharedTransaction) => Promise<T>): Promise<T> {
+  const afterCommit: SharedTransaction['afterCommit'] = [];
+  const result = await orm.em.fork().transactional(async (em) => work({ em, afterCommit }));
+  events.committed();
+  for (const effect of afterCommit) await effect();
+  return result;
+}
+
+/**
  * Runs one change of one record: scope check, row lock with a fresh read (a racing request that
  * committed first is visible now, so its loser fails the table's guard instead of overwriting),
  * then the identity-graph read check. Events are journaled in the transaction and delivered after it.
+ * `within`: the change is part of a shared transaction, which delivers them after its own commit.
  */
 export async function withLockedRecord<T>(
   orm: MikroORM,
@@ -30,16 +50,19 @@ export async function withLockedRecord<T>(
   idOrReference: string,
   scope: Scope,
   work: (locked: LockedRecord) => Promise<T>,
+  within?: SharedTransaction,
 ): Promise<T> {
   const caller = requireScope(principal, scope);
   const pending: RecordLifecycleEvent[] = [];
-  const result = await orm.em.fork().transactional(async (em) => {
+  const change = async (em: EntityManager) => {
     const viewer = await viewerFor(em, caller.identityId);
     const record = await findReadableRecord(em, idOrReference, viewer, { lock: true });
     const result = await work({ em, record, viewer, caller, events: pending, now: now() });
     await events.write(em, pending.map(lifecycle));
     return result;
-  });
+  };
+  if (within) return change(within.em);
+  const result = await orm.em.fork().transactional(change);
   events.committed();
   return result;
 }

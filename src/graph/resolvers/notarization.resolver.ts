@@ -115,10 +115,9 @@ export class NotarizationResolver {
     @Ctx() { principal, via }: GraphContext,
     @Arg('input', () => CreateNotarizationInput) input: CreateNotarizationInput,
   ): Promise<NotarizationCreatedObject> {
-    const { recordId, autoSeal } = await this.notarizations.create(principal, input, via);
-    if (autoSeal) {
-      await this.ceremonies.autoSeal(principal, recordId);
-      await this.lifecycle.submit(principal, recordId);
+    // An auto_seal notarization comes back signed and sealed (or, with co-notarizers, submitted to them).
+    const { recordId, autoSealed } = await this.notarizations.create(principal, input, via);
+    if (autoSealed) {
       const record = await this.records.afterChange(principal, recordId);
       return { record, signatureExecution: await this.ceremonies.get(principal, recordId), nextAction: null, humanStep: null };
     }
