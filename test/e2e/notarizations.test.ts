@@ -100,10 +100,11 @@ describe('Notarizations (POST /notarizations)', () => {
         end $$`);
       await db.query('create trigger refuse_seal before insert on record_seals for each row execute function refuse_seal()');
       const body = { content_type: 'hash', content_hash: sha('all or nothing'), label, signature_mode: 'auto_seal' };
-      // Sent without the contract check: an unexpected failure's 500 is in no operation's contract.
-      const failed = await fetch(`${t.url}/api/v1/notarizations`, { method: 'POST', headers: { 'x-api-key': agentKey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      // Checked against the contract like every answer: a 500 has the error shape, and says nothing of the cause.
+      const failed = await t.request('POST', '/api/v1/notarizations', { apiKey: agentKey, body });
       expect(failed.status).toBe(500);
-      expect(await failed.json()).toMatchObject({ error_code: 'internal_error' });
+      expect(failed.body.error_code).toBe('internal_error');
+      expect(JSON.stringify(failed.body)).not.toContain('refused for the test');
       // Neither the record (nor so its participants, executions, audit trail) nor its events stayed.
       const left = await db.query(`select (select count(*) from records where title = $1)::int as records,
         (select count(*) from outbox_events where payload->>'recordId' not in (select id::text from records))::int as orphan_events`, [label]);

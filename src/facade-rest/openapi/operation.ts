@@ -118,13 +118,13 @@ function quotaHeaders(policy: string): JsonObject {
   return {
     'RateLimit-Policy': {
       description: `The client's quota on this route, per network address: \`q\` requests per \`w\` seconds (a sliding window), under the policy name \`${policy}\`.`,
-      schema: { type: 'string', example: `"${policy}";q=60;w=3600` },
+      schema: { type: 'string', maxLength: 80, pattern: '^"[a-z_]+";q=[0-9]+;w=[0-9]+$', example: `"${policy}";q=60;w=3600` },
     },
     RateLimit: {
       description:
         'What this request left of that quota: `r` more requests now, and the whole quota again in `t` seconds (once ' +
         'the requests counted now are a whole window old). On a 429, `r` is 0 and `Retry-After` says when the next request passes.',
-      schema: { type: 'string', example: `"${policy}";r=59;t=4210` },
+      schema: { type: 'string', maxLength: 80, pattern: '^"[a-z_]+";r=[0-9]+;t=[0-9]+$', example: `"${policy}";r=59;t=4210` },
     },
   };
 }
@@ -154,6 +154,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'The request body is not `application/json`.',
   422: 'Validation error.',
   429: 'Rate limited (OTP, provider, invitation or route limit).',
+  500:
+    'Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the ' +
+    "answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`.",
   503: 'A service this answer depends on (the chain) cannot be reached now; `error_code` `unavailable`, retry after `Retry-After` seconds.',
 };
 
@@ -224,7 +227,8 @@ export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
   const other = Object.fromEntries(
     (spec.other ?? []).map(({ status, description, content }) => [String(status), { description, ...(content ? { content } : {}) }]),
   );
-  const errors = errorResponses(statuses);
+  // Any operation can meet an unexpected failure; its answer has the error shape too.
+  const errors = errorResponses([...statuses, 500]);
   if (spec.clientQuota !== undefined) {
     const quota = quotaHeaders(spec.clientQuota);
     success.headers = { ...(success.headers as JsonObject | undefined), ...quota };

@@ -63,7 +63,7 @@ export function metaAndErrorSchemas(): Record<string, Schema> {
         error_code: str({
           description:
             'Machine code, e.g. `unauthenticated`, `bearer_required`, `missing_scope`, `forbidden`, `not_found`, ' +
-            '`invalid_transition`, `stale_version`, `counter_active`, `acknowledgement_required`, `rate_limited`.',
+            '`invalid_transition`, `stale_version`, `counter_active`, `acknowledgement_required`, `rate_limited`, `internal_error`.',
         }),
         retry_after_seconds: int({ minimum: 0, description: 'Present on 429.' }),
       },
