@@ -291,12 +291,13 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   app.set('etag', false);
   // Helmet's headers do not depend on the request: computed once, set as a block.
   const securityHeaders = constantHeaders(helmet());
-  // Liveness first: balancers call it often and it reads nothing, so it skips the request log and
-  // the routers below and answers constant bytes (same answer as the contract's getHealth; other
-  // methods on /health still get the REST facade's 405).
+  // Liveness first: balancers call it often and it reads nothing, so `GET /health` is answered by the
+  // HTTP server itself, before express (below): constant bytes, the security headers and the request
+  // id, no request log (same answer as the contract's getHealth; other methods on /health still get
+  // the REST facade's 405).
   const health = Buffer.from(JSON.stringify(HEALTH_BODY));
   const healthHeaders = { ...Object.fromEntries(securityHeaders), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(health.length) };
-  app.get('/health', (req, res) => void res.setHeader('X-Request-Id', requestIdOf(req)).writeHead(200, healthHeaders).end(health));
+  const answerHealth = (req: IncomingMessage, res: ServerResponse) => void res.setHeader('X-Request-Id', requestIdOf(req)).writeHead(200, healthHeaders).end(health);
   app.use((_req, res, next) => {
     res.setHeaders(securityHeaders);
     next();
@@ -304,7 +305,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   app.use(httpLogger(logger));
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
-  const server = createServer(app);
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) answerHealth(req, res);
+    else app(req, res);
+  });
 
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
   const wsServer = new WebSocketServer({ server, path: '/graphql' });
