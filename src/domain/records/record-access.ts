@@ -23,16 +23,31 @@ export function recordKeyOf(idOrReference: string): { id: string } | { reference
 }
 
 /**
+ * Who may read a record, in SQL (the same rule as `canRead`): its initiator, or an active participant
+ * that is the identity or one of the identity's verified contact points. Three `?`: the identity.
+ */
+const READABLE_BY = `(r.initiator_identity_id = ? or exists (
+    select 1 from participants p where p.record_id = r.id and p.removed_at is null and (p.identity_id = ? or exists (
+      select 1 from contact_points c where c.identity_id = ? and c.type = p.contact_point_type and c.value = p.contact_point_value))))`;
+
+/**
  * Loads a record by id or AGR reference, with its participants. `lock`: the row is locked for the
  * transaction and read after the lock is granted (a change that committed first is visible).
+ * `readableBy`: an identity; a record it may not read is not found, and (locked) its row is never
+ * locked, so that nobody outside a record can hold up the changes of the people in it.
  * Two statements of fixed text, mapped to managed entities: the ORM builds no query (a ceremony step
  * and every locked change start here).
  */
-export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean } = {}): Promise<SignedRecord | null> {
+export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean; readableBy?: string } = {}): Promise<SignedRecord | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
   const lock = options.lock ? ' for update' : '';
-  const [row] = await preparedQuery<{ id: string }>(em, `select * from records where ${'id' in key ? 'id' : 'reference'} = ?${lock}`, ['id' in key ? key.id : key.reference]);
+  const readable = options.readableBy === undefined ? '' : ` and ${READABLE_BY}`;
+  const [row] = await preparedQuery<{ id: string }>(
+    em,
+    `select r.* from records r where r.${'id' in key ? 'id' : 'reference'} = ?${readable}${lock}${options.lock ? ' of r' : ''}`,
+    ['id' in key ? key.id : key.reference, ...(options.readableBy === undefined ? [] : [options.readableBy, options.readableBy, options.readableBy])],
+  );
   if (!row) return null;
   // Unlocked, a record this EntityManager already manages is returned as it holds it (with its changes).
   const managed = lock ? null : em.getUnitOfWork().getById(SignedRecord, row.id);
@@ -81,7 +96,8 @@ export function canRead(record: SignedRecord | RecordData, viewer: Viewer): bool
  * missing one (not_found), so that references cannot be probed for existence.
  */
 export async function findReadableRecord(em: EntityManager, idOrReference: string, viewer: Viewer, options: { lock?: boolean } = {}): Promise<SignedRecord> {
-  const record = await findRecord(em, idOrReference, options);
+  // Locked, the read rule is part of the locking statement: an outsider's request takes no lock.
+  const record = await findRecord(em, idOrReference, options.lock ? { lock: true, readableBy: viewer.identityId } : options);
   if (!record || !canRead(record, viewer)) throw DomainError.notFound('Record');
   return record;
 }
