@@ -27,7 +27,12 @@ sh scripts/ensure-system.sh
 
 npm_install() {
   # --loglevel=error keeps deprecation warnings out of the way; errors still print in full.
-  npm install --no-audit --no-fund --loglevel=error
+  # Tried twice: on a slow registry one install once ran canvas's build script before node-addon-api
+  # (its build dependency) was in place; the second install finds every package there and builds it.
+  npm install --no-audit --no-fund --loglevel=error || {
+    echo "ensure-deps: npm install failed; trying once more..." >&2
+    npm install --no-audit --no-fund --loglevel=error
+  }
 }
 
 if [ ! -x node_modules/.bin/node ]; then
