@@ -88,8 +88,8 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       const body = pruneToSchema(c.request.requestBody ?? {}, requestBody, schemas);
       const run = () => runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
       if (!deps.listingAnswers || !principal || !LISTING_OPERATIONS.has(operationId)) return run();
-      // Per credential (another credential of the same identity may have other scopes) and the query string as sent.
-      const key = `${operationId} ${credentialKey(principal)} ${req.originalUrl.split('?')[1] ?? ''}`;
+      // Per credential (another credential of the same identity may have other scopes) and the query, canonical.
+      const key = `${operationId} ${credentialKey(principal)} ${canonicalQuery(req.originalUrl)}`;
       // Only a 200 is kept, as the bytes sent: a refusal or an error is answered afresh every time.
       return deps.listingAnswers.get(key, async () => asSentBytes(await run()), (reply) => reply.status === 200 && reply.file !== undefined);
     });
@@ -128,6 +128,18 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger));
   });
   return router;
+}
+
+/**
+ * A URL's query as one string whatever the order of its parameters or their percent-encoding: the same
+ * question asked two ways is one kept answer. Repeated parameters keep their order among themselves.
+ */
+export function canonicalQuery(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return '';
+  const params = new URLSearchParams(url.slice(query + 1));
+  params.sort();
+  return params.toString();
 }
 
 /** Who may call an operation, read from its `security` in the contract (the one declaration). */
