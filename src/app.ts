@@ -273,7 +273,6 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
       }),
       ceremonies,
-      lifecycle,
       records,
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, publicAnswers)),

@@ -42,11 +42,11 @@ export async function findRecord(em: EntityManager, idOrReference: string, optio
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
   const lock = options.lock ? ' for update' : '';
-  const readable = options.readableBy === undefined ? '' : ` and ${READABLE_BY}`;
+  const reader = options.readableBy;
   const [row] = await preparedQuery<{ id: string }>(
     em,
-    `select r.* from records r where r.${'id' in key ? 'id' : 'reference'} = ?${readable}${lock}${options.lock ? ' of r' : ''}`,
-    ['id' in key ? key.id : key.reference, ...(options.readableBy === undefined ? [] : [options.readableBy, options.readableBy, options.readableBy])],
+    `select r.* from records r where r.${'id' in key ? 'id' : 'reference'} = ?${reader === undefined ? '' : ` and ${READABLE_BY}`}${lock && `${lock} of r`}`,
+    ['id' in key ? key.id : key.reference, ...(reader === undefined ? [] : [reader, reader, reader])],
   );
   if (!row) return null;
   // Unlocked, a record this EntityManager already manages is returned as it holds it (with its changes).

@@ -3,7 +3,6 @@ import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
 import type { ExecutionView } from '../../domain/ceremonies/execution-view.js';
-import type { LifecycleService } from '../../domain/records/lifecycle-service.js';
 import type { NotarizationService } from '../../domain/notarizations/notarization-service.js';
 import type { RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
@@ -106,7 +105,6 @@ export class NotarizationResolver {
   constructor(
     private readonly notarizations: NotarizationService,
     private readonly ceremonies: CeremonyService,
-    private readonly lifecycle: LifecycleService,
     private readonly records: RecordService,
   ) {}
 
