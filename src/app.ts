@@ -16,7 +16,7 @@ import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
-import { migrate, openDatabase } from './domain/database.js';
+import { migrate, openDatabase, resilientPool } from './domain/database.js';
 import { ApiKeyService } from './domain/identity/api-key-service.js';
 import { IdentityService } from './domain/identity/identity-service.js';
 import { OtpService } from './domain/identity/otp-service.js';
@@ -78,7 +78,6 @@ import { WebAuthnPasskeyMethod } from './domain/ceremonies/methods/webauthn-pass
 import { MessengerMethod } from './domain/ceremonies/methods/messenger.js';
 import { MessengerInbox } from './domain/ceremonies/messenger-inbox.js';
 import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
-import pg from 'pg';
 import { buildGraphSchema } from './graph/schema.js';
 import { graphArmor } from './graph/armor.js';
 import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
@@ -180,9 +179,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore(orm, clock);
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
-  const pubSubPool = new pg.Pool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 });
-  // An idle connection the server drops (restart, failover) must not crash the process.
-  pubSubPool.on('error', (error) => logger.warn({ err: error }, 'pubsub pool connection lost'));
+  // A connection the server drops (restart, failover) must not crash the process.
+  const pubSubPool = resilientPool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
+    logger.warn({ err: error }, 'pubsub pool connection lost'),
+  );
   const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
   await pubSub.start();
   // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).

@@ -141,6 +141,30 @@ function releasableWhenLost(connection: TransactionConnection): void {
   };
 }
 
+/**
+ * A pg pool whose connections never end the process when the server drops them (restart, failover,
+ * `pg_terminate_backend`). pg-pool listens for errors only on its idle connections and during
+ * `pool.query`; a connection checked out and between statements (a transaction held across an
+ * await, a job backend's lock) has no listener, and Node treats its `'error'` as unhandled.
+ * Every connection gets a listener of its own: the loss is reported once, and the pool discards
+ * the connection when it is released (pg marks it unqueryable).
+ */
+export function resilientPool(config: pg.PoolConfig, onLost: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('connect', (client) => {
+    // The server's error message and the socket's end arrive as two errors: one loss.
+    let reported = false;
+    client.on('error', (error) => {
+      if (reported) return;
+      reported = true;
+      onLost(error);
+    });
+  });
+  // An idle connection's loss reaches the listener above as well: reported there, once.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
 const MIGRATION_LOCK = 7204121;
 
 /**

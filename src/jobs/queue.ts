@@ -1,6 +1,6 @@
 import { Agenda, type AgendaBackend } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import pg from 'pg';
+import { resilientPool } from '../domain/database.js';
 import type { Logger } from 'pino';
 
 export type QueueOptions = {
@@ -34,9 +34,8 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
 }
 
 async function postgresBackend(url: string, logger: Logger): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
-  // Idle connections dropped by the server are replaced on next use; never crash on them.
-  pool.on('error', (error) => logger.warn({ err: error }, 'job queue pool connection lost'));
+  // Connections dropped by the server are replaced on next use; never crash on them.
+  const pool = resilientPool({ connectionString: url, max: 4 }, (error) => logger.warn({ err: error }, 'job queue pool connection lost'));
   // The backend creates its tables on connect; two instances doing it at once collide, so one at a time.
   const lock = await pool.connect();
   try {
