@@ -12,7 +12,7 @@ describe('RateLimit header fields', () => {
 
   beforeAll(async () => {
     // At its public origin (OAuth discovery checks it); no browser is started.
-    t = await startBrowserApp({ OTP_REQUESTS_PER_WINDOW: '100', CLIENT_CODE_CALLS_PER_HOUR: '4', CLIENT_VERIFICATIONS_PER_MINUTE: '3' });
+    t = await startBrowserApp({ OTP_REQUESTS_PER_WINDOW: '100', CLIENT_CODE_CALLS_PER_HOUR: '4', CLIENT_VERIFICATIONS_PER_MINUTE: '3', OAUTH_REGISTRATIONS_PER_HOUR: '2' });
   });
   afterAll(async () => {
     await t.stop();
@@ -72,14 +72,21 @@ describe('RateLimit header fields', () => {
     expect(left(response.headers)).toMatchObject({ policy: 'request_otp', remaining: 3 });
   });
 
-  it('answers the registration quota on dynamic client registration', async () => {
-    const response = await t.request('POST', '/oauth/register', {
-      body: { client_name: 'Quota probe', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
-      headers: from('198.51.100.5'),
-    });
-    expect(response.status).toBe(201);
-    expect(response.headers.get('ratelimit-policy')).toMatch(/^"oauth_register";q=\d+;w=3600$/);
-    expect(left(response.headers)?.policy).toBe('oauth_register');
+  it('answers the registration quota on dynamic client registration, and on its refusal', async () => {
+    const register = () =>
+      t.request('POST', '/oauth/register', {
+        body: { client_name: 'Quota probe', redirect_uris: ['http://127.0.0.1:9/callback'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+        headers: from('198.51.100.5'),
+      });
+    const answers = [await register(), await register(), await register()];
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 429]);
+    for (const answer of answers) expect(answer.headers.get('ratelimit-policy')).toBe('"oauth_register";q=2;w=3600');
+    expect(answers.map((answer) => left(answer.headers)?.remaining)).toEqual([1, 0, 0]);
+    const refused = answers[2]!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(left(refused.headers)!.reset);
+    // The refusal in RFC 7591's error shape.
+    expect(refused.body).toMatchObject({ error: expect.any(String) });
   });
 
   it('answers the code request quota on the consent page that mails a code', async () => {
