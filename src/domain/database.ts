@@ -173,6 +173,9 @@ const MIGRATION_LOCK = 7204121;
  */
 export async function migrate(orm: MikroORM, url: string): Promise<void> {
   const lock = new pg.Client({ connectionString: url });
+  // Dropped by the server mid-migration, the lock connection must not end the process: its loss
+  // shows as the unlock's failure, and the migrations run in one transaction of the ORM's own.
+  lock.on('error', () => undefined);
   await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
