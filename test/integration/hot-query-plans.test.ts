@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { readableRecordsQuery } from '../../src/domain/records/record-access.js';
+import { readableRecordsQuery, signerSnapshotSql } from '../../src/domain/records/record-access.js';
 import { RecordService } from '../../src/domain/records/record-service.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { systemClock } from '../../src/domain/shared/clock.js';
@@ -37,6 +37,11 @@ describe('Hot query plans', () => {
   ] as const)("the identity's record list (%s) scans no table", async (_name, part) => {
     const query = readableRecordsQuery(IDENTITY, { status: 'draft', type: null, limit: 20, offset: 0 })[part];
     const text = await plan(query.sql, query.params);
+    expect(text).not.toMatch(/Seq Scan/);
+  });
+
+  it.each(['id', 'reference'] as const)("a signature step's snapshot (by %s) scans no table", async (by) => {
+    const text = await plan(signerSnapshotSql(by), [IDENTITY, 'email_otp', by === 'id' ? IDENTITY : 'AGR-0000-0000']);
     expect(text).not.toMatch(/Seq Scan/);
   });
 

@@ -2,7 +2,7 @@ import { LockMode, type EntityClass, type EntityDictionary, type EntityManager, 
 import { preparedQuery } from '../database.js';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
-import { findReadableRecord, viewerFor } from '../records/record-access.js';
+import { canRead, findReadableRecord, signerSnapshot, viewerFor, type SignerRow } from '../records/record-access.js';
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
@@ -248,19 +248,16 @@ export class CeremonyService {
    */
   private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<Viewer | undefined> {
     if (action === 'cancel') return undefined;
-    const { em, record, participant, viewer } = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true });
+    const caller = requireScope(principal, 'verify');
+    const em = this.orm.em.fork();
+    // The same checks as the step's own (404, then 403), on one statement's plain rows.
+    const snapshot = await signerSnapshot(em, idOrReference, caller.identityId, adapter.type);
+    if (!snapshot || !canRead(snapshot.record, snapshot.viewer)) throw DomainError.notFound('Record');
+    const participant = signerOf(snapshot.record.initiatorIdentity, snapshot.record.participants, snapshot.viewer);
     // A start is counted here, by the service; the adapter counts what its submits and refreshes spend.
     if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
-    else if (adapter.count) {
-      const [method = null] = await preparedQuery<Pick<SignatureMethod, 'status' | 'state'>>(
-        em,
-        `select m.status, m.state from signature_methods m join signature_executions e on e.id = m.execution_id
-          where e.participant_id = ? and e.record_version = ? and m.method_type = ?`,
-        [participant.id, record.currentVersion, adapter.type],
-      );
-      await adapter.count({ em, participant, method, action, input, now: this.clock.now() });
-    }
-    return viewer;
+    else await adapter.count?.({ em, participant, method: snapshot.methods[participant.id] ?? null, action, input, now: this.clock.now() });
+    return snapshot.viewer;
   }
 
   /**
@@ -301,11 +298,7 @@ export class CeremonyService {
     // Changes to one record's signatures run one at a time: the last finalize sees every other.
     const record = await findReadableRecord(em, idOrReference, viewer, { lock: !options.forRead });
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
-    const active = record.participants.getItems().filter((p) => !p.removedAt && !p.declinedAt && !p.waivedAt);
-    const participant =
-      (record.initiatorIdentity === caller.identityId ? active.find((p) => p.role === 'initiator') : undefined) ??
-      active.find((p) => p.role !== 'initiator' && isViewerParticipant(p, viewer));
-    if (!participant) throw new DomainError('forbidden', 'You are not a signing participant of this record');
+    const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {
       if (record.status === 'draft' && participant.role !== 'initiator') {
         throw new DomainError('invalid_transition', 'Only the initiator signs a draft; others sign after it is submitted');
@@ -369,6 +362,19 @@ export class CeremonyService {
       at: this.clock.now().toISOString(),
     });
   }
+}
+
+/**
+ * The participant the caller signs as: the initiator's own row when the caller initiated the record,
+ * else an active row of another role that is the caller (linked identity or verified contact point).
+ */
+function signerOf<P extends SignerRow>(initiatorIdentity: string, participants: readonly P[], viewer: Viewer): P {
+  const active = participants.filter((p) => !p.removedAt && !p.declinedAt && !p.waivedAt);
+  const participant =
+    (initiatorIdentity === viewer.identityId ? active.find((p) => p.role === 'initiator') : undefined) ??
+    active.find((p) => p.role !== 'initiator' && isViewerParticipant(p, viewer));
+  if (!participant) throw new DomainError('forbidden', 'You are not a signing participant of this record');
+  return participant;
 }
 
 /**

@@ -4,6 +4,7 @@ import { preparedQuery } from '../database.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { Participant, SignedRecord } from './entities.js';
+import type { MethodStatus } from '../ceremonies/entities.js';
 import { looksLikeReference } from './reference.js';
 import { contactKey, isViewerParticipant, type ParticipantData, type RecordData, type Viewer } from './record-view.js';
 
@@ -62,6 +63,50 @@ export async function findRecord(em: EntityManager, idOrReference: string, optio
   return record;
 }
 
+/** A participant row as a signature step picks the signer (see `signerOf`). */
+export type SignerRow = Pick<ParticipantData, 'id' | 'role' | 'identity' | 'contactPointType' | 'contactPointValue' | 'removedAt' | 'declinedAt' | 'waivedAt'>;
+
+/** A record as a signature step sees it before its transaction (plain data, not entities). */
+export type SignerSnapshot = {
+  record: ReadableData & { id: string; currentVersion: number; participants: readonly SignerRow[] };
+  viewer: Viewer;
+  /** Per participant id: the method of the asked type on its execution for the current version. */
+  methods: Readonly<Record<string, { status: MethodStatus; state: Record<string, unknown> }>>;
+};
+
+/** `signerSnapshot`'s statement, by record id or reference. Three `?`: the identity, the method type, the key. */
+export function signerSnapshotSql(by: 'id' | 'reference'): string {
+  return `select r.id, r.current_version as "currentVersion", r.initiator_identity_id as "initiatorIdentity",
+       coalesce((select json_agg(json_build_object('type', c.type, 'value', c.value)) from contact_points c where c.identity_id = ?), '[]') as "contactPoints",
+       coalesce((select json_agg(json_build_object('id', p.id, 'role', p.role, 'identity', p.identity_id, 'contactPointType', p.contact_point_type,
+           'contactPointValue', p.contact_point_value, 'removedAt', p.removed_at, 'declinedAt', p.declined_at, 'waivedAt', p.waived_at) order by p.position)
+         from participants p where p.record_id = r.id), '[]') as participants,
+       (select json_object_agg(p.id, json_build_object('status', m.status, 'state', m.state))
+         from participants p join signature_executions e on e.participant_id = p.id and e.record_version = r.current_version
+         join signature_methods m on m.execution_id = e.id and m.method_type = ? where p.record_id = r.id) as methods
+     from records r where r.${by} = ?`;
+}
+
+/**
+ * What a signature step checks and counts before its transaction, in one statement of fixed text
+ * and with no entities: the record's id, version, initiator and participants, the identity's verified
+ * contact points, and each participant's method of `methodType` on the current version. Null when
+ * there is no such record; whether the identity may read it is the caller's to check (`canRead`).
+ * The step's transaction reads all of it again under the record's lock.
+ */
+export async function signerSnapshot(em: EntityManager, idOrReference: string, identityId: string, methodType: string): Promise<SignerSnapshot | null> {
+  const key = recordKeyOf(idOrReference);
+  if (!key) return null;
+  const [row] = await preparedQuery<{ id: string; currentVersion: number; initiatorIdentity: string; contactPoints: { type: string; value: string }[]; participants: SignerRow[]; methods: SignerSnapshot['methods'] | null }>(
+    em,
+    signerSnapshotSql('id' in key ? 'id' : 'reference'),
+    [identityId, methodType, 'id' in key ? key.id : key.reference],
+  );
+  if (!row) return null;
+  const { contactPoints, methods, ...record } = row;
+  return { record, viewer: { identityId, contactKeys: new Set(contactPoints.map((c) => contactKey(c.type, c.value))) }, methods: methods ?? {} };
+}
+
 /**
  * The record rows an EntityManager's transaction has locked. `transactional` gives each transaction
  * a fork of its own, so what is held is forgotten with the fork.
@@ -82,9 +127,14 @@ export async function lockRecordRow(em: EntityManager, recordId: string): Promis
   held.add(recordId);
 }
 
-export function canRead(record: SignedRecord | RecordData, viewer: Viewer): boolean {
+/** What the read rule looks at: the initiator and each participant row's link to a reader. */
+export type ReadableData = Pick<RecordData, 'initiatorIdentity'> & {
+  participants: readonly Pick<ParticipantData, 'removedAt' | 'identity' | 'contactPointType' | 'contactPointValue'>[];
+};
+
+export function canRead(record: SignedRecord | ReadableData, viewer: Viewer): boolean {
   // A removed participant (e.g. a replaced witness) no longer reads the record, as in the listing.
-  const participants: readonly ParticipantData[] = Array.isArray(record.participants) ? record.participants : (record as SignedRecord).participants.getItems();
+  const participants: ReadableData['participants'] = Array.isArray(record.participants) ? record.participants : (record as SignedRecord).participants.getItems();
   return (
     record.initiatorIdentity === viewer.identityId ||
     participants.some((p) => p.removedAt === null && isViewerParticipant(p, viewer))

@@ -19,7 +19,7 @@ export type MethodContext = {
  */
 export type StepPreview = {
   em: EntityManager;
-  participant: Participant;
+  participant: Pick<Participant, 'id'>;
   method: Pick<SignatureMethod, 'status' | 'state'> | null;
   action: 'start' | 'submit' | 'refresh' | 'cancel';
   input: Record<string, unknown>;
