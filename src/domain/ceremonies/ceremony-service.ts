@@ -2,7 +2,7 @@ import { LockMode, type EntityClass, type EntityDictionary, type EntityManager, 
 import { preparedQuery } from '../database.js';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
-import { canRead, findReadableRecord, signerSnapshot, viewerFor, type SignerRow } from '../records/record-access.js';
+import { canRead, findReadableRecord, findRecordAsReader, signerSnapshot, type SignerRow } from '../records/record-access.js';
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
@@ -294,9 +294,11 @@ export class CeremonyService {
     options: { forRead: boolean; only?: RecordType | undefined; viewer?: Viewer | undefined },
   ): Promise<Loaded> {
     const caller = requireScope(principal, 'verify');
-    const viewer = options.viewer ?? (await viewerFor(em, caller.identityId));
     // Changes to one record's signatures run one at a time: the last finalize sees every other.
-    const record = await findReadableRecord(em, idOrReference, viewer, { lock: !options.forRead });
+    const lock = !options.forRead;
+    const { record, viewer } = options.viewer
+      ? { record: await findReadableRecord(em, idOrReference, options.viewer, { lock }), viewer: options.viewer }
+      : await findRecordAsReader(em, idOrReference, caller.identityId, { lock });
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
     const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {

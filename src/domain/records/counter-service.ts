@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ContactPoint } from '../identity/entities.js';
 import { requireScope, type Principal } from '../identity/principal.js';
-import { findReadableRecord, viewerFor } from './record-access.js';
+import { findRecordAsReader } from './record-access.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents } from '../shared/events.js';
@@ -82,7 +82,7 @@ export class CounterService {
   async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
     const caller = requireScope(principal, 'retrieve');
     const em = this.orm.em.fork();
-    const record = await findReadableRecord(em, idOrReference, await viewerFor(em, caller.identityId));
+    const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
     return toCounterView(await this.find(em, record, counterId));
   }
 

@@ -4,7 +4,7 @@ import { DomainError } from '../shared/errors.js';
 import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
 import { transition, type LifecycleTrigger } from './lifecycle.js';
-import { findReadableRecord, viewerFor } from './record-access.js';
+import { findRecordAsReader } from './record-access.js';
 import type { Viewer } from './record-view.js';
 
 export type LockedRecord = {
@@ -55,8 +55,7 @@ export async function withLockedRecord<T>(
   const caller = requireScope(principal, scope);
   const pending: RecordLifecycleEvent[] = [];
   const change = async (em: EntityManager) => {
-    const viewer = await viewerFor(em, caller.identityId);
-    const record = await findReadableRecord(em, idOrReference, viewer, { lock: true });
+    const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId, { lock: true });
     const result = await work({ em, record, viewer, caller, events: pending, now: now() });
     await events.write(em, pending.map(lifecycle));
     return result;

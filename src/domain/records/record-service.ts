@@ -4,7 +4,7 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
 import { transition } from './lifecycle.js';
-import { canRead, findReadableRecord, findRecord, readableRecordIds, recordKeyOf, viewerFor } from './record-access.js';
+import { canRead, findRecord, findRecordAsReader, readableRecordIds, recordKeyOf, viewerFor } from './record-access.js';
 import { readRecords } from './record-read-model.js';
 import {
   LIMITS,
@@ -179,8 +179,7 @@ export class RecordService {
   async update(principal: Principal | null, idOrReference: string, input: UpdateRecordInput): Promise<RecordView> {
     const caller = requireScope(principal, 'create');
     const em = this.orm.em.fork();
-    const viewer = await viewerFor(em, caller.identityId);
-    const record = await findReadableRecord(em, idOrReference, viewer);
+    const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId);
     if (record.initiatorIdentity !== caller.identityId) {
       throw new DomainError('forbidden', 'Only the initiator can edit a draft');
     }

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { requireScope, type Principal } from '../identity/principal.js';
 import { auditTrail, verifyAuditChain, type AuditTrailEntry } from '../records/audit-trail.js';
-import { findReadableRecord, viewerFor } from '../records/record-access.js';
+import { findRecordAsReader } from '../records/record-access.js';
 import type { RecordType } from '../records/entities.js';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
@@ -105,7 +105,7 @@ export class SealingService {
   private async readable(principal: Principal | null, idOrReference: string, only?: RecordType) {
     const caller = requireScope(principal, 'retrieve');
     const em = this.orm.em.fork();
-    const record = await findReadableRecord(em, idOrReference, await viewerFor(em, caller.identityId));
+    const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
     if (only && record.type !== only) throw DomainError.notFound('Record');
     return { record, em, caller };
   }
