@@ -15,35 +15,35 @@ export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
 
 /**
  * Carries delivered outbox events onto the cross-process PubSub: one topic per record, and the
- * activity feed. Published through the dispatcher's transaction, so each goes out exactly once.
+ * activity feed. Sent with the dispatcher's commit (one round trip), so each goes out exactly once.
  */
 export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
   return {
     name: 'graphql-pubsub',
-    deliver: async (event, client) => {
+    deliver: async (event, _client, atCommit) => {
       switch (event.type) {
         case 'signature_progress': {
           const e = event.data;
           const activity: RecordActivity = { recordId: e.recordId, kind: 'signature', event: e.event, status: null, participantId: e.participantId, at: e.at };
-          await pubSub.publishAllVia(client, [
+          atCommit(pubSub.notifySql([
             [SIGNATURE_PROGRESS, e.recordId, e],
             [RECORD_ACTIVITY, activity],
-          ]);
+          ]));
           return;
         }
         case 'record_lifecycle': {
           const e = event.data;
           const activity: RecordActivity = { recordId: e.recordId, kind: 'lifecycle', event: e.trigger, status: e.toStatus, participantId: e.participantId, at: e.at };
-          await pubSub.publishAllVia(client, [
+          atCommit(pubSub.notifySql([
             [RECORD_LIFECYCLE, e.recordId, e],
             [RECORD_ACTIVITY, activity],
-          ]);
+          ]));
           return;
         }
         case 'record_artifact': {
           const e = event.data;
           const activity: RecordActivity = { recordId: e.recordId, kind: 'artifact', event: `${e.artifact}_${e.state}`, status: null, participantId: null, at: e.at };
-          await pubSub.publishVia(client, RECORD_ACTIVITY, activity);
+          atCommit(pubSub.notifySql([[RECORD_ACTIVITY, activity]]));
           return;
         }
       }

@@ -7,6 +7,9 @@ import { PUBSUB_CHANNEL as CHANNEL } from '../domain/shared/record-changes.js';
 /** PostgreSQL caps a NOTIFY payload at 8000 bytes; events carry ids and states, never documents. */
 const MAX_PAYLOAD = 7900;
 
+/** A notification: `[topic, payload]`, or `[topic, id, payload]` for a per-id topic. */
+type Message = readonly [routingKey: string, ...args: unknown[]];
+
 type Listener = (payload: unknown) => void;
 
 /**
@@ -119,19 +122,26 @@ export class PostgresPubSub implements PubSub {
       );
   }
 
-  /**
-   * Publishes through the caller's connection: inside a transaction the notification goes out
-   * exactly when that transaction commits (the outbox dispatcher delivers this way).
-   */
-  async publishVia(client: pg.ClientBase, routingKey: string, ...args: unknown[]): Promise<void> {
-    await this.publishAllVia(client, [[routingKey, ...args]]);
-  }
-
-  /** Several `publishVia`s in one statement, sent in the order given. */
-  async publishAllVia(client: pg.ClientBase, messages: readonly (readonly [routingKey: string, ...args: unknown[]])[]): Promise<void> {
-    const payloads = messages.map(([routingKey, ...args]) => this.encode(routingKey, args)).filter((payload) => payload !== null);
+  /** Several notifications in one statement through the caller's connection, sent in the order given. */
+  async publishAllVia(client: pg.ClientBase, messages: readonly Message[]): Promise<void> {
+    const payloads = this.encodeAll(messages);
     if (payloads.length === 0) return;
     await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as m(payload, n) order by n', [CHANNEL, payloads]);
+  }
+
+  /**
+   * The same notifications as SQL text of the simple protocol (literals escaped), for a transaction
+   * to send with its commit in one round trip: they go out exactly when it commits, in the order
+   * given. Null when there is nothing to send.
+   */
+  notifySql(messages: readonly Message[]): string | null {
+    const payloads = this.encodeAll(messages);
+    if (payloads.length === 0) return null;
+    return payloads.map((payload) => `select pg_notify(${pg.escapeLiteral(CHANNEL)}, ${pg.escapeLiteral(payload)})`).join('; ');
+  }
+
+  private encodeAll(messages: readonly Message[]): string[] {
+    return messages.map(([routingKey, ...args]) => this.encode(routingKey, args)).filter((payload) => payload !== null);
   }
 
   private encode(routingKey: string, args: unknown[]): string | null {

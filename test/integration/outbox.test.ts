@@ -47,6 +47,15 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     await pool.query('delete from outbox_events');
   });
 
+  /** A connection of its own that LISTENs on `channel` and keeps each payload it hears. */
+  const listening = async (channel: string) => {
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.query(`listen ${channel}`);
+    return { listener, heard };
+  };
   const commit = (events: DomainEvent[]) => orm.em.fork().transactional((em) => journal.write(em, events));
 
   it('never delivers an event whose transaction rolled back', async () => {
@@ -133,11 +142,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     const bad = randomUUID();
     await commit([lifecycle(moveOf(good))]);
     await commit([lifecycle(moveOf(bad))]);
-    const listener = new pg.Client({ connectionString: db.url });
-    await listener.connect();
-    const heard: string[] = [];
-    listener.on('notification', (message) => heard.push(message.payload ?? ''));
-    await listener.query('listen outbox_test');
+    const { listener, heard } = await listening('outbox_test');
     try {
       // Delivers through the dispatcher's transaction, as the GraphQL PubSub does; fails on `bad`.
       const notifying: OutboxSubscriber = {
@@ -155,6 +160,47 @@ describe('Outbox: domain events written in the transaction, delivered after the 
       expect(rows).toEqual([
         { record_id: good, delivered: true, attempts: 0 },
         { record_id: bad, delivered: false, attempts: 1 },
+      ]);
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it("sends the subscribers' SQL with its commit: text intact, once, and never for an event put back", async () => {
+    const good = randomUUID();
+    const bad = randomUUID();
+    await commit([lifecycle(moveOf(good))]);
+    await commit([lifecycle(moveOf(bad))]);
+    const { listener, heard } = await listening('outbox_test');
+    // Quotes, a backslash, a semicolon and SQL of its own: literals, never statements.
+    const hostile = (id: string) => `${id} it's \\ "quoted"; commit; drop table outbox_events; --`;
+    const sqlOf = (id: string) => `select pg_notify('outbox_test', ${pg.escapeLiteral(hostile(id))})`;
+    try {
+      // First a batch that delivers everything: one notification each, sent with the commit.
+      const staging: OutboxSubscriber = { name: 'staging', deliver: async (event, _client, atCommit) => atCommit(sqlOf(event.data.recordId)) };
+      await new OutboxDispatcher(pool, [staging], logger).drain();
+      await listener.query('select 1');
+      expect(heard).toEqual([hostile(good), hostile(bad)]);
+
+      // Then `bad` fails after staging its SQL: delivered one by one, only the others' SQL is sent.
+      heard.length = 0;
+      await pool.query('delete from outbox_events');
+      await commit([lifecycle(moveOf(good))]);
+      await commit([lifecycle(moveOf(bad))]);
+      const failing: OutboxSubscriber = {
+        name: 'failing',
+        deliver: async (event, _client, atCommit) => {
+          atCommit(sqlOf(event.data.recordId));
+          if (event.data.recordId === bad) throw new Error('subscriber down');
+        },
+      };
+      await new OutboxDispatcher(pool, [failing], logger).drain();
+      await listener.query('select 1');
+      expect(heard).toEqual([hostile(good)]);
+      const { rows } = await pool.query('select record_id, delivered_at is not null as delivered from outbox_events order by id');
+      expect(rows).toEqual([
+        { record_id: good, delivered: true },
+        { record_id: bad, delivered: false },
       ]);
     } finally {
       await listener.end();

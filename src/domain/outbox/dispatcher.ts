@@ -8,10 +8,12 @@ export interface OutboxSubscriber {
   readonly name: string;
   /**
    * Delivers one event inside the dispatcher's transaction; `client` is that transaction's connection,
-   * so a NOTIFY sent through it goes out exactly when the event is marked delivered. Must be
-   * idempotent: an event whose delivery fails (or whose process dies mid-delivery) is delivered again.
+   * so a NOTIFY sent through it goes out exactly when the event is marked delivered. `atCommit`
+   * takes SQL text of the simple protocol (no parameters; literals escaped) that the dispatcher sends
+   * in the transaction with its commit, in one round trip (null: nothing). Must be idempotent: an
+   * event whose delivery fails (or whose process dies mid-delivery) is delivered again.
    */
-  deliver(event: DomainEvent, client: pg.ClientBase): Promise<void>;
+  deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void): Promise<void>;
 }
 
 export type DispatcherOptions = {
@@ -154,10 +156,12 @@ export class OutboxDispatcher {
       rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     }
     const delivered: string[] = [];
+    // What subscribers send with the commit: the whole batch's, or (one by one) each event's in its savepoint.
+    const atCommit: string[] = [];
     for (const row of rows) {
       const event = { type: row.type, data: row.payload } as DomainEvent;
       const deliver = async () => {
-        for (const subscriber of this.subscribers) await subscriber.deliver(event, client);
+        for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)));
       };
       if (!oneByOne) {
         await deliver();
@@ -167,9 +171,11 @@ export class OutboxDispatcher {
       await client.query('savepoint outbox_event');
       try {
         await deliver();
+        if (atCommit.length > 0) await client.query(atCommit.splice(0).join('; '));
         await client.query('release savepoint outbox_event');
         delivered.push(row.id);
       } catch (error) {
+        atCommit.length = 0;
         await client.query('rollback to savepoint outbox_event');
         const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
         await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
@@ -177,7 +183,8 @@ export class OutboxDispatcher {
       }
     }
     if (oneByOne && delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
-    await client.query('commit');
+    // Usually the subscribers' notifications and the commit in one round trip (a failing statement skips the commit).
+    await client.query([...atCommit, 'commit'].join('; '));
     return rows.length;
   }
 }
