@@ -104,12 +104,15 @@ export function verifyAuditChain(recordId: string, entries: readonly AuditTrailE
 
 export type AuditMove = { at: Date; actorRole: AuditActorRole; move: string; version: number; details?: AuditDetails };
 
+/** An entry as its row is written (`record_audit_entries`): the entity's fields, as plain data. */
+export type AuditRow = Omit<AuditEntry, typeof OptionalProps>;
+
 /**
- * Appends entries to a record's trail in the caller's transaction. The caller holds the record's
- * row lock (the unique (record, seq) constraint refuses a fork if it did not), and flushes: the
- * entries are written with the rest of the change, and must be before the trail is read again.
+ * The entries that follow a record's trail for these moves, chained to its head (read here; nothing
+ * is written). The caller holds the record's row lock (the unique (record, seq) constraint refuses a
+ * fork if it did not) and writes them (`EventJournal`) before the trail is read or extended again.
  */
-export async function appendAudit(em: EntityManager, recordId: string, moves: readonly AuditMove[]): Promise<AuditEntry[]> {
+export async function nextAuditEntries(em: EntityManager, recordId: string, moves: readonly AuditMove[]): Promise<AuditRow[]> {
   if (moves.length === 0) return [];
   // Fixed text, no entity: only the head's sequence number and hash are needed.
   const [last] = await em.execute<{ seq: number; entryHash: string }[]>(
@@ -118,12 +121,13 @@ export async function appendAudit(em: EntityManager, recordId: string, moves: re
   );
   let seq = last?.seq ?? 0;
   let prev = last?.entryHash ?? null;
-  const rows: AuditEntry[] = [];
+  const rows: AuditRow[] = [];
   for (const move of moves) {
     seq += 1;
-    const hashed: Hashed = { seq, at: move.at.toISOString(), actor_role: move.actorRole, move: move.move, version: move.version, details: move.details ?? {}, prev_hash: prev };
+    const details = move.details ?? {};
+    const hashed: Hashed = { seq, at: move.at.toISOString(), actor_role: move.actorRole, move: move.move, version: move.version, details, prev_hash: prev };
     const entryHash = auditEntryHash(recordId, hashed);
-    rows.push(em.create(AuditEntry, { recordId, seq, at: move.at, actorRole: move.actorRole, move: move.move, version: move.version, details: move.details ?? {}, prevHash: prev, entryHash }));
+    rows.push({ id: randomUUID(), recordId, seq, at: move.at, actorRole: move.actorRole, move: move.move, version: move.version, details, prevHash: prev, entryHash });
     prev = entryHash;
   }
   return rows;
