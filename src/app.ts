@@ -225,10 +225,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
         dropRecordViews();
       })
     : async () => undefined;
-  const domainEvents = new EventJournal(sealContext, () => {
-    publicAnswers?.invalidate();
-    dispatcher.wake();
-  });
+  // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
+  // only when a committed transaction left it events (a seal's jobs).
+  const domainEvents = new EventJournal(sealContext, () => publicAnswers?.invalidate(), { subscribers: outboxSubscribers, wake: () => dispatcher.wake() });
+  orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ({ em }) => domainEvents.afterCommit(em) });
   // One adapter per signature method; the order is the contract's.
   const methods = [
     new EmailOtpMethod(otp),

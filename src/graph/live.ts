@@ -2,8 +2,8 @@ import { Repeater } from '@repeaterjs/repeater';
 import type { PubSub } from 'type-graphql';
 import type { RecordService } from '../domain/records/record-service.js';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
-import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
-import type { PostgresPubSub } from './pubsub.js';
+import type { DomainEvent, RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
+import type { Message, PostgresPubSub } from './pubsub.js';
 import type { LiveUpdates, RecordActivity } from './context.js';
 
 export type { RecordActivity };
@@ -13,41 +13,43 @@ const RECORD_LIFECYCLE = 'RECORD_LIFECYCLE';
 /** Every record's activity on one topic, for dashboards; each subscriber sees only what it may read. */
 export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
 
+/** The notifications that carry an event: its record's own topic (signatures, lifecycle), and the activity feed. */
+function messagesOf(event: DomainEvent): Message[] {
+  switch (event.type) {
+    case 'signature_progress': {
+      const e = event.data;
+      const activity: RecordActivity = { recordId: e.recordId, kind: 'signature', event: e.event, status: null, participantId: e.participantId, at: e.at };
+      return [
+        [SIGNATURE_PROGRESS, e.recordId, e],
+        [RECORD_ACTIVITY, activity],
+      ];
+    }
+    case 'record_lifecycle': {
+      const e = event.data;
+      const activity: RecordActivity = { recordId: e.recordId, kind: 'lifecycle', event: e.trigger, status: e.toStatus, participantId: e.participantId, at: e.at };
+      return [
+        [RECORD_LIFECYCLE, e.recordId, e],
+        [RECORD_ACTIVITY, activity],
+      ];
+    }
+    case 'record_artifact': {
+      const e = event.data;
+      const activity: RecordActivity = { recordId: e.recordId, kind: 'artifact', event: `${e.artifact}_${e.state}`, status: null, participantId: null, at: e.at };
+      return [[RECORD_ACTIVITY, activity]];
+    }
+  }
+}
+
 /**
- * Carries delivered outbox events onto the cross-process PubSub: one topic per record, and the
- * activity feed. Sent with the dispatcher's commit (one round trip), so each goes out exactly once.
+ * Carries outbox events onto the cross-process PubSub. Delivering is only notifying, so the journal
+ * usually sends the notifications with the commit of the change itself; otherwise the dispatcher
+ * sends them with its own commit. Either way each goes out exactly once, when its transaction commits.
  */
 export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
   return {
     name: 'graphql-pubsub',
-    deliver: async (event, _client, atCommit) => {
-      switch (event.type) {
-        case 'signature_progress': {
-          const e = event.data;
-          const activity: RecordActivity = { recordId: e.recordId, kind: 'signature', event: e.event, status: null, participantId: e.participantId, at: e.at };
-          atCommit(pubSub.notifySql([
-            [SIGNATURE_PROGRESS, e.recordId, e],
-            [RECORD_ACTIVITY, activity],
-          ]));
-          return;
-        }
-        case 'record_lifecycle': {
-          const e = event.data;
-          const activity: RecordActivity = { recordId: e.recordId, kind: 'lifecycle', event: e.trigger, status: e.toStatus, participantId: e.participantId, at: e.at };
-          atCommit(pubSub.notifySql([
-            [RECORD_LIFECYCLE, e.recordId, e],
-            [RECORD_ACTIVITY, activity],
-          ]));
-          return;
-        }
-        case 'record_artifact': {
-          const e = event.data;
-          const activity: RecordActivity = { recordId: e.recordId, kind: 'artifact', event: `${e.artifact}_${e.state}`, status: null, participantId: null, at: e.at };
-          atCommit(pubSub.notifySql([[RECORD_ACTIVITY, activity]]));
-          return;
-        }
-      }
-    },
+    deliver: async (event, _client, atCommit) => atCommit(pubSub.notifySql(messagesOf(event))),
+    notifications: (event) => pubSub.payloads(messagesOf(event)),
   };
 }
 

@@ -8,7 +8,7 @@ import { PUBSUB_CHANNEL as CHANNEL } from '../domain/shared/record-changes.js';
 const MAX_PAYLOAD = 7900;
 
 /** A notification: `[topic, payload]`, or `[topic, id, payload]` for a per-id topic. */
-type Message = readonly [routingKey: string, ...args: unknown[]];
+export type Message = readonly [routingKey: string, ...args: unknown[]];
 
 type Listener = (payload: unknown) => void;
 
@@ -124,7 +124,7 @@ export class PostgresPubSub implements PubSub {
 
   /** Several notifications in one statement through the caller's connection, sent in the order given. */
   async publishAllVia(client: pg.ClientBase, messages: readonly Message[]): Promise<void> {
-    const payloads = this.encodeAll(messages);
+    const payloads = this.payloads(messages);
     if (payloads.length === 0) return;
     await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as m(payload, n) order by n', [CHANNEL, payloads]);
   }
@@ -135,12 +135,13 @@ export class PostgresPubSub implements PubSub {
    * given. Null when there is nothing to send.
    */
   notifySql(messages: readonly Message[]): string | null {
-    const payloads = this.encodeAll(messages);
+    const payloads = this.payloads(messages);
     if (payloads.length === 0) return null;
     return payloads.map((payload) => `select pg_notify(${pg.escapeLiteral(CHANNEL)}, ${pg.escapeLiteral(payload)})`).join('; ');
   }
 
-  private encodeAll(messages: readonly Message[]): string[] {
+  /** The notifications' payloads on the channel (`PUBSUB_CHANNEL`), in the order given; one too large is dropped (logged). */
+  payloads(messages: readonly Message[]): string[] {
     return messages.map(([routingKey, ...args]) => this.encode(routingKey, args)).filter((payload) => payload !== null);
   }
 

@@ -2,6 +2,7 @@ import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
 import type { AnchoringService } from '../domain/anchoring/anchoring-service.js';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
+import { isSealingEvent } from '../domain/shared/events.js';
 
 export const ANCHORING_JOB = 'anchoring.tick';
 
@@ -43,7 +44,9 @@ export function anchoringKickSubscriber(anchoring: AnchoringService, logger: Log
   return {
     name: 'anchoring-kick',
     deliver: async (event) => {
-      if (event.type === 'record_lifecycle' && event.data.toStatus === 'sealed' && event.data.fromStatus !== 'sealed') setImmediate(kick);
+      if (isSealingEvent(event)) setImmediate(kick);
     },
+    // A seal kicks the anchoring pass in this process: it waits for the dispatcher.
+    notifications: (event) => (isSealingEvent(event) ? undefined : []),
   };
 }

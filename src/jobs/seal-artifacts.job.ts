@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
 import type { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import type { SealingSweep } from '../domain/sealing/sealing-sweep.js';
+import { isSealingEvent } from '../domain/shared/events.js';
 
 export const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
 export const SEALING_SWEEP_JOB = 'sealing.sweep';
@@ -36,10 +37,10 @@ export function sealingJobsSubscriber(agenda: Agenda): OutboxSubscriber {
   return {
     name: 'sealing-jobs',
     deliver: async (event) => {
-      if (event.type === 'record_lifecycle' && event.data.toStatus === 'sealed' && event.data.fromStatus !== 'sealed') {
-        await enqueueSealArtifacts(agenda, event.data.recordId);
-      }
+      if (isSealingEvent(event)) await enqueueSealArtifacts(agenda, event.data.recordId);
     },
+    // A seal enqueues work in this process: it waits for the dispatcher. Nothing else concerns this subscriber.
+    notifications: (event) => (isSealingEvent(event) ? undefined : []),
   };
 }
 

@@ -7,6 +7,7 @@ import { migrate, openDatabase } from '../../src/domain/database.js';
 import { OutboxDispatcher, type OutboxSubscriber } from '../../src/domain/outbox/dispatcher.js';
 import { EventJournal } from '../../src/domain/outbox/journal.js';
 import { lifecycle, type DomainEvent, type RecordLifecycleEvent } from '../../src/domain/shared/events.js';
+import { PUBSUB_CHANNEL } from '../../src/domain/shared/record-changes.js';
 import { liveSubscriber } from '../../src/graph/live.js';
 import { PostgresPubSub } from '../../src/graph/pubsub.js';
 import { createLogger } from '../../src/logger.js';
@@ -254,6 +255,101 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     await pubSub.close();
     await listenerPool.end();
     await dyingPool.end().catch(() => undefined);
+  });
+
+  describe("inline: events that notifying alone delivers go out with their change's commit", () => {
+    let wakes = 0;
+    /** Notifies each event on the PubSub's channel, as the GraphQL subscriber does; a move named 'hold' needs the dispatcher (as a seal's jobs do). */
+    const notifier: OutboxSubscriber = {
+      name: 'notifier',
+      deliver: async () => undefined,
+      notifications: (event) => (event.type === 'record_lifecycle' && event.data.trigger === 'hold' ? undefined : [`${event.data.recordId} ${event.type === 'record_lifecycle' ? event.data.trigger : ''}`]),
+    };
+    const inlineJournal = new EventJournal({ sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' }, () => undefined, {
+      subscribers: [notifier],
+      wake: () => void (wakes += 1),
+    });
+
+    beforeAll(() => {
+      orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ({ em }) => inlineJournal.afterCommit(em) });
+    });
+    beforeEach(() => {
+      wakes = 0;
+    });
+
+    const rows = async () => (await pool.query('select record_id, payload->>\'trigger\' as trigger, delivered_at is not null as delivered from outbox_events order by id')).rows;
+
+    it('notifies at the commit, never before it and never for a rollback; writes the rows delivered and wakes no dispatcher', async () => {
+      const recordId = randomUUID();
+      const { listener, heard } = await listening(PUBSUB_CHANNEL);
+      const settle = () => listener.query('select 1');
+      try {
+        await orm.em.fork().transactional(async (em) => {
+          await inlineJournal.write(em, [lifecycle(moveOf(recordId, 'submit')), lifecycle(moveOf(recordId, 'start'))]);
+          await settle();
+          expect(heard).toEqual([]);
+        });
+        await settle();
+        expect(heard).toEqual([`${recordId} submit`, `${recordId} start`]);
+        expect(await rows()).toEqual([
+          { record_id: recordId, trigger: 'submit', delivered: true },
+          { record_id: recordId, trigger: 'start', delivered: true },
+        ]);
+        expect(wakes).toBe(0);
+
+        heard.length = 0;
+        await expect(
+          orm.em.fork().transactional(async (em) => {
+            await inlineJournal.write(em, [lifecycle(moveOf(recordId, 'cancel'))]);
+            throw new Error('the change fails after its journal');
+          }),
+        ).rejects.toThrow('the change fails');
+        await settle();
+        expect(heard).toEqual([]);
+        expect(await rows()).toHaveLength(2);
+      } finally {
+        await listener.end();
+      }
+    });
+
+    it("leaves an event to the dispatcher once one before it is waiting, in its change or in the database, and wakes the dispatcher at the commit", async () => {
+      const recordId = randomUUID();
+      const other = randomUUID();
+      const { listener, heard } = await listening(PUBSUB_CHANNEL);
+      const settle = () => listener.query('select 1');
+      try {
+        // In one change: 'hold' waits for the dispatcher, so the move after it waits too.
+        await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'submit')), lifecycle(moveOf(recordId, 'hold')), lifecycle(moveOf(recordId, 'after'))]));
+        expect(wakes).toBe(1);
+        await settle();
+        expect(heard).toEqual([`${recordId} submit`]);
+        // Then, while those wait undelivered, a later change's event of that record waits behind them.
+        await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'later'))]));
+        expect(wakes).toBe(2);
+        await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(other, 'elsewhere'))]));
+        expect(wakes).toBe(2);
+        await settle();
+        expect(heard).toEqual([`${recordId} submit`, `${other} elsewhere`]);
+        expect((await rows()).map((row) => [row.trigger, row.delivered])).toEqual([
+          ['submit', true],
+          ['hold', false],
+          ['after', false],
+          ['later', false],
+          ['elsewhere', true],
+        ]);
+
+        // The dispatcher delivers the waiting ones in the order written; after that the record's events go inline again.
+        const seen = recorder();
+        await new OutboxDispatcher(pool, [seen], logger).drain();
+        expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['hold', 'after', 'later']);
+        await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'next'))]));
+        await settle();
+        expect(heard.at(-1)).toBe(`${recordId} next`);
+        expect(wakes).toBe(2);
+      } finally {
+        await listener.end();
+      }
+    });
   });
 });
 

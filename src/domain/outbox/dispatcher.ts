@@ -14,6 +14,13 @@ export interface OutboxSubscriber {
    * event whose delivery fails (or whose process dies mid-delivery) is delivered again.
    */
   deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void): Promise<void>;
+  /**
+   * When delivering `event` is only notifying, the NOTIFY payloads (on the PubSub's channel) that
+   * deliver it, [] when it asks nothing of this subscriber: the journal can then send them with the
+   * commit of the change that writes the event (`EventJournal`), and the dispatcher has nothing to do.
+   * Undefined, or no such method: only `deliver` can, after the commit.
+   */
+  notifications?(event: DomainEvent): readonly string[] | undefined;
 }
 
 export type DispatcherOptions = {

@@ -4,7 +4,9 @@ import { preparedQuery } from '../database.js';
 import { nextAuditEntries, type AuditActorRole, type AuditMove, type AuditRow } from '../records/audit-trail.js';
 import { lockRecordRow } from '../records/record-access.js';
 import { sealRecord, type SealContext } from '../sealing/seal.js';
-import type { DomainEvent, DomainEvents, RecordLifecycleEvent } from '../shared/events.js';
+import { isSealingEvent, type DomainEvent, type DomainEvents } from '../shared/events.js';
+import { PUBSUB_CHANNEL } from '../shared/record-changes.js';
+import type { OutboxSubscriber } from './dispatcher.js';
 
 /** Moves made by the initiator whatever participant they concern. */
 const INITIATOR_MOVES = new Set([
@@ -14,14 +16,26 @@ const INITIATOR_MOVES = new Set([
 const SYSTEM_MOVES = new Set(['lapse', 'complete_signatures', 'successor_sealed']);
 
 /**
+ * Events every subscriber delivers by notifying alone (`OutboxSubscriber.notifications`) are sent with
+ * the commit of the change that writes them: their outbox rows are written delivered, and the
+ * dispatcher is woken only when a transaction that left it events commits (`afterCommit`).
+ */
+export type InlineDelivery = { subscribers: readonly OutboxSubscriber[]; wake: () => void };
+
+/**
  * Where every change records what happened, in the change's own transaction: the record's
  * hash-chained audit trail, the seal of a record that moved to `sealed` (its metadata commits to
- * the trail up to that moment), and the outbox the dispatcher delivers after the commit.
+ * the trail up to that moment), and the outbox. Without `inline`, the dispatcher delivers every event
+ * after the commit (`onCommitted` should wake it).
  */
 export class EventJournal implements DomainEvents {
+  /** Transactions that left events for the dispatcher: it is woken when one of them commits. */
+  private readonly leftForDispatcher = new WeakSet<object>();
+
   constructor(
     private readonly seal: SealContext,
     private readonly onCommitted: () => void = () => undefined,
+    private readonly inline: InlineDelivery | null = null,
   ) {}
 
   async write(em: EntityManager, events: readonly DomainEvent[]): Promise<void> {
@@ -34,13 +48,45 @@ export class EventJournal implements DomainEvents {
       await lockRecordRow(em, recordId);
       entries.push(...(await this.journalRecord(em, recordId, byRecord.get(recordId)!)));
     }
-    await writeJournal(em, entries, events);
+    const left = await writeJournal(em, entries, events, this.inlineNotifications(events));
     // The change's own entities too: what the change wrote is in the database before it goes on.
     await em.flush();
+    if (left > 0 && this.inline) {
+      if (em.isInTransaction()) this.leftForDispatcher.add(em);
+      else this.inline.wake();
+    }
   }
 
   committed(): void {
     this.onCommitted();
+  }
+
+  /** The ORM's `afterTransactionCommit` for the transaction of `em` (the one `write` was given): the dispatcher is woken if it has work from it. */
+  afterCommit(em: object): void {
+    if (!this.leftForDispatcher.delete(em)) return;
+    this.inline?.wake();
+  }
+
+  /**
+   * Per event, the notifications that deliver it with the change's commit, or null when it must wait
+   * for the dispatcher. Per record, once one event waits, the ones after it wait too (the dispatcher
+   * delivers after the commit: an event notified at the commit would overtake it).
+   */
+  private inlineNotifications(events: readonly DomainEvent[]): (readonly string[] | null)[] {
+    const waiting = new Set<string>();
+    return events.map((event) => {
+      if (!this.inline || waiting.has(event.data.recordId)) return null;
+      const payloads: string[] = [];
+      for (const subscriber of this.inline.subscribers) {
+        const own = subscriber.notifications?.(event);
+        if (own === undefined) {
+          waiting.add(event.data.recordId);
+          return null;
+        }
+        payloads.push(...own);
+      }
+      return payloads;
+    });
   }
 
   /** The record's audit entries for these events, still to be written; a seal's are written first. */
@@ -49,7 +95,7 @@ export class EventJournal implements DomainEvents {
     for (const event of events) {
       const move = await this.auditMove(em, event);
       if (!move) continue;
-      if (event.type === 'record_lifecycle' && isSealing(event.data)) {
+      if (isSealingEvent(event)) {
         // The seal commits to every entry before it; its own entry carries the seal's hash.
         await writeJournal(em, await nextAuditEntries(em, recordId, waiting), []);
         await em.flush();
@@ -94,20 +140,42 @@ export class EventJournal implements DomainEvents {
  * Audit entries and outbox events in one statement of fixed text, in the change's transaction: no
  * entities (nothing reads them back in the change), one round trip. Outbox ids follow the order of
  * `events`, which is the order the dispatcher delivers them in.
+ *
+ * `notifications[i]`: the NOTIFY payloads that deliver `events[i]` with the commit, or null (it waits
+ * for the dispatcher). They are sent, and those events written delivered, only when none of these
+ * records has an event still waiting for the dispatcher (committed before this statement, or claimed
+ * by a dispatcher that has not committed): a notification never overtakes an earlier event of its
+ * record. Answers how many events were left for the dispatcher.
  */
-async function writeJournal(em: EntityManager, entries: readonly AuditRow[], events: readonly DomainEvent[]): Promise<void> {
-  if (entries.length === 0 && events.length === 0) return;
+async function writeJournal(
+  em: EntityManager,
+  entries: readonly AuditRow[],
+  events: readonly DomainEvent[],
+  notifications: readonly (readonly string[] | null)[] = events.map(() => null),
+): Promise<number> {
+  if (entries.length === 0 && events.length === 0) return 0;
   const now = new Date().toISOString();
   const column = <T>(values: (entry: AuditRow) => T) => entries.map(values);
-  await preparedQuery(
+  const [written] = await preparedQuery<{ left: number }>(
     em,
-    `with audit as (
+    `with waiting as (
+       select exists (select 1 from outbox_events where record_id = any(?::uuid[]) and delivered_at is null) as held),
+     audit as (
        insert into record_audit_entries (id, record_id, seq, at, actor_role, move, version, details, prev_hash, entry_hash)
-       select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[]))
-     insert into outbox_events (type, payload, record_id, created_at)
-     select type, payload, record_id, created_at from unnest(?::text[], ?::jsonb[], ?::uuid[], ?::timestamptz[]) with ordinality as e(type, payload, record_id, created_at, n)
-      order by n`,
+       select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[])),
+     outbox as (
+       insert into outbox_events (type, payload, record_id, created_at, delivered_at)
+       select e.type, e.payload, e.record_id, e.created_at, case when e.inline and not w.held then e.created_at end
+         from unnest(?::text[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::boolean[]) with ordinality as e(type, payload, record_id, created_at, inline, n)
+         cross join waiting w
+        order by e.n
+       returning delivered_at),
+     notified as (
+       select pg_notify(?, m.payload) from unnest(?::text[]) with ordinality as m(payload, n) cross join waiting w
+        where not w.held order by m.n)
+     select (select count(*) from outbox where delivered_at is null)::int as left, (select count(*) from notified)::int as notified`,
     [
+      [...new Set(events.map((event) => event.data.recordId))],
       column((e) => e.id),
       column((e) => e.recordId),
       column((e) => e.seq),
@@ -122,10 +190,10 @@ async function writeJournal(em: EntityManager, entries: readonly AuditRow[], eve
       events.map((event) => JSON.stringify(event.data)),
       events.map((event) => event.data.recordId),
       events.map(() => now),
+      notifications.map((payloads) => payloads !== null),
+      PUBSUB_CHANNEL,
+      notifications.flatMap((payloads) => payloads ?? []),
     ],
   );
-}
-
-function isSealing(event: RecordLifecycleEvent): boolean {
-  return event.toStatus === 'sealed' && event.fromStatus !== 'sealed';
+  return written?.left ?? 0;
 }

@@ -49,9 +49,14 @@ export const lifecycle = (data: RecordLifecycleEvent): DomainEvent => ({ type: '
 export const signatureProgress = (data: SignatureProgressEvent): DomainEvent => ({ type: 'signature_progress', data });
 export const recordArtifact = (data: RecordArtifactEvent): DomainEvent => ({ type: 'record_artifact', data });
 
+/** The move that seals a record (its artifacts and its anchor are made after it). */
+export function isSealingEvent(event: DomainEvent): event is { type: 'record_lifecycle'; data: RecordLifecycleEvent } {
+  return event.type === 'record_lifecycle' && event.data.toStatus === 'sealed' && event.data.fromStatus !== 'sealed';
+}
+
 export interface DomainEvents {
   /** In the caller's transaction: audit trail, seal, outbox. Call it before the commit. */
   write(em: EntityManager, events: readonly DomainEvent[]): Promise<void>;
-  /** After the commit: delivery starts now instead of at the dispatcher's next poll. */
+  /** After the commit: caches of what changed are dropped, and delivery starts now instead of at the dispatcher's next poll. */
   committed(): void;
 }
