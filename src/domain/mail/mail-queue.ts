@@ -6,6 +6,9 @@ import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { MailMessage, Mailer } from './mailer.js';
 
+/** Messages claimed at a time. */
+const CLAIM_BATCH = 10;
+
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
 
 /**
@@ -126,7 +129,11 @@ export class MailQueue implements Mailer {
       });
   }
 
-  /** Sends every due message once; returns how many went out. Safe on several instances at once. */
+  /**
+   * Sends every due message once; returns how many went out. Safe on several instances at once. A
+   * batch that was not full was all there was to claim: no empty claim follows it (messages queued
+   * meanwhile wake the queue again).
+   */
   async deliverDue(): Promise<number> {
     let sent = 0;
     for (;;) {
@@ -135,11 +142,10 @@ export class MailQueue implements Mailer {
         `update mail_outbox set status = 'sending', locked_until = ? where id in (
            select id from mail_outbox
             where (status = 'pending' and next_attempt_at <= ?) or (status = 'sending' and locked_until < ?)
-            order by created_at limit 10 for update skip locked)
+            order by created_at limit ${CLAIM_BATCH} for update skip locked)
          returning id, recipient, subject, text, html, attempts`,
         [new Date(now.getTime() + 120_000), now, now],
       );
-      if (claimed.length === 0) return sent;
       for (const row of claimed) {
         try {
           await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
@@ -157,6 +163,7 @@ export class MailQueue implements Mailer {
           this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
         }
       }
+      if (claimed.length < CLAIM_BATCH) return sent;
     }
   }
 }
