@@ -61,7 +61,12 @@ export class EventJournal implements DomainEvents {
     this.onCommitted();
   }
 
-  /** The ORM's `afterTransactionCommit` for the transaction of `em` (the one `write` was given): the dispatcher is woken if it has work from it. */
+  /**
+   * The ORM's `afterTransactionCommit` for the transaction of `em` (the one `write` was given): the
+   * dispatcher is woken if it has work from it. Changes journal in a transaction of their own or in a
+   * shared one (`SharedTransaction`), never in a nested `transactional`: the release of a savepoint
+   * would wake the dispatcher before the enclosing commit, and those events would wait for its poll.
+   */
   afterCommit(em: object): void {
     if (!this.leftForDispatcher.delete(em)) return;
     this.inline?.wake();
