@@ -157,39 +157,51 @@ export class OtpService {
 
   /**
    * Consumes the event inside the caller's transaction, after `spendAttempt` accepted the code:
-   * single use even when two requests race with the right code.
+   * single use even when two requests race with the right code. Consumed first and checked after, in
+   * one statement: a check that fails throws, and the caller's transaction rolls the consumption back.
    */
   async consume(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
-    const event = await this.usable(em, eventId, code, purpose);
-    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
+    checkShape(eventId, code);
     const now = this.clock.now();
-    const consumed = await em.execute<{ id: string }[]>(
-      `update verification_events set consumed_at = ? where id = ? and consumed_at is null returning id`,
-      [now, event.id],
-    );
-    if (consumed.length === 0) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
+    const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'update verification_events set consumed_at = ? where id = ? and consumed_at is null returning *', [now, eventId]);
+    if (!row) {
+      // Unknown, or used already: the read says which (and checks the rest in the usual order).
+      await this.usable(em, eventId, code, purpose);
+      throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
+    }
+    const event = em.map(VerificationEvent, row);
     // Written above, race-safe: the entity leaves the unit of work so the caller's flush does not write it again.
     em.getUnitOfWork().unsetIdentity(event);
-    event.consumedAt = now;
+    this.checkUsable(event, purpose, now, true);
+    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     return event;
   }
 
   private async usable(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
-    if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
-    if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
+    checkShape(eventId, code);
     // A fixed statement mapped to the entity (on every code check, the ORM builds no query).
     const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'select * from verification_events where id = ?', [eventId]);
     if (!row) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
     const event = em.getUnitOfWork().getById(VerificationEvent, eventId) ?? em.map(VerificationEvent, row);
+    this.checkUsable(event, purpose, this.clock.now(), false);
+    return event;
+  }
+
+  /** Issued for `purpose`, not used (but for `consumedHere`: this request's own consumption), not expired at `now`. */
+  private checkUsable(event: VerificationEvent, purpose: OtpPurpose, now: Date, consumedHere: boolean): void {
     if (event.purpose !== purpose) {
       throw DomainError.invalid(['code'], `This code was issued for '${event.purpose}' and cannot be used here`, 'otp_purpose_mismatch');
     }
-    if (event.consumedAt) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
-    if (event.expiresAt.getTime() <= this.clock.now().getTime()) throw DomainError.invalid(['code'], 'This code has expired', 'otp_expired');
-    return event;
+    if (event.consumedAt && !consumedHere) throw DomainError.invalid(['code'], 'This code has already been used', 'otp_used');
+    if (event.expiresAt.getTime() <= now.getTime()) throw DomainError.invalid(['code'], 'This code has expired', 'otp_expired');
   }
 }
 
+/** An event id and a code of the right shape, before any statement. */
+function checkShape(eventId: string, code: string): void {
+  if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+  if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
+}
 
 function hashCode(eventId: string, code: string): string {
   return sha256Hex(`${eventId}:${code}`);
