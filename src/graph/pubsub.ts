@@ -122,17 +122,10 @@ export class PostgresPubSub implements PubSub {
       );
   }
 
-  /** Several notifications in one statement through the caller's connection, sent in the order given. */
-  async publishAllVia(client: pg.ClientBase, messages: readonly Message[]): Promise<void> {
-    const payloads = this.payloads(messages);
-    if (payloads.length === 0) return;
-    await client.query('select pg_notify($1, payload) from unnest($2::text[]) with ordinality as m(payload, n) order by n', [CHANNEL, payloads]);
-  }
-
   /**
-   * The same notifications as SQL text of the simple protocol (literals escaped), for a transaction
-   * to send with its commit in one round trip: they go out exactly when it commits, in the order
-   * given. Null when there is nothing to send.
+   * Notifications as SQL text of the simple protocol (literals escaped), for a transaction to send
+   * with its commit in one round trip: they go out exactly when it commits, in the order given. Null
+   * when there is nothing to send.
    */
   notifySql(messages: readonly Message[]): string | null {
     const payloads = this.payloads(messages);
