@@ -178,6 +178,7 @@ async function writeJournal(
      notified as (
        select pg_notify(?, m.payload) from unnest(?::text[]) with ordinality as m(payload, n) cross join waiting w
         where not w.held order by m.n)
+     -- Reading notified is what runs it (a SELECT in WITH runs only when read).
      select (select count(*) from outbox where delivered_at is null)::int as left, (select count(*) from notified)::int as notified`,
     [
       [...new Set(events.map((event) => event.data.recordId))],

@@ -57,6 +57,6 @@ export function isSealingEvent(event: DomainEvent): event is { type: 'record_lif
 export interface DomainEvents {
   /** In the caller's transaction: audit trail, seal, outbox. Call it before the commit. */
   write(em: EntityManager, events: readonly DomainEvent[]): Promise<void>;
-  /** After the commit: caches of what changed are dropped, and delivery starts now instead of at the dispatcher's next poll. */
+  /** After the commit: caches of what changed are dropped. (When the dispatcher is woken is the journal's to say: `EventJournal`.) */
   committed(): void;
 }
