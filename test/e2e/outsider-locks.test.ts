@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { statusWithin } from '../support/wait.js';
 
 /**
  * A change locks its record's row; someone outside the record (signed in, holding its reference)
@@ -26,23 +27,20 @@ describe('Record locks and outsiders', () => {
     await t.stop();
   });
 
-  /** The answer's status, or 'waiting' while it has not come within `ms`. */
-  const within = async (answer: Promise<{ status: number }>, ms: number) =>
-    Promise.race([answer.then((response) => response.status), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
 
   it('answers an outsider not found without waiting for a lock held on the record', async () => {
     await db.query('begin');
     await db.query('select id from records where id = $1 for update', [record.id]);
     try {
       // Signature ceremony (CeremonyService) and a lifecycle move (withLockedRecord), by id and by reference.
-      expect(await within(t.request('POST', `/api/v1/agreements/${record.id}/signature-execution`, { token: outsider }), 5000)).toBe(404);
-      expect(await within(t.request('POST', `/api/v1/agreements/${record.agr_reference}/signature-execution`, { token: outsider }), 5000)).toBe(404);
-      expect(await within(t.request('POST', `/api/v1/agreements/${record.id}/submit`, { token: outsider }), 5000)).toBe(404);
-      expect(await within(t.request('POST', `/api/v1/agreements/${record.id}/cancel`, { token: outsider, body: {} }), 5000)).toBe(404);
+      expect(await statusWithin(t.request('POST', `/api/v1/agreements/${record.id}/signature-execution`, { token: outsider }), 5000)).toBe(404);
+      expect(await statusWithin(t.request('POST', `/api/v1/agreements/${record.agr_reference}/signature-execution`, { token: outsider }), 5000)).toBe(404);
+      expect(await statusWithin(t.request('POST', `/api/v1/agreements/${record.id}/submit`, { token: outsider }), 5000)).toBe(404);
+      expect(await statusWithin(t.request('POST', `/api/v1/agreements/${record.id}/cancel`, { token: outsider, body: {} }), 5000)).toBe(404);
 
       // The lock is real: the initiator's change waits for it, and goes through once it is released.
       const initiatorStart = t.request('POST', `/api/v1/agreements/${record.id}/signature-execution`, { token: initiator });
-      expect(await within(initiatorStart, 500)).toBe('waiting');
+      expect(await statusWithin(initiatorStart, 500)).toBe('waiting');
       await db.query('rollback');
       expect((await initiatorStart).status).toBe(200);
     } finally {

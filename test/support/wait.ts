@@ -8,3 +8,8 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/** The answer's status, or 'waiting' while it has not come within `ms` (the request goes on). */
+export async function statusWithin(answer: Promise<{ status: number }>, ms: number): Promise<number | 'waiting'> {
+  return Promise.race([answer.then((response) => response.status), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
+}

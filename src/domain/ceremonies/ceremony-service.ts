@@ -1,8 +1,8 @@
-import { LockMode, type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
+import { type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
 import { requireScope, type Principal } from '../identity/principal.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
-import { canRead, findReadableRecord, findRecordAsReader, signerSnapshot, type SignerRow } from '../records/record-access.js';
+import { canRead, findReadableRecordFor, findRecordAsReader, lockRecordRow, signerSnapshot, type SignatureRows, type SignerRow } from '../records/record-access.js';
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
@@ -23,6 +23,11 @@ type Loaded = {
   viewer: Viewer;
   announced: SignatureProgressEvent[];
   lifecycle: RecordLifecycleEvent[];
+  /**
+   * Rows read with the locked record (`SignatureRows`), each part used once: the first execution
+   * lookup takes the executions, the first read of that execution's methods takes its methods.
+   */
+  read: { executions?: SignatureRows['executions']; allMethods?: SignatureRows['methods']; methods?: { executionId: string; rows: SignatureRows['methods'] } };
 };
 
 /**
@@ -55,7 +60,8 @@ export class CeremonyService {
   async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
     return this.mutate(principal, idOrReference, { only }, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
-      const methods = await methodsOf(loaded.em, execution);
+      // A new execution has no methods yet.
+      const methods = created ? [] : await methodsOf(loaded, execution);
       if (created) this.announce(loaded, execution, methods, 'execution_started', null);
       return toExecutionView(execution, methods, this.methodsFor(loaded));
     });
@@ -64,7 +70,7 @@ export class CeremonyService {
   async get(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
     const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true, only });
     const { execution } = await this.currentExecution(loaded, false);
-    const methods = await methodsOf(loaded.em, execution);
+    const methods = await methodsOf(loaded, execution);
     return toExecutionView(execution, methods, this.methodsFor(loaded));
   }
 
@@ -142,7 +148,7 @@ export class CeremonyService {
   private async finalizeLoaded(loaded: Loaded, acknowledged: boolean): Promise<void> {
     const { em, record, participant } = loaded;
     const { execution } = await this.currentExecution(loaded, false, true);
-    const methods = await methodsOf(em, execution);
+    const methods = await methodsOf(loaded, execution);
     if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
     if (!canFinalize(execution, methods)) {
       throw new DomainError(
@@ -183,13 +189,22 @@ export class CeremonyService {
   async completeFromOutside(methodId: string, outcome: MethodOutcome): Promise<boolean> {
     const announced: SignatureProgressEvent[] = [];
     const done = await this.orm.em.fork().transactional(async (em) => {
-      const method = await em.findOne(SignatureMethod, { id: methodId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Every change to a record's executions and methods holds the record's lock, as the steps do
+      // (they read them with the record, right after the lock is granted): the record first, then the method.
+      const [owner] = await preparedQuery<{ recordId: string }>(
+        em,
+        'select e.record_id as "recordId" from signature_methods m join signature_executions e on e.id = m.execution_id where m.id = ?',
+        [methodId],
+      );
+      if (!owner) return false;
+      await lockRecordRow(em, owner.recordId);
+      const method = await em.findOne(SignatureMethod, { id: methodId });
       if (!method || method.status !== 'pending') return false;
       const execution = await em.findOneOrFail(SignatureExecution, { id: method.execution.id }, { populate: ['record', 'participant'] });
       if (execution.status !== 'in_progress' || execution.recordVersion !== execution.record.currentVersion) return false;
       const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
       await em.flush();
-      const methods = await methodsOf(em, execution);
+      const methods = await methodsOf({ em, read: {} }, execution);
       this.announce({ announced }, execution, methods, event, method.methodType);
       await this.events.write(em, announced.map(signatureProgress));
       return true;
@@ -225,8 +240,8 @@ export class CeremonyService {
       }
       const { execution } = await this.currentExecution(loaded, action === 'start', true);
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
-      // The execution's methods, read once under its lock: the answer shows them after this step.
-      const methods = await methodsOf(em, execution);
+      // The execution's methods, read once under the record's lock: the answer shows them after this step.
+      const methods = await methodsOf(loaded, execution);
       let method = methods.find((candidate) => candidate.methodType === adapter.type);
       if (!method) {
         if (action !== 'start') throw new DomainError('conflict', `Start the ${adapter.type} method first`);
@@ -296,9 +311,10 @@ export class CeremonyService {
     const caller = requireScope(principal, 'verify');
     // Changes to one record's signatures run one at a time: the last finalize sees every other.
     const lock = !options.forRead;
-    const { record, viewer } = options.viewer
-      ? { record: await findReadableRecord(em, idOrReference, options.viewer, { lock }), viewer: options.viewer }
-      : await findRecordAsReader(em, idOrReference, caller.identityId, { lock });
+    // Locked, the executions and methods of the current version come with the participants.
+    const { record, viewer, signatures } = options.viewer
+      ? { ...(await findReadableRecordFor(em, idOrReference, options.viewer, { lock, signatures: lock })), viewer: options.viewer }
+      : await findRecordAsReader(em, idOrReference, caller.identityId, { lock, signatures: lock });
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
     const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {
@@ -309,7 +325,7 @@ export class CeremonyService {
         throw new DomainError('invalid_transition', `Signing is closed: the record is ${record.status}`);
       }
     }
-    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [] };
+    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
   }
 
   /**
@@ -317,17 +333,26 @@ export class CeremonyService {
    * the moment the version changes: their work never counts for the new text.
    */
   private async currentExecution(
-    { em, record, participant }: Loaded,
+    { em, record, participant, read }: Loaded,
     create: boolean,
     lock = false,
   ): Promise<{ execution: SignatureExecution; created: boolean }> {
-    const rows = await preparedQuery<{ id: string }>(
-      em,
-      `select * from signature_executions where participant_id = ? and record_version = ? limit 1${lock ? ' for update' : ''}`,
-      [participant.id, record.currentVersion],
-    );
-    let execution = managed(em, SignatureExecution, rows)[0];
-    if (execution) return { execution, created: false };
+    const known = read.executions;
+    const knownMethods = read.allMethods ?? [];
+    read.executions = undefined;
+    read.allMethods = undefined;
+    const rows = known
+      ? known.filter((row) => row.participant_id === participant.id)
+      : await preparedQuery<{ id: string }>(
+          em,
+          `select * from signature_executions where participant_id = ? and record_version = ? limit 1${lock ? ' for update' : ''}`,
+          [participant.id, record.currentVersion],
+        );
+    let execution = managed(em, SignatureExecution, rows as { id: string }[])[0];
+    if (execution) {
+      if (known) read.methods = { executionId: execution.id, rows: knownMethods.filter((row) => row.execution_id === execution!.id) };
+      return { execution, created: false };
+    }
     if (!create) throw DomainError.notFound('Signature execution');
     const now = this.clock.now();
     await em.nativeUpdate(SignatureExecution, { participant, status: 'in_progress', recordVersion: { $ne: record.currentVersion } }, { status: 'superseded', updatedAt: now });
@@ -388,9 +413,12 @@ function managed<T extends object>(em: EntityManager, entity: EntityClass<T>, ro
   return rows.map((row) => unitOfWork.getById(entity, row.id as Primary<T>) ?? em.map(entity, row as unknown as EntityDictionary<T>));
 }
 
-/** An execution's methods. */
-async function methodsOf(em: EntityManager, execution: SignatureExecution): Promise<SignatureMethod[]> {
-  return managed(em, SignatureMethod, await preparedQuery<{ id: string }>(em, 'select * from signature_methods where execution_id = ?', [execution.id]));
+/** An execution's methods: those read with the locked record when not used yet, else read now. */
+async function methodsOf({ em, read }: Pick<Loaded, 'em' | 'read'>, execution: SignatureExecution): Promise<SignatureMethod[]> {
+  const known = read.methods?.executionId === execution.id ? read.methods.rows : undefined;
+  read.methods = undefined;
+  const rows = known ?? (await preparedQuery<{ id: string }>(em, 'select * from signature_methods where execution_id = ?', [execution.id]));
+  return managed(em, SignatureMethod, rows as { id: string }[]);
 }
 
 /** Applies an adapter's outcome to the method row; returns the progress event it amounts to. */

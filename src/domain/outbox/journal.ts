@@ -1,7 +1,7 @@
 import { wrap, type EntityManager } from '@mikro-orm/postgresql';
 import { Participant, SignedRecord } from '../records/entities.js';
 import { preparedQuery } from '../database.js';
-import { nextAuditEntries, type AuditActorRole, type AuditMove, type AuditRow } from '../records/audit-trail.js';
+import { nextAuditEntries, rememberAuditHead, type AuditActorRole, type AuditMove, type AuditRow } from '../records/audit-trail.js';
 import { lockRecordRow } from '../records/record-access.js';
 import { sealRecord, type SealContext } from '../sealing/seal.js';
 import { isSealingEvent, type DomainEvent, type DomainEvents } from '../shared/events.js';
@@ -102,11 +102,17 @@ export class EventJournal implements DomainEvents {
       if (!move) continue;
       if (isSealingEvent(event)) {
         // The seal commits to every entry before it; its own entry carries the seal's hash.
-        await writeJournal(em, await nextAuditEntries(em, recordId, waiting), []);
+        const before = await nextAuditEntries(em, recordId, waiting);
+        await writeJournal(em, before, []);
         await em.flush();
         waiting = [];
-        const record = await em.findOneOrFail(SignedRecord, { id: recordId }, { populate: ['participants'] });
-        const sealed = await sealRecord(em, record, record.sealedAt ?? new Date(event.data.at), this.seal);
+        // The trail's head is the entry just written (we hold the record's lock): neither the seal's
+        // metadata nor its own entry reads it again.
+        const written = before.at(-1);
+        const head = written ? { seq: written.seq, entryHash: written.entryHash } : undefined;
+        const record = loadedWithParticipants(em, recordId) ?? (await em.findOneOrFail(SignedRecord, { id: recordId }, { populate: ['participants'] }));
+        const sealed = await sealRecord(em, record, record.sealedAt ?? new Date(event.data.at), this.seal, head);
+        if (head) rememberAuditHead(em, recordId, head);
         move.details = { ...move.details, metadata_hash: sealed.metadataHash };
       }
       waiting.push(move);
@@ -202,4 +208,10 @@ async function writeJournal(
     ],
   );
   return written?.left ?? 0;
+}
+
+/** The record as this change holds it, when it holds it with its participants (a sealing finalize does). */
+function loadedWithParticipants(em: EntityManager, recordId: string): SignedRecord | null {
+  const record = em.getUnitOfWork().getById(SignedRecord, recordId);
+  return record && wrap(record).isInitialized() && record.participants.isInitialized() ? record : null;
 }

@@ -114,11 +114,12 @@ export type AuditRow = Omit<AuditEntry, typeof OptionalProps>;
  */
 export async function nextAuditEntries(em: EntityManager, recordId: string, moves: readonly AuditMove[]): Promise<AuditRow[]> {
   if (moves.length === 0) return [];
-  // Fixed text, no entity: only the head's sequence number and hash are needed.
-  const [last] = await em.execute<{ seq: number; entryHash: string }[]>(
-    'select seq, entry_hash as "entryHash" from record_audit_entries where record_id = ? order by seq desc limit 1',
-    [recordId],
-  );
+  // Fixed text, no entity: only the head's sequence number and hash are needed (or read with the lock).
+  const known = takeAuditHead(em, recordId);
+  const [last] =
+    known !== undefined
+      ? [known ?? undefined]
+      : await em.execute<{ seq: number; entryHash: string }[]>('select seq, entry_hash as "entryHash" from record_audit_entries where record_id = ? order by seq desc limit 1', [recordId]);
   let seq = last?.seq ?? 0;
   let prev = last?.entryHash ?? null;
   const rows: AuditRow[] = [];
@@ -131,6 +132,31 @@ export async function nextAuditEntries(em: EntityManager, recordId: string, move
     prev = entryHash;
   }
   return rows;
+}
+
+/** A trail's last entry: its sequence number and hash. */
+export type AuditHead = { seq: number; entryHash: string };
+
+/** Heads read with a record's lock, per transaction (its EntityManager), each for one use. */
+const headsReadWithLock = new WeakMap<EntityManager, Map<string, AuditHead | null>>();
+
+/**
+ * The head of a record's trail as the statement that ran right after the record's lock was granted
+ * read it (null: no entry). The next `nextAuditEntries` of that record in the transaction uses it
+ * instead of reading it again; it is used once, so whatever that call's entries become (written, or
+ * rolled back with a savepoint), later calls read the trail again.
+ */
+export function rememberAuditHead(em: EntityManager, recordId: string, head: AuditHead | null): void {
+  let heads = headsReadWithLock.get(em);
+  if (!heads) headsReadWithLock.set(em, (heads = new Map<string, AuditHead | null>()));
+  heads.set(recordId, head);
+}
+
+function takeAuditHead(em: EntityManager, recordId: string): AuditHead | null | undefined {
+  const heads = headsReadWithLock.get(em);
+  const head = heads?.get(recordId);
+  heads?.delete(recordId);
+  return head;
 }
 
 export async function auditTrail(em: EntityManager, recordId: string): Promise<AuditTrailEntry[]> {

@@ -3,6 +3,7 @@ import { cleanUnicode } from '../shared/unicode.js';
 import { preparedQuery } from '../database.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
+import { rememberAuditHead, type AuditHead } from './audit-trail.js';
 import { Participant, SignedRecord } from './entities.js';
 import type { MethodStatus } from '../ceremonies/entities.js';
 import { looksLikeReference } from './reference.js';
@@ -46,11 +47,30 @@ export async function findRecord(em: EntityManager, idOrReference: string, optio
 /** The identity's verified contact points as a JSON array, in a select list. One `?`: the identity. */
 const CONTACT_POINTS_OF = `coalesce((select json_agg(json_build_object('type', c.type, 'value', c.value)) from contact_points c where c.identity_id = ?), '[]')`;
 
+/**
+ * What a signature step reads with the locked record's participants, in the same statement: the
+ * current version's executions and their methods (rows, for `em.map`). Every change to a record's
+ * executions and methods holds the record's row lock, so rows read after it is granted are current.
+ */
+export type SignatureRows = { executions: Record<string, unknown>[]; methods: Record<string, unknown>[] };
+
+/**
+ * The second statement of a locked load for a signature step: the participants (locked), the current
+ * version's executions and methods, and the head of the audit trail (for the change's journal). It
+ * runs after the record's lock is granted, so its snapshot sees every change committed before.
+ */
+const PARTICIPANTS_AND_SIGNATURES = `select
+    (select coalesce(json_agg(p order by p.position), '[]') from (select * from participants where record_id = ? for update) p) as participants,
+    (select coalesce(json_agg(e), '[]') from signature_executions e where e.record_id = ? and e.record_version = ?) as executions,
+    (select coalesce(json_agg(m), '[]') from signature_methods m join signature_executions e on e.id = m.execution_id
+      where e.record_id = ? and e.record_version = ?) as methods,
+    (select json_build_object('seq', a.seq, 'entryHash', a.entry_hash) from record_audit_entries a where a.record_id = ? order by a.seq desc limit 1) as "auditHead"`;
+
 async function loadRecord(
   em: EntityManager,
   idOrReference: string,
-  options: { lock?: boolean; readableBy?: string; contactPointsOf?: string },
-): Promise<{ record: SignedRecord; contactPoints: { type: string; value: string }[] } | null> {
+  options: { lock?: boolean; readableBy?: string; contactPointsOf?: string; signatures?: boolean },
+): Promise<{ record: SignedRecord; contactPoints: { type: string; value: string }[]; signatures?: SignatureRows } | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
   const lock = options.lock ? ' for update' : '';
@@ -69,6 +89,16 @@ async function loadRecord(
   if (managed) {
     await em.populate(managed, ['participants']);
     return { record: managed, contactPoints };
+  }
+  if (options.lock && options.signatures) {
+    const version = (row as { id: string } & { current_version?: number }).current_version;
+    const [rows] = await preparedQuery<SignatureRows & { participants: object[]; auditHead: AuditHead | null }>(em, PARTICIPANTS_AND_SIGNATURES, [row.id, row.id, version, row.id, version, row.id]);
+    const { participants, auditHead, ...signatures } = rows!;
+    const record = em.map(SignedRecord, row);
+    record.participants.hydrate(participants.map((participant) => em.map(Participant, participant)));
+    heldRowLocks(em).add(record.id);
+    rememberAuditHead(em, record.id, auditHead);
+    return { record, contactPoints, signatures };
   }
   const participants = await preparedQuery<object>(em, `select * from participants where record_id = ? order by position${lock}`, [row.id]);
   const record = em.map(SignedRecord, row);
@@ -163,18 +193,36 @@ export function canRead(record: SignedRecord | ReadableData, viewer: Viewer): bo
  * `findReadableRecord` for an identity whose reader view is not read yet: its verified contact points
  * come with the record, in the statement that finds (and locks) it, one statement fewer.
  */
-export async function findRecordAsReader(em: EntityManager, idOrReference: string, identityId: string, options: { lock?: boolean } = {}): Promise<{ record: SignedRecord; viewer: Viewer }> {
-  const found = await loadRecord(em, idOrReference, { lock: options.lock, readableBy: options.lock ? identityId : undefined, contactPointsOf: identityId });
+export async function findRecordAsReader(
+  em: EntityManager,
+  idOrReference: string,
+  identityId: string,
+  options: { lock?: boolean; signatures?: boolean } = {},
+): Promise<{ record: SignedRecord; viewer: Viewer; signatures?: SignatureRows | undefined }> {
+  const found = await loadRecord(em, idOrReference, { lock: options.lock, readableBy: options.lock ? identityId : undefined, contactPointsOf: identityId, signatures: options.signatures });
   const viewer: Viewer = { identityId, contactKeys: new Set((found?.contactPoints ?? []).map((c) => contactKey(c.type, c.value))) };
   if (!found || !canRead(found.record, viewer)) throw DomainError.notFound('Record');
-  return { record: found.record, viewer };
+  return { record: found.record, viewer, signatures: found.signatures };
 }
 
 export async function findReadableRecord(em: EntityManager, idOrReference: string, viewer: Viewer, options: { lock?: boolean } = {}): Promise<SignedRecord> {
+  return (await findReadableRecordFor(em, idOrReference, viewer, options)).record;
+}
+
+/**
+ * `findReadableRecord`, and locked with `signatures`, the current version's executions and methods
+ * read with the participants (`SignatureRows`).
+ */
+export async function findReadableRecordFor(
+  em: EntityManager,
+  idOrReference: string,
+  viewer: Viewer,
+  options: { lock?: boolean; signatures?: boolean } = {},
+): Promise<{ record: SignedRecord; signatures?: SignatureRows | undefined }> {
   // Locked, the read rule is part of the locking statement: an outsider's request takes no lock.
-  const record = await findRecord(em, idOrReference, options.lock ? { lock: true, readableBy: viewer.identityId } : options);
-  if (!record || !canRead(record, viewer)) throw DomainError.notFound('Record');
-  return record;
+  const found = await loadRecord(em, idOrReference, options.lock ? { lock: true, readableBy: viewer.identityId, signatures: options.signatures } : {});
+  if (!found || !canRead(found.record, viewer)) throw DomainError.notFound('Record');
+  return { record: found.record, signatures: found.signatures };
 }
 
 /**

@@ -3,7 +3,7 @@ import { OptionalProps } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SignatureExecution } from '../ceremonies/entities.js';
 import { SignedRecord, type Participant } from '../records/entities.js';
-import { AuditEntry } from '../records/audit-trail.js';
+import { AuditEntry, type AuditHead } from '../records/audit-trail.js';
 import { canonicalBytes, sha256Tagged } from '../shared/canonical-json.js';
 import { notifyRecordsChanged } from '../shared/record-changes.js';
 
@@ -108,10 +108,16 @@ function participantStatus(p: Participant, version: number): SealedParticipant['
  * no secret, and nothing private (names and contact points only when the record asked to publish
  * verified parties), so the whole document can be public and anchored.
  */
-export async function composeSealedMetadata(em: EntityManager, record: SignedRecord, sealedAt: Date, context: SealContext): Promise<SealedMetadata> {
+export async function composeSealedMetadata(
+  em: EntityManager,
+  record: SignedRecord,
+  sealedAt: Date,
+  context: SealContext,
+  trailHead?: AuditHead | null,
+): Promise<SealedMetadata> {
   const executions = await em.find(SignatureExecution, { record: record.id, recordVersion: record.currentVersion, status: 'finalized' });
   const byParticipant = new Map(executions.map((e) => [e.participant.id, e]));
-  const trail = await em.findOne(AuditEntry, { recordId: record.id }, { orderBy: { seq: 'desc' } });
+  const trail = trailHead !== undefined ? trailHead : await em.findOne(AuditEntry, { recordId: record.id }, { orderBy: { seq: 'desc' } });
   const supersedes = record.supersedesRecordId ? await em.findOne(SignedRecord, { id: record.supersedesRecordId }, { fields: ['reference'] }) : null;
   const participants: SealedParticipant[] = [];
   for (const { participant: p, status } of sealedParticipants(record)) {
@@ -162,10 +168,10 @@ export async function composeSealedMetadata(em: EntityManager, record: SignedRec
 }
 
 /** Seals a record in the caller's transaction: the canonical metadata and its hash, once. */
-export async function sealRecord(em: EntityManager, record: SignedRecord, sealedAt: Date, context: SealContext): Promise<RecordSeal> {
+export async function sealRecord(em: EntityManager, record: SignedRecord, sealedAt: Date, context: SealContext, trailHead?: AuditHead | null): Promise<RecordSeal> {
   const existing = await em.findOne(RecordSeal, { recordId: record.id });
   if (existing) return existing;
-  const metadata = await composeSealedMetadata(em, record, sealedAt, context);
+  const metadata = await composeSealedMetadata(em, record, sealedAt, context, trailHead);
   const bytes = canonicalBytes(metadata);
   const seal = em.create(RecordSeal, { recordId: record.id, metadata: bytes.toString('utf8'), metadataHash: sha256Tagged(bytes), sealedAt });
   await em.flush();
