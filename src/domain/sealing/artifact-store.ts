@@ -26,6 +26,8 @@ export interface ArtifactStore {
   /** In the caller's transaction. Returns the artifact as stored and whether this call stored it. */
   save(em: EntityManager, file: ArtifactFile): Promise<{ artifact: StoredArtifact; created: boolean }>;
   describe(em: EntityManager, recordId: string, kind: ArtifactKind): Promise<StoredArtifact | null>;
+  /** Every stored artifact of the record (without its bytes). */
+  describeAll(em: EntityManager, recordId: string): Promise<StoredArtifact[]>;
   read(em: EntityManager, recordId: string, kind: ArtifactKind): Promise<{ artifact: StoredArtifact; bytes: Buffer } | null>;
 }
 
@@ -35,19 +37,38 @@ export class PostgresArtifactStore implements ArtifactStore {
     // its SQL text as hex, a string twice the file's size on the API thread's heap for each artifact.
     const bytes = Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength);
     // `on conflict do nothing`: safe inside the caller's transaction, and the first writer wins.
+    const artifact: StoredArtifact = {
+      id: randomUUID(),
+      recordId: file.recordId,
+      kind: file.kind,
+      sha256: sha256Tagged(bytes),
+      byteSize: bytes.length,
+      contentType: file.contentType,
+      filename: file.filename,
+      width: file.width ?? null,
+      height: file.height ?? null,
+      level: file.level ?? null,
+      createdAt: new Date(),
+    };
     const inserted = await preparedQuery<{ id: string }>(
       em,
       `insert into sealed_artifacts (id, record_id, kind, content, sha256, byte_size, content_type, filename, width, height, level, created_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (record_id, kind) do nothing returning id`,
-      [randomUUID(), file.recordId, file.kind, bytes, sha256Tagged(bytes), bytes.length, file.contentType, file.filename, file.width ?? null, file.height ?? null, file.level ?? null, new Date()],
+      [artifact.id, artifact.recordId, artifact.kind, bytes, artifact.sha256, artifact.byteSize, artifact.contentType, artifact.filename, artifact.width, artifact.height, artifact.level, artifact.createdAt],
     );
+    if (inserted.length > 0) return { artifact, created: true };
+    // Another writer was first: its artifact stands.
     const stored = await this.describe(em, file.recordId, file.kind);
     if (!stored) throw new Error(`artifact ${file.kind} of ${file.recordId} was not stored`);
-    return { artifact: stored, created: inserted.length > 0 };
+    return { artifact: stored, created: false };
   }
 
   describe(em: EntityManager, recordId: string, kind: ArtifactKind): Promise<StoredArtifact | null> {
     return em.findOne(SealedArtifact, { recordId, kind }, { exclude: ['content'] });
+  }
+
+  describeAll(em: EntityManager, recordId: string): Promise<StoredArtifact[]> {
+    return em.find(SealedArtifact, { recordId }, { exclude: ['content'] });
   }
 
   async read(em: EntityManager, recordId: string, kind: ArtifactKind): Promise<{ artifact: StoredArtifact; bytes: Buffer } | null> {

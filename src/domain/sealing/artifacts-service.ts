@@ -3,8 +3,8 @@ import { SignedRecord } from '../records/entities.js';
 import { auditTrail, type AuditTrailEntry } from '../records/audit-trail.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { recordArtifact, type DomainEvents } from '../shared/events.js';
-import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
+import { recordArtifact, type DomainEvent, type DomainEvents } from '../shared/events.js';
+import type { ArtifactFile, ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { ArtifactKind } from './entities.js';
 import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
 import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
@@ -36,35 +36,39 @@ export class SealArtifacts {
   /** Makes every missing artifact of a sealed record; nothing for a record that is not sealed. */
   async make(recordId: string): Promise<{ card: StoredArtifact | null; pdf: StoredArtifact | null }> {
     const em = this.orm.em.fork();
-    const card = await this.store.describe(em, recordId, 'share_card');
-    const pdf = await this.store.describe(em, recordId, 'sealed_pdf');
+    const stored = await this.store.describeAll(em, recordId);
+    const card = stored.find((artifact) => artifact.kind === 'share_card') ?? null;
+    const pdf = stored.find((artifact) => artifact.kind === 'sealed_pdf') ?? null;
     if (card && pdf) return { card, pdf };
-    // One load for both; independent of each other, they are drawn at once (on two render threads when free).
+    // One load for both; independent of each other, they are drawn at once (on two render threads when
+    // free) and stored together, in one transaction.
     const sealed = await this.load(em, recordId);
     if (!sealed) return { card, pdf };
-    const [madeCard, madePdf] = await Promise.all([card ?? this.drawCard(recordId, sealed), pdf ?? this.drawPdf(em, recordId, sealed)]);
-    return { card: madeCard, pdf: madePdf };
+    const [cardFile, pdfFile] = await Promise.all([card ? null : this.cardFile(sealed), pdf ? null : this.pdfFile(em, sealed)]);
+    const kept = await this.keep(recordId, [cardFile, pdfFile].filter((file) => file !== null));
+    return { card: card ?? kept.get('share_card') ?? null, pdf: pdf ?? kept.get('sealed_pdf') ?? null };
   }
 
   /** The share card, made now if it does not exist yet (the card route generates lazily). */
   card(recordId: string): Promise<StoredArtifact | null> {
-    return this.one(recordId, 'share_card', (_em, sealed) => this.drawCard(recordId, sealed));
+    return this.one(recordId, 'share_card', (_em, sealed) => this.cardFile(sealed));
   }
 
   pdf(recordId: string): Promise<StoredArtifact | null> {
-    return this.one(recordId, 'sealed_pdf', (em, sealed) => this.drawPdf(em, recordId, sealed));
+    return this.one(recordId, 'sealed_pdf', (em, sealed) => this.pdfFile(em, sealed));
   }
 
   /** One artifact: the stored one, or drawn now for a sealed record (null for a record not sealed). */
-  private async one(recordId: string, kind: ArtifactKind, draw: (em: EntityManager, sealed: Sealed) => Promise<StoredArtifact | null>): Promise<StoredArtifact | null> {
+  private async one(recordId: string, kind: ArtifactKind, draw: (em: EntityManager, sealed: Sealed) => Promise<ArtifactFile | null>): Promise<StoredArtifact | null> {
     const em = this.orm.em.fork();
     const existing = await this.store.describe(em, recordId, kind);
     if (existing) return existing;
     const sealed = await this.load(em, recordId);
-    return sealed ? draw(em, sealed) : null;
+    const file = sealed ? await draw(em, sealed) : null;
+    return file ? ((await this.keep(recordId, [file])).get(kind) ?? null) : null;
   }
 
-  private async drawCard(recordId: string, { record, seal }: Sealed): Promise<StoredArtifact> {
+  private async cardFile({ record, seal }: Sealed): Promise<ArtifactFile> {
     const png = await this.renderer.card({
       title: record.title ?? '',
       reference: record.reference,
@@ -73,17 +77,19 @@ export class SealArtifacts {
       recordType: record.type,
       documentIdenticon: { digestHex: hexOf(seal.metadataHash), altText: `Document identicon of ${record.reference}` },
     });
-    return this.keep(recordId, 'share_card', {
+    return {
+      recordId: record.id,
+      kind: 'share_card',
       bytes: png,
       contentType: 'image/png',
       filename: `${record.reference}-card.png`,
       width: SHARE_CARD_WIDTH,
       height: SHARE_CARD_HEIGHT,
-    });
+    };
   }
 
   /** Notarizations have no PDF (null). */
-  private async drawPdf(em: EntityManager, recordId: string, { record, seal }: Sealed): Promise<StoredArtifact | null> {
+  private async pdfFile(em: EntityManager, { record, seal }: Sealed): Promise<ArtifactFile | null> {
     if (record.type === 'notarization') return null;
     const metadata = JSON.parse(seal.metadata) as SealedMetadata;
     // The PDF goes to the participants: it names them (the public metadata does not).
@@ -113,17 +119,30 @@ export class SealArtifacts {
       key: this.key.signingMaterial(),
       options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.settings.tsaUrls },
     });
-    return this.keep(recordId, 'sealed_pdf', { bytes: signed.bytes, contentType: 'application/pdf', filename: `${record.reference}.pdf`, level: signed.level });
+    return { recordId: record.id, kind: 'sealed_pdf', bytes: signed.bytes, contentType: 'application/pdf', filename: `${record.reference}.pdf`, level: signed.level };
   }
 
-  private async keep(recordId: string, kind: 'sealed_pdf' | 'share_card', file: { bytes: Uint8Array; contentType: string; filename: string; width?: number; height?: number; level?: string }): Promise<StoredArtifact> {
-    const result = await this.orm.em.fork().transactional(async (em) => {
-      const saved = await this.store.save(em, { recordId, kind, ...file });
-      if (saved.created) await this.events.write(em, [recordArtifact({ recordId, artifact: kind, state: 'ready', at: this.clock.now().toISOString() })]);
+  /**
+   * Stores the files in one transaction, each first-wins, with a `record_artifact` event for each one
+   * this call stored. Answers the artifacts as stored, by kind.
+   */
+  private async keep(recordId: string, files: readonly ArtifactFile[]): Promise<Map<ArtifactKind, StoredArtifact>> {
+    if (files.length === 0) return new Map();
+    let created = 0;
+    const kept = await this.orm.em.fork().transactional(async (em) => {
+      const saved = new Map<ArtifactKind, StoredArtifact>();
+      const events: DomainEvent[] = [];
+      for (const file of files) {
+        const { artifact, created: stored } = await this.store.save(em, file);
+        saved.set(file.kind, artifact);
+        if (stored) events.push(recordArtifact({ recordId, artifact: file.kind, state: 'ready', at: this.clock.now().toISOString() }));
+      }
+      await this.events.write(em, events);
+      created = events.length;
       return saved;
     });
-    if (result.created) this.events.committed();
-    return result.artifact;
+    if (created > 0) this.events.committed();
+    return kept;
   }
 
   private async load(em: EntityManager, recordId: string): Promise<Sealed | null> {
