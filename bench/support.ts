@@ -143,7 +143,7 @@ export class Bench {
       child.send({ stop: true });
       await exited;
     }
-    await this.admin.query(`drop database if exists ${this.database} with (force)`);
+    if (process.env.BENCH_KEEP_DATABASE !== '1') await this.admin.query(`drop database if exists ${this.database} with (force)`);
     await this.admin.end();
   }
 
