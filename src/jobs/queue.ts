@@ -47,7 +47,9 @@ async function postgresBackend(url: string, logger: Logger): Promise<{ backend: 
     await lock.query('select pg_advisory_unlock($1)', [SCHEMA_LOCK]);
     lock.release();
   }
-  return { backend: new PostgresBackend({ pool, ensureSchema: false }), close: () => pool.end() };
+  const backend = new PostgresBackend({ pool, ensureSchema: false });
+  withoutJobStateNotifications(backend);
+  return { backend, close: () => pool.end() };
 }
 
 async function mongoBackend(url: string): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
@@ -63,4 +65,17 @@ async function mongoBackend(url: string): Promise<{ backend: AgendaBackend; clos
     throw new Error(`MONGODB_URL is set but MongoDB cannot be reached: ${(error as Error).message}`, { cause: error });
   }
   return { backend: new MongoBackend({ mongo: client.db() }), close: () => client.close() };
+}
+
+/**
+ * The PostgreSQL backend's notification channel does two things: a new job wakes every instance's
+ * processor (kept), and each job's start, success and completion are sent to every instance (three
+ * NOTIFY round trips a job, each parsed again by every listener, this one included) so that
+ * `agenda.on('success:…')` fires for another instance's jobs. Nothing here listens for another
+ * instance's job events (a failure is logged where the job ran): Agenda publishes job states only
+ * through a channel that has `publishState`, so this channel gets none.
+ */
+export function withoutJobStateNotifications(backend: AgendaBackend): void {
+  const channel = backend.notificationChannel as { publishState?: unknown } | undefined;
+  if (channel) channel.publishState = undefined;
 }
