@@ -76,4 +76,16 @@ describe('A signature step after waiting for the record lock', () => {
     expect(verifyAuditChain(record.id, entries)).toMatchObject({ valid: true });
     expect(entries.slice(-2).map((e) => e.move)).toEqual(['method_satisfied', 'finalized']);
   });
+
+  it('supersedes the signer\'s execution of an earlier version when they start on the new one', async () => {
+    const token = await t.signIn('new-version@example.com');
+    const record = (await t.request('POST', '/api/v1/agreements', { token, body: agreementBody() })).body as { id: string };
+    const path = `/api/v1/agreements/${record.id}/signature-execution`;
+    expect((await t.request('POST', path, { token })).body).toMatchObject({ record_version: 1, status: 'in_progress' });
+    const edited = await t.request('PATCH', `/api/v1/agreements/${record.id}`, { token, body: { body: 'A new text: we agree to sign version two.' } });
+    expect(edited.body).toMatchObject({ current_version: 2 });
+    expect((await t.request('POST', path, { token })).body).toMatchObject({ record_version: 2, status: 'in_progress' });
+    const { rows } = await db.query('select record_version, status from signature_executions where record_id = $1 order by record_version', [record.id]);
+    expect(rows).toEqual([{ record_version: 1, status: 'superseded' }, { record_version: 2, status: 'in_progress' }]);
+  });
 });

@@ -355,7 +355,10 @@ export class CeremonyService {
     }
     if (!create) throw DomainError.notFound('Signature execution');
     const now = this.clock.now();
-    await em.nativeUpdate(SignatureExecution, { participant, status: 'in_progress', recordVersion: { $ne: record.currentVersion } }, { status: 'superseded', updatedAt: now });
+    // Executions of earlier versions are superseded (a record's first version has none).
+    if (record.currentVersion > 1) {
+      await em.nativeUpdate(SignatureExecution, { participant, status: 'in_progress', recordVersion: { $ne: record.currentVersion } }, { status: 'superseded', updatedAt: now });
+    }
     execution = em.create(SignatureExecution, {
       record,
       participant,
