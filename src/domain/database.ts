@@ -76,6 +76,8 @@ export function ormConfig(options: DatabaseOptions): Options {
     // Passed to pg's Pool: a request never waits forever for a connection, and the server ends
     // statements and idle transactions that run away.
     driverOptions: {
+      // Every pooled connection runs preparedQuery's statements as named prepared statements.
+      onPoolCreated: (pool: pg.Pool) => pool.on('connect', preparedOnConnection),
       connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
       statement_timeout: options.statementTimeoutMs ?? 30_000,
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
@@ -200,17 +202,36 @@ export async function preparedQuery<Row>(em: EntityManager, sql: string, values:
     let n = 0;
     statement = { name: `q${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
     prepared.set(sql, statement);
+    preparedNames.set(statement.text, statement.name);
   }
   const transaction = em.isInTransaction() ? em.getTransactionContext<QueryRunner | undefined>() : undefined;
   if (transaction) {
-    // Straight to the transaction's connection with bound values: the ORM would format them into the
-    // text and log it first, which is most of what a short statement costs this process.
+    // Straight to the transaction's connection with bound values (sent under the statement's prepared
+    // name: preparedOnConnection): the ORM would format them into the text and log it first, which is
+    // most of what a short statement costs this process.
     // Instants as UTC text, as the ORM formats them (pg would write them in the process's time zone).
     const bound = values.map((value) => (value instanceof Date ? value.toISOString() : value));
     return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, bound))).rows;
   }
   const pool = await em.getConnection().getNativeClient();
   return (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows;
+}
+
+/** The `$n` texts of preparedQuery's statements, and their prepared names. */
+const preparedNames = new Map<string, string>();
+
+/**
+ * Inside a transaction, preparedQuery's statements reach the connection through Kysely as text and
+ * values, which pg sends unnamed: PostgreSQL parses and plans them on every execution. Each pooled
+ * connection of the ORM sends those texts under their prepared names instead (parsed once per
+ * connection); any other text goes through as it came.
+ */
+function preparedOnConnection(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
+  (client as { query: typeof query }).query = (config, values, callback) => {
+    const name = typeof config === 'string' && Array.isArray(values) ? preparedNames.get(config) : undefined;
+    return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
+  };
 }
 
 /** What a transaction context of the ORM runs a compiled statement with (Kysely's transaction). */

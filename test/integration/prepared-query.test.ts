@@ -35,4 +35,21 @@ describe('preparedQuery', () => {
     await expect(preparedQuery(orm.em.fork(), 'select ?::int as n', ['not a number'])).rejects.toThrow(/invalid input syntax/);
     expect(await preparedQuery(orm.em.fork(), 'select ?::int as n', [7])).toEqual([{ n: 7 }]);
   });
+
+  it('runs as a named prepared statement inside a transaction too, once parsed per connection', async () => {
+    const statement = 'select ?::int * 2 as doubled';
+    const seen = await orm.em.fork().transactional(async (em: EntityManager) => {
+      const first = await preparedQuery<{ doubled: number }>(em, statement, [21]);
+      const second = await preparedQuery<{ doubled: number }>(em, statement, [4]);
+      // The transaction's own connection: its prepared statements.
+      const prepared = await preparedQuery<{ statement: string; calls: string }>(
+        em,
+        `select statement, generic_plans + custom_plans as calls from pg_prepared_statements where statement = 'select $1::int * 2 as doubled'`,
+        [],
+      );
+      return { answers: [first[0]!.doubled, second[0]!.doubled], prepared };
+    });
+    expect(seen.answers).toEqual([42, 8]);
+    expect(seen.prepared).toEqual([{ statement: 'select $1::int * 2 as doubled', calls: '2' }]);
+  });
 });
