@@ -141,7 +141,8 @@ export class OtpService {
     const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400 };
     await this.rateLimiter.check(em, failures, budget, 'wrong codes for this address');
     // Counted atomically before comparing, so parallel guesses cannot exceed the limit.
-    const spent = await em.execute<{ attempts: number }[]>(
+    const spent = await preparedQuery<{ attempts: number }>(
+      em,
       `update verification_events set attempts = attempts + 1
        where id = ? and consumed_at is null and attempts < max_attempts returning attempts`,
       [event.id],
