@@ -90,14 +90,20 @@ try {
 
   console.log(`record signing service benchmark: autocannon ${CONNECTIONS} connections, ${SECONDS} s a path, Node ${process.version}, ${(await import('node:os')).cpus().length} cores`);
   const figures = new Map<string, Figure>();
-  const run = async (key: string, target: Target) => {
+  const run = async (key: string, target: Target, seconds = SECONDS) => {
     if (!selected(key.replace(/\d$|Filled$/, ''))) return;
-    const figure = await measure(target);
+    const figure = await measure(target, seconds);
     figures.set(key, figure);
     console.log(`  ${target.label.padEnd(52)} ${figure.rps.toFixed(0).padStart(7)} req/s  p99 ${String(figure.p99).padStart(4)} ms ${(figure.bytes / 1024).toFixed(1).padStart(6)} KiB${figure.bad ? `  (${figure.bad} non-2xx/errors!)` : ''}`);
   };
   await run('reference1', targets.reference);
-  for (const key of ['rest', 'graphql', 'verify', 'public', 'hello', 'health'] as const) await run(key, targets[key]);
+  for (const key of ['rest', 'graphql', 'verify', 'public'] as const) await run(key, targets[key]);
+  // Two sub-millisecond routes: a 2-core virtual machine's speed moves more within a minute than they
+  // differ, so each is measured four times for half the time, in the order hello, health, health,
+  // hello, hello, health, health, hello (drift cancels), and they are compared by their averages.
+  for (const [pass, keys] of [[1, ['hello', 'health']], [2, ['health', 'hello']], [3, ['hello', 'health']], [4, ['health', 'hello']]] as const) {
+    for (const key of keys) await run(`${key}${pass}`, { ...targets[key], label: `${targets[key].label}, pass ${pass}` }, SECONDS / 2);
+  }
   await run('listing', listing);
 
   // The listing again with FILL more records of other identities in the database (indexed: it should not move).
@@ -140,7 +146,8 @@ try {
   row(targets.graphql.label, f('graphql').toFixed(0), ratio(f('graphql'), bare), '');
   row(targets.verify.label, f('verify').toFixed(0), ratio(f('verify'), bare), '>= 0.6');
   row(targets.public.label, f('public').toFixed(0), ratio(f('public'), bare), '>= 0.6');
-  row('GET /health vs bare express hello', `${f('health').toFixed(0)} vs ${f('hello').toFixed(0)}`, ratio(f('health'), f('hello')), '>= 0.8');
+  const average = (key: string) => [1, 2, 3, 4].reduce((sum, pass) => sum + f(`${key}${pass}`), 0) / 4;
+  row('GET /health vs bare express hello (average of four passes each)', `${average('health').toFixed(0)} vs ${average('hello').toFixed(0)}`, ratio(average('health'), average('hello')), '>= 0.8');
   row(listing.label, f('listing').toFixed(0), `${ratio(f('listing'), f('rest'))} of a record read`, '>= 0.5 of a record read');
   row(`same, ${total} records in the database`, f('listingFilled').toFixed(0), `${ratio(f('listingFilled'), f('listing'))} of the small database`, 'flat');
   const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
