@@ -133,7 +133,7 @@ export class CeremonyService {
       if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
         throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
       }
-      const { execution } = await this.currentExecution(loaded, true, true);
+      const { execution } = await this.currentExecution(loaded, true);
       const now = this.clock.now();
       const method = loaded.em.create(SignatureMethod, { execution, methodType: 'api_key', status: 'pending' });
       const evidence = `api_key|auto_seal|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
@@ -147,7 +147,7 @@ export class CeremonyService {
 
   private async finalizeLoaded(loaded: Loaded, acknowledged: boolean): Promise<void> {
     const { em, record, participant } = loaded;
-    const { execution } = await this.currentExecution(loaded, false, true);
+    const { execution } = await this.currentExecution(loaded, false);
     const methods = await methodsOf(loaded, execution);
     if (execution.status === 'finalized') throw new DomainError('conflict', 'This signature is already finalized');
     if (!canFinalize(execution, methods)) {
@@ -238,7 +238,7 @@ export class CeremonyService {
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
       }
-      const { execution } = await this.currentExecution(loaded, action === 'start', true);
+      const { execution } = await this.currentExecution(loaded, action === 'start');
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
       // The execution's methods, read once under the record's lock: the answer shows them after this step.
       const methods = await methodsOf(loaded, execution);
@@ -330,13 +330,11 @@ export class CeremonyService {
 
   /**
    * The execution for the record's current version. Executions of older versions are superseded
-   * the moment the version changes: their work never counts for the new text.
+   * the moment the version changes: their work never counts for the new text. In a change, the
+   * record's lock is what keeps it current (every change to executions and methods holds it): it is
+   * the one read with the locked record, or read again after an earlier part of the change used that.
    */
-  private async currentExecution(
-    { em, record, participant, read }: Loaded,
-    create: boolean,
-    lock = false,
-  ): Promise<{ execution: SignatureExecution; created: boolean }> {
+  private async currentExecution({ em, record, participant, read }: Loaded, create: boolean): Promise<{ execution: SignatureExecution; created: boolean }> {
     const known = read.executions;
     const knownMethods = read.allMethods ?? [];
     read.executions = undefined;
@@ -345,7 +343,7 @@ export class CeremonyService {
       ? known.filter((row) => row.participant_id === participant.id)
       : await preparedQuery<{ id: string }>(
           em,
-          `select * from signature_executions where participant_id = ? and record_version = ? limit 1${lock ? ' for update' : ''}`,
+          'select * from signature_executions where participant_id = ? and record_version = ? limit 1',
           [participant.id, record.currentVersion],
         );
     let execution = managed(em, SignatureExecution, rows as { id: string }[])[0];
