@@ -75,7 +75,7 @@ async function mongoBackend(url: string): Promise<{ backend: AgendaBackend; clos
  * instance's job events (a failure is logged where the job ran): Agenda publishes job states only
  * through a channel that has `publishState`, so this channel gets none.
  */
-export function withoutJobStateNotifications(backend: AgendaBackend): void {
+function withoutJobStateNotifications(backend: AgendaBackend): void {
   const channel = backend.notificationChannel as { publishState?: unknown } | undefined;
   if (channel) channel.publishState = undefined;
 }

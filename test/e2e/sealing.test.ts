@@ -109,6 +109,21 @@ describe('Sealing: the sealed record becomes a signed PDF and a share card', () 
     expect(seals.rows[0].n).toBe(1);
   });
 
+  it('jobs racing on a record without artifacts store each once, with one record_artifact event each', async () => {
+    await db.query('delete from sealed_artifacts where record_id = $1', [sealed.id]);
+    const events = async () =>
+      (await db.query(`select payload->>'artifact' as artifact, count(*)::int as n from outbox_events where record_id = $1 and type = 'record_artifact' group by 1 order by 1`, [sealed.id])).rows;
+    const before = new Map((await events()).map((row) => [row.artifact, row.n]));
+    // Each draws both files and stores them; the losers of each insert answer the winner's row.
+    const raced = await Promise.all([0, 1, 2].map(() => t.app.services.sealArtifacts.make(sealed.id)));
+    for (const made of raced) expect(made.pdf?.sha256).toBe(sha(pdf));
+    expect(new Set(raced.map((made) => made.card?.id)).size).toBe(1);
+    const { rows } = await db.query(`select kind, count(*)::int as n from sealed_artifacts where record_id = $1 group by kind order by kind`, [sealed.id]);
+    expect(rows).toEqual([{ kind: 'sealed_pdf', n: 1 }, { kind: 'share_card', n: 1 }]);
+    const after = await events();
+    expect(after.map((row) => [row.artifact, row.n - (before.get(row.artifact) ?? 0)])).toEqual([['sealed_pdf', 1], ['share_card', 1]]);
+  });
+
   it('a job killed half-way then retried stores the same bytes: rendering and signing are deterministic', async () => {
     await db.query(`delete from sealed_artifacts where record_id = $1 and kind = 'sealed_pdf'`, [sealed.id]);
     const remade = await t.app.services.sealArtifacts.pdf(sealed.id);

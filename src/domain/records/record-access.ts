@@ -76,7 +76,7 @@ async function loadRecord(
   const lock = options.lock ? ' for update' : '';
   const reader = options.readableBy;
   const points = options.contactPointsOf;
-  const [found] = await preparedQuery<{ id: string; readerContactPoints?: { type: string; value: string }[] }>(
+  const [found] = await preparedQuery<{ id: string; current_version: number; readerContactPoints?: { type: string; value: string }[] }>(
     em,
     `select r.*${points === undefined ? '' : `, ${CONTACT_POINTS_OF} as "readerContactPoints"`} from records r
       where r.${'id' in key ? 'id' : 'reference'} = ?${reader === undefined ? '' : ` and ${READABLE_BY}`}${lock && `${lock} of r`}`,
@@ -91,7 +91,7 @@ async function loadRecord(
     return { record: managed, contactPoints };
   }
   if (options.lock && options.signatures) {
-    const version = (row as { id: string } & { current_version?: number }).current_version;
+    const version = row.current_version;
     const [rows] = await preparedQuery<SignatureRows & { participants: object[]; auditHead: AuditHead | null }>(em, PARTICIPANTS_AND_SIGNATURES, [row.id, row.id, version, row.id, version, row.id]);
     const { participants, auditHead, ...signatures } = rows!;
     const record = em.map(SignedRecord, row);

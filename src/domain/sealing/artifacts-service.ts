@@ -45,7 +45,7 @@ export class SealArtifacts {
     const sealed = await this.load(em, recordId);
     if (!sealed) return { card, pdf };
     const [cardFile, pdfFile] = await Promise.all([card ? null : this.cardFile(sealed), pdf ? null : this.pdfFile(em, sealed)]);
-    const kept = await this.keep(recordId, [cardFile, pdfFile].filter((file) => file !== null));
+    const kept = await this.keep([cardFile, pdfFile].filter((file) => file !== null));
     return { card: card ?? kept.get('share_card') ?? null, pdf: pdf ?? kept.get('sealed_pdf') ?? null };
   }
 
@@ -65,7 +65,7 @@ export class SealArtifacts {
     if (existing) return existing;
     const sealed = await this.load(em, recordId);
     const file = sealed ? await draw(em, sealed) : null;
-    return file ? ((await this.keep(recordId, [file])).get(kind) ?? null) : null;
+    return file ? ((await this.keep([file])).get(kind) ?? null) : null;
   }
 
   private async cardFile({ record, seal }: Sealed): Promise<ArtifactFile> {
@@ -123,10 +123,10 @@ export class SealArtifacts {
   }
 
   /**
-   * Stores the files in one transaction, each first-wins, with a `record_artifact` event for each one
+   * Stores a record's files in one transaction, each first-wins, with a `record_artifact` event for each one
    * this call stored. Answers the artifacts as stored, by kind.
    */
-  private async keep(recordId: string, files: readonly ArtifactFile[]): Promise<Map<ArtifactKind, StoredArtifact>> {
+  private async keep(files: readonly ArtifactFile[]): Promise<Map<ArtifactKind, StoredArtifact>> {
     if (files.length === 0) return new Map();
     let created = 0;
     const kept = await this.orm.em.fork().transactional(async (em) => {
@@ -135,7 +135,7 @@ export class SealArtifacts {
       for (const file of files) {
         const { artifact, created: stored } = await this.store.save(em, file);
         saved.set(file.kind, artifact);
-        if (stored) events.push(recordArtifact({ recordId, artifact: file.kind, state: 'ready', at: this.clock.now().toISOString() }));
+        if (stored) events.push(recordArtifact({ recordId: file.recordId, artifact: file.kind, state: 'ready', at: this.clock.now().toISOString() }));
       }
       await this.events.write(em, events);
       created = events.length;
