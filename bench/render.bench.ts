@@ -2,9 +2,10 @@
  * What sealing's render threads do alone, with 1 and with 2 threads (SEAL_WORKERS): each seal draws
  * its share card and lays out and signs its PDF, as the artifact job does (both at once, twice as many
  * seals in flight as threads), with the development seal key. Nothing else runs: no service, no
- * database, no chain. Prints seals/s and the ratio of 2 threads to 1, asserting nothing: whether the
- * drawing scales with threads when cores are free (the sealing bench says what the service does with
- * the cores it shares with its own main thread and PostgreSQL).
+ * database, no chain. Prints seals/s, the ratio of 2 threads to 1 and the CPU a seal costs (every
+ * thread of the process), asserting nothing: whether the drawing scales with threads when cores are
+ * free (the sealing bench says what the service does with the cores it shares with its own main
+ * thread and PostgreSQL).
  *
  *   BENCH_ONLY=render npm run bench
  */
@@ -58,6 +59,8 @@ const workDir = await mkdtemp(path.join(tmpdir(), 'render-bench-'));
 try {
   const key = await loadSealKey({ production: false, localDir: workDir });
   const rates = new Map<number, number>();
+  /** The process's CPU (every thread: render threads, libuv's pool, V8's helpers) a seal, milliseconds. */
+  const cpu = new Map<number, number>();
   for (const threads of [1, 2]) {
     const renderer = threadRenderer(threads);
     const seal = async (i: number) => {
@@ -76,14 +79,17 @@ try {
     };
     await run(0, 4 * threads);
     const started = performance.now();
+    const used = process.cpuUsage();
     await run(1000, SEALS);
     rates.set(threads, SEALS / ((performance.now() - started) / 1000));
+    const spent = process.cpuUsage(used);
+    cpu.set(threads, (spent.user + spent.system) / 1000 / SEALS);
     await renderer.close();
   }
   const one = rates.get(1)!;
   console.log(`\nrender threads alone: ${SEALS} seals (card + signed PDF each), ${cpus().length} cores, nothing else running`);
-  console.log('\n| render threads | seals/s | ratio to 1 thread |\n|---|---|---|');
-  for (const [threads, rate] of rates) console.log(`| ${threads} | ${rate.toFixed(1)} | ${(rate / one).toFixed(2)} |`);
+  console.log('\n| render threads | seals/s | ratio to 1 thread | CPU a seal (all threads) |\n|---|---|---|---|');
+  for (const [threads, rate] of rates) console.log(`| ${threads} | ${rate.toFixed(1)} | ${(rate / one).toFixed(2)} | ${cpu.get(threads)!.toFixed(1)} ms |`);
 } finally {
   await rm(workDir, { recursive: true, force: true });
 }

@@ -39,7 +39,7 @@ function registerFonts(): void {
  * The public share card: title (or the record type), reference, status, sealed date and the document
  * identicon. It carries no participant data, since anyone holding the link may see it.
  */
-export function renderShareCard(input: ShareCardInput): Buffer {
+export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   registerFonts();
   const canvas = createCanvas(SHARE_CARD_WIDTH, SHARE_CARD_HEIGHT);
   // The card is opaque: 24-bit pixels, so the PNG carries no alpha channel to unpremultiply and encode.
@@ -100,15 +100,32 @@ export function renderShareCard(input: ShareCardInput): Buffer {
   ctx.fillText(`Document identicon · ${input.documentIdenticon.digestHex.slice(0, 8)}`, 970, 460);
   ctx.textAlign = 'left';
 
-  // No per-row filter on flat colours, and zlib level 3: about 5 ms and 56 kB a card. Level 6 took
-  // 9.5 ms for 45 kB; RGBA with every filter tried, 29 ms for 78 kB. A card is drawn once per seal,
-  // on the sealing path, and a few kilobytes more for a link preview cost nobody anything.
-  const png = canvas.toBuffer('image/png', { compressionLevel: 3, filters: Canvas.PNG_FILTER_NONE });
-  // The 3 MB pixel buffer is native memory the garbage collector does not see: shrinking the canvas
-  // frees it now (80 cards in a row held 230 MiB until a collection happened to run).
-  canvas.width = 1;
-  canvas.height = 1;
-  return png;
+  return encodePng(canvas);
+}
+
+/**
+ * No per-row filter on flat colours, and zlib level 3: about 5 ms and 56 kB a card. Level 6 took
+ * 9.5 ms for 45 kB; RGBA with every filter tried, 29 ms for 78 kB. A card is drawn once per seal,
+ * on the sealing path, and a few kilobytes more for a link preview cost nobody anything.
+ *
+ * Encoded on libuv's thread pool (node-canvas's asynchronous `toBuffer`): the calling render thread
+ * goes on with the next seal's PDF meanwhile, on a core the render thread alone left idle.
+ */
+function encodePng(canvas: Canvas): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    canvas.toBuffer(
+      (error, png) => {
+        // The 3 MB pixel buffer is native memory the garbage collector does not see: shrinking the
+        // canvas frees it now (80 cards in a row held 230 MiB until a collection happened to run).
+        canvas.width = 1;
+        canvas.height = 1;
+        if (error) reject(error);
+        else resolve(png);
+      },
+      'image/png',
+      { compressionLevel: 3, filters: Canvas.PNG_FILTER_NONE },
+    ),
+  );
 }
 
 export function shareCardMetadata(png: Uint8Array, generatedAt: Date, reference: string): ShareCardMetadata {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { AFRelationship, PDFDocument, PDFHexString, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import { CONTENT_WIDTH, PAGE, PageFlow, color, drawIdenticon, drawQrCode, drawableText, embedFonts, sectionHeading, style, wrapText, type Fonts, type TextStyle } from './pdf-layout.js';
 import { renderCertificate } from './pdf-certificate.js';
+import { deflateNatively } from './pdf-deflate.js';
 import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
 import { formatUtc, PALETTE, recordTypeLabel } from './look.js';
 
@@ -18,6 +19,7 @@ const PRODUCER = 'record-signing-service sealing (pdf-lib)';
  */
 export async function renderSealedPdf(input: SealedPdfInput): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
+  const deflate = deflateNatively(doc);
   const fonts = await embedFonts(doc);
   const typeLabel = recordTypeLabel(input.recordType);
   describeDocument(doc, input, typeLabel);
@@ -33,6 +35,7 @@ export async function renderSealedPdf(input: SealedPdfInput): Promise<Uint8Array
   const attachmentOptions = { mimeType: 'application/json', creationDate: input.sealedAt, modificationDate: input.sealedAt, afRelationship: AFRelationship.Data };
   await doc.attach(input.attachments.sealedMetadataJson, SEALED_METADATA_ATTACHMENT, { ...attachmentOptions, description: 'Canonical sealed metadata (RFC 8785); its SHA-256 is the metadata_hash' });
   await doc.attach(input.attachments.auditTrailJson, AUDIT_TRAIL_ATTACHMENT, { ...attachmentOptions, description: 'Hash-chained audit trail of the record' });
+  deflate.beforeSave();
   return doc.save();
 }
 

@@ -32,7 +32,7 @@ function keyOf({ p12, password, fingerprint }: SigningMaterial): SealKey {
 export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf> {
   switch (task.kind) {
     case 'card': {
-      const png = renderShareCard(task.input);
+      const png = await renderShareCard(task.input);
       return handedOver(png, png);
     }
     case 'pdf': {
