@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/harness.js';
 
 /** Anonymous routes are limited per client address, and wrong codes per address; known and unknown addresses look alike. */
@@ -44,6 +45,15 @@ describe('Anonymous limits', () => {
     expect(right.status).toBe(429);
     expect(right.body.error_code).toBe('rate_limited');
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Refused before its attempt: the code keeps the one it has left for when the budget has room again.
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ attempts: number }>('select attempts from verification_events where id = $1', [codes[1]!.eventId]);
+      expect(rows[0]?.attempts).toBe(1);
+    } finally {
+      await db.end();
+    }
   });
 
   it('limits public verifications per client address', async () => {

@@ -138,7 +138,7 @@ export class CeremonyService {
       const method = loaded.em.create(SignatureMethod, { execution, methodType: 'api_key', status: 'pending' });
       const evidence = `api_key|auto_seal|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
       this.announce(loaded, execution, [method], 'execution_started', null);
-      const event = applyOutcome(method, execution, { status: 'satisfied', evidence, step: null }, 'submit', now);
+      const event = applyOutcome(method, { status: 'satisfied', evidence, step: null }, 'submit', now);
       await loaded.em.flush();
       this.announce(loaded, execution, [method], event, 'api_key');
       await this.finalizeLoaded(loaded, true);
@@ -202,7 +202,7 @@ export class CeremonyService {
       if (!method || method.status !== 'pending') return false;
       const execution = await em.findOneOrFail(SignatureExecution, { id: method.execution.id }, { populate: ['record', 'participant'] });
       if (execution.status !== 'in_progress' || execution.recordVersion !== execution.record.currentVersion) return false;
-      const event = applyOutcome(method, execution, outcome, 'submit', this.clock.now());
+      const event = applyOutcome(method, outcome, 'submit', this.clock.now());
       await em.flush();
       const methods = await methodsOf({ em, read: {} }, execution);
       this.announce({ announced }, execution, methods, event, method.methodType);
@@ -250,7 +250,7 @@ export class CeremonyService {
       }
       const now = this.clock.now();
       const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
-      const event = outcome ? applyOutcome(method, execution, outcome, action, now) : 'method_pending';
+      const event = outcome ? applyOutcome(method, outcome, action, now) : 'method_pending';
       // Written by the journal's flush, with the step's audit entry and outbox event (one flush a step).
       this.announce(loaded, execution, methods, event, adapter.type);
       return toExecutionView(execution, methods, this.methodsFor(loaded));
@@ -422,10 +422,13 @@ async function methodsOf({ em, read }: Pick<Loaded, 'em' | 'read'>, execution: S
   return managed(em, SignatureMethod, rows as { id: string }[]);
 }
 
-/** Applies an adapter's outcome to the method row; returns the progress event it amounts to. */
+/**
+ * Applies an adapter's outcome to the method row; returns the progress event it amounts to. The
+ * execution's row is not touched: its `updated_at` is its own (started, finalized, superseded), the
+ * method's row has its own (one UPDATE a step fewer).
+ */
 function applyOutcome(
   method: SignatureMethod,
-  execution: SignatureExecution,
   outcome: MethodOutcome,
   action: 'start' | 'submit' | 'refresh' | 'cancel',
   now: Date,
@@ -450,6 +453,5 @@ function applyOutcome(
     event = method.status === 'cancelled' ? 'method_cancelled' : 'method_failed';
   }
   method.updatedAt = now;
-  execution.updatedAt = now;
   return event;
 }

@@ -4,7 +4,7 @@ import type { Config } from '../../config.js';
 import type { Clock } from '../shared/clock.js';
 import { constantTimeEqual, randomDigits, sha256Hex } from '../shared/crypto.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
-import type { RateLimiter } from '../shared/rate-limiter.js';
+import { admittedCount, type RateLimiter } from '../shared/rate-limiter.js';
 import type { Mailer } from '../mail/mailer.js';
 import { OTP_PURPOSES, VerificationEvent, type OtpPurpose } from './entities.js';
 import { CONNECTOR_CONSENT_PURPOSE } from '../vocabulary.js';
@@ -134,24 +134,42 @@ export class OtpService {
    * `code` (`otp_locked` once the attempts are used up); nothing says whether the event exists.
    */
   async spendAttempt(eventId: string, code: string, purpose: OtpPurpose): Promise<void> {
+    checkShape(eventId, code);
     const em = this.orm.em.fork();
-    const event = await this.usable(em, eventId, code, purpose);
     // Wrong codes are budgeted per address across all its codes: new codes do not buy new guesses.
-    const failures = `otp-failures:${event.destination}`;
     const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400 };
-    await this.rateLimiter.check(em, failures, budget, 'wrong codes for this address');
-    // Counted atomically before comparing, so parallel guesses cannot exceed the limit.
-    const spent = await preparedQuery<{ attempts: number }>(
+    const window = this.rateLimiter.window(budget);
+    const now = this.clock.now();
+    // One statement: the event, its address's budget of wrong codes, and the attempt, counted
+    // atomically (parallel guesses cannot exceed the limit) and only when the event is usable for
+    // `purpose` and the budget has room (the checks below then throw without having spent it).
+    const [row] = await preparedQuery<EntityDictionary<VerificationEvent> & { budget_current: number | null; budget_previous: number | null; spent: number | null }>(
       em,
-      `update verification_events set attempts = attempts + 1
-       where id = ? and consumed_at is null and attempts < max_attempts returning attempts`,
-      [event.id],
+      `with event as (select * from verification_events where id = ?),
+       budget as (
+         select (select w.hits from rate_limit_windows w where w.key = ? || e.destination and w.window_start = ?) as current,
+                (select w.hits from rate_limit_windows w where w.key = ? || e.destination and w.window_start = ?) as previous
+           from event e),
+       spent as (
+         update verification_events v set attempts = v.attempts + 1
+           from budget b
+          where v.id = ? and v.consumed_at is null and v.attempts < v.max_attempts and v.purpose = ? and v.expires_at > ?
+            and coalesce(b.current, 0) + 1 + coalesce(b.previous, 0) * ?::float8 <= ?::float8
+         returning v.attempts)
+       select e.*, b.current as budget_current, b.previous as budget_previous, (select attempts from spent) as spent
+         from event e cross join budget b`,
+      [eventId, FAILURES, window.start, FAILURES, window.previousStart, eventId, purpose, now, window.overlap, admittedCount(budget)],
     );
+    if (!row) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
+    const { budget_current: current, budget_previous: previous, spent, ...columns } = row;
+    const event = em.map(VerificationEvent, columns as EntityDictionary<VerificationEvent>);
+    this.checkUsable(event, purpose, now, false);
+    this.rateLimiter.checkCounts(budget, window, { current, previous }, 'wrong codes for this address');
     // Dead for good: waiting does not help, so no Retry-After (its remaining life would mislead).
-    if (spent.length === 0) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
+    if (spent === null) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
     if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) {
-      // The budget refuses the next try (check above); this one still answers as a wrong code.
-      await this.rateLimiter.hit(em, failures, budget, 'wrong codes for this address').catch(() => undefined);
+      // The budget refuses the next try (checked above); this one still answers as a wrong code.
+      await this.rateLimiter.hit(em, `${FAILURES}${event.destination}`, budget, 'wrong codes for this address').catch(() => undefined);
       throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     }
   }
@@ -203,6 +221,9 @@ function checkShape(eventId: string, code: string): void {
   if (!isUuid(eventId)) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
   if (!/^[0-9]{6}$/.test(code ?? '')) throw DomainError.invalid(['code'], 'The code is six digits', 'pattern');
 }
+
+/** The key prefix of an address's budget of wrong codes (its rate-limit windows). */
+const FAILURES = 'otp-failures:';
 
 function hashCode(eventId: string, code: string): string {
   return sha256Hex(`${eventId}:${code}`);

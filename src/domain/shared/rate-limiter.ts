@@ -24,11 +24,10 @@ export class RateLimiter {
    * Answers the quota the hit left; `observe` also sees the quota of a refused hit (nothing left).
    */
   async hit(em: EntityManager, key: string, rule: RateLimitRule, what: string, observe?: (quota: Quota) => void): Promise<Quota> {
-    const now = this.clock.now().getTime();
+    const window = this.window(rule);
+    const { now, overlap } = window;
     const windowMs = rule.windowSeconds * 1000;
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const overlap = 1 - (now - windowStart) / windowMs;
-    const previousWindow = new Date(windowStart - windowMs);
+    const windowStart = window.start.getTime();
     // Counted only when it passes: hits (this one included) + previous * overlap <= limit.
     const [counted] = await preparedQuery<{ hits: number; previous: number }>(
       em,
@@ -38,7 +37,7 @@ export class RateLimiter {
        on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
          where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
        returning hits, (select hits from previous) as previous`,
-      [key, previousWindow, key, new Date(windowStart), overlap, rule.limit + EPSILON, overlap, rule.limit + EPSILON],
+      [key, window.previousStart, key, window.start, overlap, rule.limit + EPSILON, overlap, rule.limit + EPSILON],
     );
     // The hits counted now weigh until a whole window after the current one began.
     const resetSeconds = Math.max(1, Math.ceil((windowStart + 2 * windowMs - now) / 1000));
@@ -48,32 +47,57 @@ export class RateLimiter {
       observe?.(quota);
       return quota;
     }
-    const passesAt = await this.passesAt(em, key, rule, now);
+    const passesAt = passesAtAfter(rule, window, await counts(em, key, window));
     observe?.({ limit: rule.limit, windowSeconds: rule.windowSeconds, remaining: 0, resetSeconds: Math.max(resetSeconds, Math.ceil((passesAt - now) / 1000)) });
     throw refusal(what, passesAt - now);
   }
 
-  /** Throws like `hit` would, without counting: for budgets spent only by failures (wrong codes). */
-  async check(em: EntityManager, key: string, rule: RateLimitRule, what: string): Promise<void> {
-    const now = this.clock.now().getTime();
-    const passesAt = await this.passesAt(em, key, rule, now);
-    if (passesAt > now) throw refusal(what, passesAt - now);
+  /**
+   * For budgets spent only by failures (wrong codes), read in a statement of the caller's own: the
+   * window a rule counts in now (the hits of a key at `window_start` = `start`, and at `previousStart`),
+   * whose counts `checkCounts` then judges.
+   */
+  window(rule: RateLimitRule): CountWindow {
+    return windowAt(rule, this.clock.now().getTime());
   }
 
-  private async passesAt(em: EntityManager, key: string, rule: RateLimitRule, now: number): Promise<number> {
-    const windowMs = rule.windowSeconds * 1000;
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    const rows = await preparedQuery<{ current: number | null; previous: number | null }>(
-      em,
-      `select (select hits from rate_limit_windows where key = ? and window_start = ?) as current,
-              (select hits from rate_limit_windows where key = ? and window_start = ?) as previous`,
-      [key, new Date(windowStart), key, new Date(windowStart - windowMs)],
-    );
-    const current = Number(rows[0]?.current ?? 0);
-    const previous = Number(rows[0]?.previous ?? 0);
-    const estimate = current + 1 + previous * (1 - (now - windowStart) / windowMs);
-    return estimate <= rule.limit + EPSILON ? now : admittedAt(rule, windowStart, current, previous);
+  /** Throws like `hit` would, without counting, on counts read in `window` (null: no row). */
+  checkCounts(rule: RateLimitRule, window: CountWindow, counted: { current: number | null; previous: number | null }, what: string): void {
+    const passesAt = passesAtAfter(rule, window, counted);
+    if (passesAt > window.now) throw refusal(what, passesAt - window.now);
   }
+}
+
+/** The count a rule admits, with the same slack as `hit` and `checkCounts`: for a statement that weighs a budget itself. */
+export function admittedCount(rule: RateLimitRule): number {
+  return rule.limit + EPSILON;
+}
+
+/** A rule's counting window at one instant: `overlap` is how much of the previous window still weighs. */
+export type CountWindow = { now: number; start: Date; previousStart: Date; overlap: number };
+
+function windowAt(rule: RateLimitRule, now: number): CountWindow {
+  const windowMs = rule.windowSeconds * 1000;
+  const start = Math.floor(now / windowMs) * windowMs;
+  return { now, start: new Date(start), previousStart: new Date(start - windowMs), overlap: 1 - (now - start) / windowMs };
+}
+
+async function counts(em: EntityManager, key: string, window: CountWindow): Promise<{ current: number | null; previous: number | null }> {
+  const [row] = await preparedQuery<{ current: number | null; previous: number | null }>(
+    em,
+    `select (select hits from rate_limit_windows where key = ? and window_start = ?) as current,
+            (select hits from rate_limit_windows where key = ? and window_start = ?) as previous`,
+    [key, window.start, key, window.previousStart],
+  );
+  return row ?? { current: null, previous: null };
+}
+
+/** When one more hit passes, given the window's counts: `window.now` when it passes now. */
+function passesAtAfter(rule: RateLimitRule, window: CountWindow, counted: { current: number | null; previous: number | null }): number {
+  const current = Number(counted.current ?? 0);
+  const previous = Number(counted.previous ?? 0);
+  const estimate = current + 1 + previous * window.overlap;
+  return estimate <= rule.limit + EPSILON ? window.now : admittedAt(rule, window.start.getTime(), current, previous);
 }
 
 function refusal(what: string, waitMs: number): DomainError {
