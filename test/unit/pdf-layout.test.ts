@@ -15,6 +15,9 @@ const LINES = [
   'Κωνσταντίνος and Élodie: ἀρχή, Ἀθῆναι, ﬁ ﬂ, 850 € or ₽ 1 200 — «quoted» “text” ‘here’…',
   'Арендатор and Ǆemal: ǅ ǆ, Ŀl, ĳ, ẞ ß, ǻ, ṩ',
   'e\u0301 and A\u0308 combining, then Ω\u0301 and и\u0306',
+  // Hashes and ids, laid out from their characters' glyphs.
+  '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ff fff0 1ffe-ab12 3a654ffc-fad9-4118-b5ce-4fed108782fc',
+  'Signature 0ffice ffi ffl fi-fl ff-ff sha256:deadbeef sha256:ff00-aa note:cafe 194: a:b:cc',
 ];
 
 /** Shaping a word at a time gives every line the glyphs fontkit gives it whole, in each embedded font. */

@@ -51,22 +51,47 @@ const LAID_OUT_WORDS = 20_000;
  */
 const BY_WORD = /^[\u0020-\u02FF\u0370-\u052F\u1E00-\u1FFF\u2000-\u206F\u20A0-\u20CF]*$/;
 
+/** Hex digits, the hyphen and the colon: the characters of hashes (after their `sha256:`), digests and UUIDs. */
+const HEX_CHARACTERS = '0123456789abcdef-:';
+/** A word of two or more hex digits (and hyphens), after a prefix up to a colon if any (`sha256:`). */
+const HEX_WORD = /^([^:]*:)?([0-9a-f-]{2,})$/;
+
+/**
+ * Whether this font shapes every pair of `characters` as the two characters' own glyphs (no ligature,
+ * no contextual form among them: DejaVu's do not), so that a word of them is its characters' glyphs.
+ * Checked once per font and thread (324 pairs), where the font is used.
+ */
+function shapedByCharacter(layout: FontkitFont['layout'], characters: string): boolean {
+  const ids = (text: string) => layout(text).glyphs.map((glyph) => glyph.id).join(',');
+  for (const a of characters) for (const b of characters) if (ids(a + b) !== `${ids(a)},${ids(b)}`) return false;
+  return true;
+}
+
 /**
  * fontkit's layout (shaping: substitutions and positions) a word at a time, each word once per
  * process. pdf-lib shapes every line it draws or measures, and reads only the glyphs (never the
  * positions); shaping was a fifth of a sealed PDF's drawing time. Substitutions never cross a space,
  * so such a line's glyphs are its words' glyphs with the space's between them (the same glyphs,
- * pdf-layout.test.ts); other lines are shaped whole, as before.
+ * pdf-layout.test.ts); other lines are shaped whole, as before. Words of hex digits (hashes: new on
+ * every seal, and a fifth of what a seal allocated when shaped) are their characters' glyphs when the
+ * font shapes those characters independently.
  */
 export function layoutByWord(font: FontkitFont): FontkitFont {
   const layout = font.layout.bind(font);
   const words = new Map<string, Glyphs>();
+  let hexByCharacter: boolean | undefined;
   const glyphsOf = (word: string): Glyphs => {
     let glyphs = words.get(word);
-    if (glyphs === undefined) {
-      if (words.size >= LAID_OUT_WORDS) words.clear();
-      words.set(word, (glyphs = layout(word).glyphs));
+    if (glyphs !== undefined) return glyphs;
+    // Hashes and ids (`sha256:…`, a UUID): new words on every seal, never worth keeping. A prefix up to
+    // its colon is a word of its own (kept); the hex digits are their characters' glyphs.
+    const hex = HEX_WORD.exec(word);
+    if (hex && (hexByCharacter ??= shapedByCharacter(layout, HEX_CHARACTERS))) {
+      const [, prefix = '', digits = ''] = hex;
+      return [...(prefix ? glyphsOf(prefix) : []), ...[...digits].flatMap((character) => glyphsOf(character))];
     }
+    if (words.size >= LAID_OUT_WORDS) words.clear();
+    words.set(word, (glyphs = layout(word).glyphs));
     return glyphs;
   };
   font.layout = (text, features) => {
