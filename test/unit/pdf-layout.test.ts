@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { FONT_FILES } from '../../src/domain/sealing/fonts.js';
+import { jest } from '@jest/globals';
 import { layoutByWord } from '../../src/domain/sealing/pdf-layout.js';
-import { SAMPLE_BODY_PARAGRAPHS } from '../support/sealing.js';
+import { renderSealedPdf } from '../../src/domain/sealing/pdf.js';
+import { SAMPLE_BODY_PARAGRAPHS, sampleSealedPdfInput } from '../support/sealing.js';
 
 const LINES = [
   ...SAMPLE_BODY_PARAGRAPHS.filter(Boolean),
@@ -35,4 +37,23 @@ describe('PDF text layout by word', () => {
       }
     });
   }
+});
+
+/** Documents that draw the same glyphs share one encoding of each font subset (pdf-layout.ts's subsetsEncodedOnce). */
+describe('PDF font subsets', () => {
+  it('encodes a glyph list once, and gives the next document the same bytes', async () => {
+    const subsetClass = Object.getPrototypeOf(fontkit.create(readFileSync(FONT_FILES.regular)).createSubset()) as { encode: (...args: unknown[]) => unknown };
+    const encode = jest.spyOn(subsetClass, 'encode');
+    try {
+      const input = { ...sampleSealedPdfInput(), reference: 'AGR-SUBS-0001' };
+      const first = await renderSealedPdf(input);
+      const encodedFirst = encode.mock.calls.length;
+      const second = await renderSealedPdf(input);
+      expect(encodedFirst).toBeGreaterThan(0);
+      expect(encode.mock.calls.length).toBe(encodedFirst);
+      expect(Buffer.from(second).equals(Buffer.from(first))).toBe(true);
+    } finally {
+      encode.mockRestore();
+    }
+  });
 });

@@ -33,10 +33,67 @@ const parsedOnce: Fontkit = {
   create: (data, postscriptName) => {
     if (postscriptName !== undefined) return fontkit.create(data, postscriptName);
     let font = parsedFonts.get(data);
-    if (font === undefined) parsedFonts.set(data, (font = layoutByWord(fontkit.create(data))));
+    if (font === undefined) parsedFonts.set(data, (font = subsetsEncodedOnce(layoutByWord(fontkit.create(data)))));
     return font;
   },
 };
+
+const PRINTABLE_ASCII = String.fromCharCode(...Array.from({ length: 95 }, (_, i) => 32 + i));
+const HASH_TEXT = '0123456789abcdef sha256: Signature';
+
+/** Subsets kept encoded per font, by their glyph list; dropped at once when this many are held. */
+const ENCODED_SUBSETS = 32;
+
+type Subset = ReturnType<FontkitFont['createSubset']>;
+/** What pdf-lib reads of `Subset.encodeStream()`: the bytes, then the end (or an error). */
+type EncodedStream = { on(event: 'data' | 'end' | 'error', listener: (value?: unknown) => void): EncodedStream };
+
+/**
+ * Each font subset encoded once per glyph list and thread. Encoding a subset (fontkit rebuilds the
+ * font's tables) was a fifth of what a sealed PDF allocated, and documents of the same kind use the
+ * same glyphs: with `embedFonts` putting printable ASCII first in every subset, in a fixed order, two
+ * PDFs whose text is ASCII ask for the same glyph list. The bytes are the ones fontkit made for it
+ * (encoding is deterministic), handed to pdf-lib through the stream interface it reads.
+ */
+function subsetsEncodedOnce(font: FontkitFont): FontkitFont {
+  const createSubset = font.createSubset.bind(font);
+  const encoded = new Map<string, Uint8Array>();
+  font.createSubset = () => {
+    const subset = createSubset();
+    const encodeStream = subset.encodeStream.bind(subset);
+    subset.encodeStream = () => {
+      const key = (subset as Subset & { glyphs: number[] }).glyphs.join(',');
+      const known = encoded.get(key);
+      if (known) return replayed(known) as ReturnType<Subset['encodeStream']>;
+      const stream = encodeStream();
+      const parts: Uint8Array[] = [];
+      stream.on('data', (part: Uint8Array) => parts.push(part));
+      stream.on('end', () => {
+        if (encoded.size >= ENCODED_SUBSETS) encoded.clear();
+        encoded.set(key, Buffer.concat(parts));
+      });
+      return stream;
+    };
+    return subset;
+  };
+  return font;
+}
+
+/** Bytes already encoded, as a stream that gives them once its listeners are on (on the next tick, like fontkit's). */
+function replayed(bytes: Uint8Array): EncodedStream {
+  const listeners = new Map<string, (value?: unknown) => void>();
+  const stream: EncodedStream = {
+    on: (event, listener) => {
+      listeners.set(event, listener);
+      return stream;
+    },
+  };
+  process.nextTick(() => {
+    listeners.get('data')?.(bytes);
+    listeners.get('end')?.();
+  });
+  return stream;
+}
 
 type FontkitFont = ReturnType<Fontkit['create']>;
 type Glyphs = ReturnType<FontkitFont['layout']>['glyphs'];
@@ -115,6 +172,11 @@ export async function embedFonts(doc: PDFDocument): Promise<Fonts> {
     doc.embedFont(bytes.bold, { subset: true, customName: 'SEALAB+DejaVuSans-Bold' }),
     doc.embedFont(bytes.mono, { subset: true, customName: 'SEALAC+DejaVuSansMono' }),
   ]);
+  // The glyphs each font usually draws first, in a fixed order: documents then share a glyph list (and
+  // its encoding, `subsetsEncodedOnce`) unless their text adds others. The body's font gets printable
+  // ASCII (a body in English draws most of it), the hashes' font what hashes are written with.
+  regular.encodeText(PRINTABLE_ASCII);
+  mono.encodeText(HASH_TEXT);
   return { regular, bold, mono };
 }
 
