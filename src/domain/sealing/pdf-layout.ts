@@ -51,9 +51,11 @@ type EncodedStream = { on(event: 'data' | 'end' | 'error', listener: (value?: un
 /**
  * Each font subset encoded once per glyph list and thread. Encoding a subset (fontkit rebuilds the
  * font's tables) was a fifth of what a sealed PDF allocated, and documents of the same kind use the
- * same glyphs: with `embedFonts` putting printable ASCII first in every subset, in a fixed order, two
- * PDFs whose text is ASCII ask for the same glyph list. The bytes are the ones fontkit made for it
- * (encoding is deterministic), handed to pdf-lib through the stream interface it reads.
+ * same glyphs: with `embedFonts` putting the glyphs a font usually draws first, in a fixed order
+ * (printable ASCII for the body's font, hash characters for the mono font), two PDFs whose text adds
+ * no others ask for the same glyph list. The bytes are the ones fontkit made for it (encoding is
+ * deterministic), handed to pdf-lib through the stream interface it reads; glyphs a subset adds while
+ * encoding (composite glyphs' parts) come after every glyph id pdf-lib has already written.
  */
 function subsetsEncodedOnce(font: FontkitFont): FontkitFont {
   const createSubset = font.createSubset.bind(font);
