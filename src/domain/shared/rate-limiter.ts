@@ -37,7 +37,7 @@ export class RateLimiter {
        on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
          where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
        returning hits, (select hits from previous) as previous`,
-      [key, window.previousStart, key, window.start, overlap, rule.limit + EPSILON, overlap, rule.limit + EPSILON],
+      [key, window.previousStart, key, window.start, overlap, admittedCount(rule), overlap, admittedCount(rule)],
     );
     // The hits counted now weigh until a whole window after the current one began.
     const resetSeconds = Math.max(1, Math.ceil((windowStart + 2 * windowMs - now) / 1000));
@@ -62,7 +62,7 @@ export class RateLimiter {
   }
 
   /** Throws like `hit` would, without counting, on counts read in `window` (null: no row). */
-  checkCounts(rule: RateLimitRule, window: CountWindow, counted: { current: number | null; previous: number | null }, what: string): void {
+  checkCounts(rule: RateLimitRule, window: CountWindow, counted: WindowCounts, what: string): void {
     const passesAt = passesAtAfter(rule, window, counted);
     if (passesAt > window.now) throw refusal(what, passesAt - window.now);
   }
@@ -75,6 +75,8 @@ export function admittedCount(rule: RateLimitRule): number {
 
 /** A rule's counting window at one instant: `overlap` is how much of the previous window still weighs. */
 export type CountWindow = { now: number; start: Date; previousStart: Date; overlap: number };
+/** A key's hits in a window and in the one before it (null: no row). */
+type WindowCounts = { current: number | null; previous: number | null };
 
 function windowAt(rule: RateLimitRule, now: number): CountWindow {
   const windowMs = rule.windowSeconds * 1000;
@@ -82,8 +84,8 @@ function windowAt(rule: RateLimitRule, now: number): CountWindow {
   return { now, start: new Date(start), previousStart: new Date(start - windowMs), overlap: 1 - (now - start) / windowMs };
 }
 
-async function counts(em: EntityManager, key: string, window: CountWindow): Promise<{ current: number | null; previous: number | null }> {
-  const [row] = await preparedQuery<{ current: number | null; previous: number | null }>(
+async function counts(em: EntityManager, key: string, window: CountWindow): Promise<WindowCounts> {
+  const [row] = await preparedQuery<WindowCounts>(
     em,
     `select (select hits from rate_limit_windows where key = ? and window_start = ?) as current,
             (select hits from rate_limit_windows where key = ? and window_start = ?) as previous`,
@@ -93,11 +95,11 @@ async function counts(em: EntityManager, key: string, window: CountWindow): Prom
 }
 
 /** When one more hit passes, given the window's counts: `window.now` when it passes now. */
-function passesAtAfter(rule: RateLimitRule, window: CountWindow, counted: { current: number | null; previous: number | null }): number {
+function passesAtAfter(rule: RateLimitRule, window: CountWindow, counted: WindowCounts): number {
   const current = Number(counted.current ?? 0);
   const previous = Number(counted.previous ?? 0);
   const estimate = current + 1 + previous * window.overlap;
-  return estimate <= rule.limit + EPSILON ? window.now : admittedAt(rule, window.start.getTime(), current, previous);
+  return estimate <= admittedCount(rule) ? window.now : admittedAt(rule, window.start.getTime(), current, previous);
 }
 
 function refusal(what: string, waitMs: number): DomainError {
