@@ -68,4 +68,55 @@ describe('RateLimiter', () => {
     clock.advance((retryAfter - 1) * 1000);
     expect(await attempt(limiter, 'exact')).toBeGreaterThan(0);
   });
+  it('counts hits that arrive together in one statement, admitting as many as there is room for, in their order', async () => {
+    const limiter = new RateLimiter(clockAt(5));
+    const pool = (await orm.em.getConnection().getNativeClient()) as unknown as { query: (...args: unknown[]) => unknown };
+    const query = pool.query;
+    let statements = 0;
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      if (JSON.stringify(args[0]).includes('rate_limit_windows')) statements += 1;
+      return query.apply(this, args);
+    };
+    const remaining: number[] = [];
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 12 }, () =>
+          limiter.hit(orm.em.fork(), 'together', rule, 'tries', (quota) => remaining.push(quota.remaining)).then(
+            () => 'counted',
+            (error: DomainError) => error.details.retryAfterSeconds,
+          ),
+        ),
+      );
+      expect(outcomes.slice(0, 5)).toEqual(['counted', 'counted', 'counted', 'counted', 'counted']);
+      for (const retryAfter of outcomes.slice(5)) expect(retryAfter).toBeGreaterThan(0);
+      // Each counted hit has its own place in the window; the refused ones see nothing left.
+      expect(remaining.slice(0, 5).sort()).toEqual([0, 1, 2, 3, 4]);
+      expect(remaining.slice(5)).toEqual(Array(7).fill(0));
+    } finally {
+      pool.query = query;
+    }
+    // The first hit went alone; the eleven that came while it was in flight went together.
+    expect(statements).toBeLessThanOrEqual(3);
+  });
+
+  it('keeps the count exact when two instances hammer one key at once', async () => {
+    const clock = clockAt(5);
+    const instances = [new RateLimiter(clock), new RateLimiter(clock)];
+    const outcomes = await Promise.all(
+      instances.flatMap((limiter) => Array.from({ length: 20 }, () => attempt(limiter, 'shared'))),
+    );
+    expect(outcomes.filter((outcome) => outcome === null)).toHaveLength(5);
+  });
+
+  it('counts a hit in a transaction with the transaction: rolled back, it never happened', async () => {
+    const limiter = new RateLimiter(clockAt(5));
+    await orm.em
+      .fork()
+      .transactional(async (em) => {
+        for (let i = 0; i < 5; i += 1) await limiter.hit(em, 'rolled-back', rule, 'tries');
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    for (let i = 0; i < 5; i += 1) expect(await attempt(limiter, 'rolled-back')).toBeNull();
+  });
 });

@@ -162,7 +162,7 @@ export class ApiKey {
 /** Counts requests per key and fixed window; shared by every instance through the database. */
 @Entity({ tableName: 'rate_limit_windows' })
 export class RateLimitWindow {
-  [OptionalProps]?: 'hits';
+  [OptionalProps]?: 'hits' | 'granted';
 
   @PrimaryKey({ type: 'text' })
   key!: string;
@@ -172,4 +172,8 @@ export class RateLimitWindow {
 
   @Property({ type: 'integer' })
   hits: number = 0;
+
+  /** How many hits the last statement on this window counted (RateLimiter counts several in one). */
+  @Property({ type: 'integer', default: 0 })
+  granted: number = 0;
 }

@@ -12,6 +12,7 @@ import { Migration20261123043029_mcp_sessions_grants_confirmations as M9 } from 
 import { Migration20261123044135_oauth_storage as M10 } from './Migration20261123044135_oauth_storage.js';
 import { Migration20261123080000_unlogged_rate_limits as M11 } from './Migration20261123080000_unlogged_rate_limits.js';
 import { Migration20261123200243_record_change_notifications as M12 } from './Migration20261123200243_record_change_notifications.js';
+import { Migration20261126040000_rate_limit_grants as M13 } from './Migration20261126040000_rate_limit_grants.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -30,4 +31,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261123044135_oauth_storage', class: M10 },
   { name: 'Migration20261123080000_unlogged_rate_limits', class: M11 },
   { name: 'Migration20261123200243_record_change_notifications', class: M12 },
+  { name: 'Migration20261126040000_rate_limit_grants', class: M13 },
 ];

@@ -11,12 +11,20 @@ const EPSILON = 1e-9;
 
 /**
  * Sliding-window counters in PostgreSQL, so that every instance on one database shares them: one
- * atomic conditional upsert per hit into the current fixed window, weighed against the previous
- * window by how much of it still overlaps (no double burst at a window edge). A refused hit is not
- * counted, so a client that keeps trying is not locked out longer, and Retry-After is the moment
- * the next hit really passes. Old windows are swept by a job.
+ * atomic conditional upsert into the current fixed window, weighed against the previous window by
+ * how much of it still overlaps (no double burst at a window edge). A refused hit is not counted, so
+ * a client that keeps trying is not locked out longer, and Retry-After is the moment the next hit
+ * really passes. Old windows are swept by a job.
+ *
+ * Outside a transaction, the hits on one key that arrive while its statement is in flight go
+ * together in the next one, which admits as many of them as the window has room for (in the order
+ * they came): a client hammering one route costs one statement per round trip, not one per request,
+ * and the counts stay exact across instances.
  */
 export class RateLimiter {
+  /** Per key and rule, the hits waiting for the statement in flight to finish. */
+  private readonly queues = new Map<string, Waiter[]>();
+
   constructor(private readonly clock: Clock) {}
 
   /**
@@ -24,32 +32,70 @@ export class RateLimiter {
    * Answers the quota the hit left; `observe` also sees the quota of a refused hit (nothing left).
    */
   async hit(em: EntityManager, key: string, rule: RateLimitRule, what: string, observe?: (quota: Quota) => void): Promise<Quota> {
-    const window = this.window(rule);
-    const { now, overlap } = window;
-    const windowMs = rule.windowSeconds * 1000;
-    const windowStart = window.start.getTime();
-    // Counted only when it passes: hits (this one included) + previous * overlap <= limit.
-    const [counted] = await preparedQuery<{ hits: number; previous: number }>(
-      em,
-      `with previous as (select coalesce((select hits from rate_limit_windows where key = ? and window_start = ?), 0) as hits)
-       insert into rate_limit_windows (key, window_start, hits)
-         select ?, ?, 1 from previous where 1 + previous.hits * ?::float8 <= ?::float8
-       on conflict (key, window_start) do update set hits = rate_limit_windows.hits + 1
-         where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
-       returning hits, (select hits from previous) as previous`,
-      [key, window.previousStart, key, window.start, overlap, admittedCount(rule), overlap, admittedCount(rule)],
-    );
-    // The hits counted now weigh until a whole window after the current one began.
-    const resetSeconds = Math.max(1, Math.ceil((windowStart + 2 * windowMs - now) / 1000));
-    if (counted) {
-      const used = Number(counted.hits) + Number(counted.previous) * overlap;
-      const quota = { limit: rule.limit, windowSeconds: rule.windowSeconds, remaining: Math.max(0, Math.floor(rule.limit - used + EPSILON)), resetSeconds };
-      observe?.(quota);
-      return quota;
+    const { quota, waitMs } = await new Promise<HitOutcome>((resolve, reject) => this.enqueue(em, key, rule, { resolve, reject }));
+    // Here, in the caller's own async context: the quota reaches the request that made this hit.
+    observe?.(quota);
+    if (waitMs !== null) throw refusal(what, waitMs);
+    return quota;
+  }
+
+  private enqueue(em: EntityManager, key: string, rule: RateLimitRule, waiter: Waiter): void {
+    // In a transaction the hit belongs to it (it commits or rolls back with the caller's writes).
+    if (em.isInTransaction()) {
+      void this.count(em, key, rule, [waiter]);
+      return;
     }
-    const passesAt = passesAtAfter(rule, window, await counts(em, key, window));
-    observe?.({ limit: rule.limit, windowSeconds: rule.windowSeconds, remaining: 0, resetSeconds: Math.max(resetSeconds, Math.ceil((passesAt - now) / 1000)) });
-    throw refusal(what, passesAt - now);
+    const id = `${key}\u0000${rule.limit}/${rule.windowSeconds}`;
+    const waiting = this.queues.get(id);
+    if (waiting) {
+      waiting.push(waiter);
+      return;
+    }
+    const queue = [waiter];
+    this.queues.set(id, queue);
+    void (async () => {
+      while (queue.length > 0) await this.count(em, key, rule, queue.splice(0));
+      this.queues.delete(id);
+    })();
+  }
+
+  /** Counts a batch of hits on one key in one statement and settles each waiter (never throws). */
+  private async count(em: EntityManager, key: string, rule: RateLimitRule, batch: Waiter[]): Promise<void> {
+    try {
+      const window = this.window(rule);
+      const { now, overlap } = window;
+      const windowMs = rule.windowSeconds * 1000;
+      const admitted = admittedCount(rule);
+      // Up to `batch.length` hits counted, as many as pass: hits (these included) + previous * overlap <= limit.
+      // `granted` keeps how many this statement counted (RETURNING sees only the row as updated).
+      const [counted] = await preparedQuery<{ hits: number; granted: number; previous: number }>(
+        em,
+        `with previous as (select coalesce((select hits from rate_limit_windows where key = ? and window_start = ?), 0) as hits)
+         insert into rate_limit_windows (key, window_start, hits, granted)
+           select ?, ?, g, g from (select least(?::int, floor(?::float8 - previous.hits * ?::float8))::int as g from previous) fresh where g >= 1
+         on conflict (key, window_start) do update
+           set hits = rate_limit_windows.hits + least(?::int, floor(?::float8 - rate_limit_windows.hits - (select hits from previous) * ?::float8))::int,
+               granted = least(?::int, floor(?::float8 - rate_limit_windows.hits - (select hits from previous) * ?::float8))::int
+           where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
+         returning hits, granted, (select hits from previous) as previous`,
+        [key, window.previousStart, key, window.start, batch.length, admitted, overlap, batch.length, admitted, overlap, batch.length, admitted, overlap, overlap, admitted],
+      );
+      const granted = counted ? Number(counted.granted) : 0;
+      // The hits counted now weigh until a whole window after the current one began.
+      const resetSeconds = Math.max(1, Math.ceil((window.start.getTime() + 2 * windowMs - now) / 1000));
+      batch.slice(0, granted).forEach((waiter, i) => {
+        const used = Number(counted!.hits) - granted + i + 1 + Number(counted!.previous) * overlap;
+        waiter.resolve({ quota: { ...quotaOf(rule, resetSeconds), remaining: Math.max(0, Math.floor(rule.limit - used + EPSILON)) }, waitMs: null });
+      });
+      if (granted === batch.length) return;
+      // The window is full: the rest wait until one more hit passes.
+      const counts: WindowCounts = counted ? { current: Number(counted.hits), previous: Number(counted.previous) } : await countsIn(em, key, window);
+      const passesAt = passesAtAfter(rule, window, counts);
+      const quota = { ...quotaOf(rule, Math.max(resetSeconds, Math.ceil((passesAt - now) / 1000))), remaining: 0 };
+      for (const waiter of batch.slice(granted)) waiter.resolve({ quota, waitMs: passesAt - now });
+    } catch (error) {
+      for (const waiter of batch) waiter.reject(error);
+    }
   }
 
   /**
@@ -75,6 +121,14 @@ export function admittedCount(rule: RateLimitRule): number {
 
 /** A rule's counting window at one instant: `overlap` is how much of the previous window still weighs. */
 export type CountWindow = { now: number; start: Date; previousStart: Date; overlap: number };
+/** What one hit came to: the quota it left, and how long until one more passes if it was refused (null: counted). */
+type HitOutcome = { quota: Quota; waitMs: number | null };
+type Waiter = { resolve: (outcome: HitOutcome) => void; reject: (error: unknown) => void };
+
+function quotaOf(rule: RateLimitRule, resetSeconds: number): Omit<Quota, 'remaining'> {
+  return { limit: rule.limit, windowSeconds: rule.windowSeconds, resetSeconds };
+}
+
 /** A key's hits in a window and in the one before it (null: no row). */
 type WindowCounts = { current: number | null; previous: number | null };
 
@@ -84,7 +138,7 @@ function windowAt(rule: RateLimitRule, now: number): CountWindow {
   return { now, start: new Date(start), previousStart: new Date(start - windowMs), overlap: 1 - (now - start) / windowMs };
 }
 
-async function counts(em: EntityManager, key: string, window: CountWindow): Promise<WindowCounts> {
+async function countsIn(em: EntityManager, key: string, window: CountWindow): Promise<WindowCounts> {
   const [row] = await preparedQuery<WindowCounts>(
     em,
     `select (select hits from rate_limit_windows where key = ? and window_start = ?) as current,
