@@ -37,6 +37,15 @@ describe('Share card', () => {
     expect((await renderShareCard(card)).equals(await renderShareCard({ ...card }))).toBe(true);
   });
 
+  it('draws each card whole on a canvas reused from earlier cards, several at once', async () => {
+    const unsealed = { ...card, title: 'A much longer title that wraps onto several lines of the card before it is clamped with an ellipsis at the end', status: 'pending_signatures', sealedAt: null };
+    const alone = [await renderShareCard(card), await renderShareCard(unsealed)];
+    // In flight together and one after another, in both orders: each card is the one drawn alone.
+    const together = await Promise.all([renderShareCard(unsealed), renderShareCard(card), renderShareCard(unsealed), renderShareCard(card)]);
+    expect(together.map((png) => png.equals(alone[0]!) || (png.equals(alone[1]!) && 'unsealed'))).toEqual(['unsealed', true, 'unsealed', true]);
+    expect((await renderShareCard(card)).equals(alone[0]!)).toBe(true);
+  });
+
   it('shows the document identicon drawn from the shared pattern', async () => {
     const image = await loadImage(await renderShareCard(card));
     const canvas = createCanvas(1200, 630);

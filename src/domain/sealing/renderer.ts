@@ -50,6 +50,9 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     minThreads: 0,
     maxThreads: threads,
     idleTimeout: 30_000,
+    // Two tasks a thread: while one waits on libuv's pool (a card's PNG encoding, a signature's RSA),
+    // the thread draws the other instead of idling.
+    concurrentTasksPerWorker: 2,
     resourceLimits: RENDER_THREAD_HEAP,
     ...(options.execArgv ? { execArgv: options.execArgv } : {}),
   });
