@@ -31,9 +31,11 @@ export const inlineRenderer: SealRenderer = {
 
 /**
  * A render thread's V8 heap. A thread lives on about 25 MiB, and what it draws is bounded (a body of
- * at most 7,000 characters). Under the process's limits (`npm start`: a 256 MiB old generation, 8 MiB
- * semi-spaces) V8 let a busy thread's heap pages grow by about 65 MiB over 50 PDFs; under these it
- * grows by about 40 (issue 11's memory goal), and still has room for four times its live heap.
+ * at most 7,000 characters). Under the process's limits (a 256 MiB old generation) V8 let a busy
+ * thread's heap pages grow by about 65 MiB over 50 PDFs; under these it grows by about 40 (issue 11's
+ * memory goal), and still has room for four times its live heap. The young generation's size applies
+ * only when the process sets none: V8's `--max-semi-space-size` (2 MiB under `npm start`) wins over a
+ * worker's limits, and measured the same seals/s and CPU a seal as these (render bench, 2026-11-26).
  */
 export const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
 
