@@ -41,14 +41,13 @@ function registerFonts(): void {
  */
 export async function renderShareCard(input: ShareCardInput): Promise<Buffer> {
   registerFonts();
-  const { canvas, ctx } = takeCanvas();
+  const held = takeCanvas();
   try {
-    draw(ctx, input);
-  } catch (error) {
-    idleCanvases.push({ canvas, ctx });
-    throw error;
+    draw(held.ctx, input);
+    return await encodePng(held.canvas);
+  } finally {
+    idleCanvases.push(held);
   }
-  return encodePng(canvas).finally(() => idleCanvases.push({ canvas, ctx }));
 }
 
 type CardCanvas = { canvas: Canvas; ctx: CanvasRenderingContext2D };
