@@ -119,4 +119,15 @@ describe('RateLimiter', () => {
       .catch(() => undefined);
     for (let i = 0; i < 5; i += 1) expect(await attempt(limiter, 'rolled-back')).toBeNull();
   });
+  it('fails every hit of a batch whose statement fails with the database\'s error, and leaves no hit waiting', async () => {
+    const limiter = new RateLimiter(clockAt(5));
+    // PostgreSQL refuses a NUL in text: every statement on this key fails.
+    const key = 'refused\u0000key';
+    const failed = await Promise.allSettled(Array.from({ length: 3 }, () => limiter.hit(orm.em.fork(), key, rule, 'tries')));
+    // The database's error, not a refusal with a made-up quota.
+    for (const outcome of failed) expect(outcome).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/0x00/) }) });
+    // The key's queue was emptied: the next hit runs a statement of its own (and fails the same way).
+    await expect(limiter.hit(orm.em.fork(), key, rule, 'tries')).rejects.toThrow(/0x00/);
+    expect(await attempt(limiter, 'after-failure')).toBeNull();
+  });
 });

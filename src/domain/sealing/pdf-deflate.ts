@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
+import { LRUCache } from 'lru-cache';
 import { PDFFlateStream, PDFName, type PDFDocument } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 
 const FILTER = PDFName.of('Filter');
@@ -18,7 +19,12 @@ const FLATE_DECODE = PDFName.of('FlateDecode');
  */
 export function deflateNatively(doc: PDFDocument): { beforeSave(): void } {
   const context = doc.context;
-  context.flateStream = (contents, dict = {}) => context.stream(deflatedOnce(typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents), { ...dict, Filter: 'FlateDecode' });
+  context.flateStream = (contents, dict = {}) => {
+    const bytes = typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents;
+    // An attached file is the record's own (its metadata, its trail): never the same in two PDFs.
+    const deflated = dict.Type === 'EmbeddedFile' ? deflateSync(bytes) : deflatedOnce(bytes);
+    return context.stream(deflated, { ...dict, Filter: 'FlateDecode' });
+  };
   return {
     beforeSave: () => {
       for (const [, object] of context.enumerateIndirectObjects()) {
@@ -34,22 +40,18 @@ export function deflateNatively(doc: PDFDocument): { beforeSave(): void } {
 
 /** Streams at least this long are looked up in `deflated` before they are deflated. */
 const KNOWN_FROM_BYTES = 8192;
-/** Deflated streams kept, by the SHA-256 of their bytes (dropped at once when full, then refilled). */
-const KEPT = 16;
-const deflated = new Map<string, Buffer>();
+/** Deflated streams kept, by the SHA-256 of their bytes, least recently used first out. */
+const deflated = new LRUCache<string, Buffer>({ max: 16 });
 
 /**
  * A font subset of the same glyphs is the same bytes in every PDF (pdf-layout encodes each glyph list
- * once): its deflated bytes are kept and reused, about 1.3 ms a PDF. Short streams (text, cmaps,
- * attachments) are deflated as they come.
+ * once): its deflated bytes are kept and reused, about 1.3 ms a PDF. Short streams (text, cmaps) are
+ * deflated as they come.
  */
 function deflatedOnce(bytes: Uint8Array): Buffer {
   if (bytes.length < KNOWN_FROM_BYTES) return deflateSync(bytes);
   const key = createHash('sha256').update(bytes).digest('base64');
   let known = deflated.get(key);
-  if (known === undefined) {
-    if (deflated.size >= KEPT) deflated.clear();
-    deflated.set(key, (known = deflateSync(bytes)));
-  }
+  if (known === undefined) deflated.set(key, (known = deflateSync(bytes)));
   return known;
 }

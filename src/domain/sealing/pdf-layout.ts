@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import fontkit from '@pdf-lib/fontkit';
 import { fill, PDFDocument, popGraphicsState, pushGraphicsState, rectangle, rgb, setFillingColor, type Color, type PDFFont, type PDFPage } from 'pdf-lib/dist/pdf-lib.esm.min.js';
 import QRCode from 'qrcode';
+import { LRUCache } from 'lru-cache';
 import { identiconPattern, type Rgb } from '../ceremonies/identicon.js';
 import { FONT_FILES } from './fonts.js';
 import { PALETTE } from './look.js';
@@ -41,7 +42,7 @@ const parsedOnce: Fontkit = {
 const PRINTABLE_ASCII = String.fromCharCode(...Array.from({ length: 95 }, (_, i) => 32 + i));
 const HASH_TEXT = '0123456789abcdef sha256: Signature';
 
-/** Subsets kept encoded per font, by their glyph list; dropped at once when this many are held. */
+/** Subsets kept encoded per font, by their glyph list, least recently used first out. */
 const ENCODED_SUBSETS = 32;
 
 type Subset = ReturnType<FontkitFont['createSubset']>;
@@ -59,7 +60,7 @@ type EncodedStream = { on(event: 'data' | 'end' | 'error', listener: (value?: un
  */
 function subsetsEncodedOnce(font: FontkitFont): FontkitFont {
   const createSubset = font.createSubset.bind(font);
-  const encoded = new Map<string, Uint8Array>();
+  const encoded = new LRUCache<string, Uint8Array>({ max: ENCODED_SUBSETS });
   font.createSubset = () => {
     const subset = createSubset();
     const encodeStream = subset.encodeStream.bind(subset);
@@ -70,10 +71,7 @@ function subsetsEncodedOnce(font: FontkitFont): FontkitFont {
       const stream = encodeStream();
       const parts: Uint8Array[] = [];
       stream.on('data', (part: Uint8Array) => parts.push(part));
-      stream.on('end', () => {
-        if (encoded.size >= ENCODED_SUBSETS) encoded.clear();
-        encoded.set(key, Buffer.concat(parts));
-      });
+      stream.on('end', () => encoded.set(key, Buffer.concat(parts)));
       return stream;
     };
     return subset;
