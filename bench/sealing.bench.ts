@@ -23,7 +23,7 @@ import { defaultSealWorkers } from '../src/config.js';
 import { agreement, Bench, percentile, selected } from './support.js';
 
 if (!selected('sealing')) process.exit(0);
-const SEALS = Number(process.env.BENCH_SEALS ?? 100);
+const SEALS = Number(process.env.BENCH_SEALS ?? 300);
 const AT_ONCE = Number(process.env.BENCH_CEREMONIES ?? 50);
 /** The initiators sign at a person's pace: a random pause of 0 to 2 x BENCH_THINK_MS before each step. */
 const THINK_MS = Number(process.env.BENCH_THINK_MS ?? 1000);

@@ -16,12 +16,12 @@ export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: Node
 /**
  * The V8 heap as `npm start` sizes it (package.json; HEAP_LIMIT_MIB, default 256): a capped old
  * generation makes V8 grow the heap by a small factor after each collection instead of up to 4x,
- * 2 MiB semi-spaces keep the young generation small, and no baseline (Sparkplug) code is kept
- * beside the bytecode and the optimized code. BENCH_NODE_FLAGS come after and win.
+ * 2 MiB semi-spaces keep the young generation small, and functions go from bytecode straight to
+ * TurboFan (no Sparkplug or Maglev code beside them). BENCH_NODE_FLAGS come after and win.
  */
 /** glibc's malloc as `npm start` sets it (README: MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). */
 const MALLOC_SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
-const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=2', '--no-sparkplug'];
+const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=2', '--no-sparkplug', '--no-maglev'];
 
 /**
  * The mail the services handed over, in order. A client waiting for a code is woken when mail
