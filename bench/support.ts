@@ -14,14 +14,25 @@ export type Started = { child: ChildProcess; url: string };
 export type ServiceMemory = NodeJS.MemoryUsage & { peak: number; collected: NodeJS.MemoryUsage; mappings: Record<string, number> };
 
 /**
- * The V8 heap as `npm start` sizes it (package.json; HEAP_LIMIT_MIB, default 256): a capped old
- * generation makes V8 grow the heap by a small factor after each collection instead of up to 4x,
- * 2 MiB semi-spaces keep the young generation small, and functions go from bytecode straight to
- * TurboFan (no Sparkplug or Maglev code beside them). BENCH_NODE_FLAGS come after and win.
+ * The service's process as `npm start` sets it up, read from package.json's start script so the
+ * benches measure what it runs: glibc's malloc settings before `node scripts/with-db.mjs` (README:
+ * MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_) and the Node/V8 flags before
+ * `dist/src/main.js` (the heap's limit, HEAP_LIMIT_MIB, and its young generation; no Sparkplug or
+ * Maglev code). `${NAME:-default}` is the caller's NAME, else the default. BENCH_NODE_FLAGS come
+ * after the flags and win.
  */
-/** glibc's malloc as `npm start` sets it (README: MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). */
-const MALLOC_SETTINGS = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' };
-const SERVICE_NODE_FLAGS = [`--max-old-space-size=${process.env.HEAP_LIMIT_MIB ?? 256}`, '--max-semi-space-size=2', '--no-sparkplug', '--no-maglev'];
+function startScript(): { env: Record<string, string>; flags: string[] } {
+  const script: string = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')).scripts.start;
+  const expand = (text: string) => text.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, fallback: string) => process.env[name] ?? fallback);
+  const command = /node scripts\/with-db\.mjs node (.*?) ?dist\/src\/main\.js/.exec(script);
+  if (!command) throw new Error(`package.json's start script no longer runs "node scripts/with-db.mjs node <flags> dist/src/main.js": ${script}`);
+  const settings = script.slice(0, command.index).matchAll(/(\w+)=(\$\{\w+:-[^}]*\}|\S+)/g);
+  return {
+    env: Object.fromEntries([...settings].map(([, name, value]) => [name!, expand(value!)])),
+    flags: command[1]!.split(' ').filter(Boolean).map(expand),
+  };
+}
+const { env: MALLOC_SETTINGS, flags: SERVICE_NODE_FLAGS } = startScript();
 
 /**
  * The mail the services handed over, in order. A client waiting for a code is woken when mail
