@@ -10,3 +10,14 @@ export function ensureLocalPostgres(): Promise<{ url: string; started: boolean }
 export function stopLocalPostgres(): Promise<boolean>;
 /** State of the project-local cluster, without starting it. */
 export function localPostgresStatus(): { running: boolean; port: number | null; dataDir: string };
+/** A throwaway cluster of its own on a free loopback port, for tests that restart, stop or freeze the server. */
+export function startScratchPostgres(): Promise<{
+  url: string;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  restart(): Promise<void>;
+  /** SIGSTOP to every server process: connections stay open and nothing answers. */
+  freeze(): void;
+  thaw(): void;
+  remove(): Promise<void>;
+}>;

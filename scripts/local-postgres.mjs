@@ -31,6 +31,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { choosePort, runAsCli, sleep, tail, withLockDir } from './local-services.mjs';
@@ -450,6 +452,87 @@ export function localPostgresStatus() {
   const l = layout();
   const server = runningServer(l.data);
   return { running: Boolean(server), port: server?.port ?? null, dataDir: l.data };
+}
+
+/**
+ * A throwaway cluster of its own (for tests that restart, stop or freeze the server without touching
+ * the shared one): created in a new folder under the system's temporary folder, started on a free
+ * loopback port, removed by `remove()`. `freeze()` stops every server process (SIGSTOP: the server
+ * holds its connections but answers nothing), `thaw()` lets them go on.
+ */
+export async function startScratchPostgres() {
+  const bindir = await ensureBinDir(null);
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'rss-scratch-pg-'));
+  const l = { base, inRepo: false, data: path.join(base, 'data'), sockDir: base, logFile: path.join(base, 'postgres.log'), marker: path.join(base, 'initdb.done') };
+  if (IS_ROOT) {
+    const user = requireServerUser();
+    fs.chownSync(base, user.uid, user.gid);
+  }
+  await initCluster(l, bindir);
+  const port = await freePort();
+  const pgCtl = (args) => run(path.join(bindir, 'pg_ctl'), args, { asServerUser: true, detached: true });
+  const start = async () => {
+    const r = await pgCtl(['start', '-D', l.data, '-l', l.logFile, '-w', '-t', '60', '-s', '-o', `-p ${port} -k ${shellQuote(l.sockDir)} -c listen_addresses=127.0.0.1`]);
+    if (r.code !== 0) throw new LocalPostgresError(`pg_ctl start failed (exit ${r.code}) ${r.stderr.trim()}\n${tail(l.logFile)}`);
+    await waitUntilReady(bindir, port);
+  };
+  const stop = async () => {
+    if (!runningServer(l.data)) return;
+    const r = await pgCtl(['stop', '-D', l.data, '-m', 'fast', '-w', '-t', '60', '-s']);
+    if (r.code !== 0) throw new LocalPostgresError(`pg_ctl stop failed (exit ${r.code}): ${r.stderr.trim()}`);
+  };
+  const signalAll = (signal) => {
+    const server = runningServer(l.data);
+    if (!server) return;
+    const pids = [server.pid, ...childrenOf(server.pid)];
+    for (const pid of pids) process.kill(pid, signal);
+  };
+  await start();
+  await ensureDatabase(bindir, port);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${DB_NAME}`,
+    start,
+    stop,
+    restart: async () => {
+      await stop();
+      await start();
+    },
+    freeze: () => signalAll('SIGSTOP'),
+    thaw: () => signalAll('SIGCONT'),
+    remove: async () => {
+      signalAll('SIGCONT');
+      await stop();
+      fs.rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The pids whose parent is `pid` (from /proc). */
+function childrenOf(pid) {
+  const children = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return children;
+}
+
+/** A loopback port nobody listens on now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,8 +9,7 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError, specifiedRules, validate } from 'graphql';
-import { WebSocketServer } from 'ws';
+import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
@@ -79,7 +78,8 @@ import { MessengerMethod } from './domain/ceremonies/methods/messenger.js';
 import { MessengerInbox } from './domain/ceremonies/messenger-inbox.js';
 import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
 import { buildGraphSchema } from './graph/schema.js';
-import { graphArmor } from './graph/armor.js';
+import { checkedDocument, graphArmor, refuseDeepDocuments } from './graph/armor.js';
+import { clientAddressResolver, guardedWebSocketServer } from './graph/transport/websocket.js';
 import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
 import { createRestFacade } from './facade-rest/router.js';
 import { restErrorHandler } from './facade-rest/errors.js';
@@ -99,6 +99,7 @@ import { defineHousekeepingJob, scheduleHousekeeping } from './jobs/housekeeping
 import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-records.job.js';
 import { createLogger, httpLogger, requestIdOf } from './logger.js';
 import { webUiRouter } from './web-ui.js';
+import { readiness } from './readiness.js';
 import type { McpFacadeDeps } from './facade-mcp/index.js';
 import { mcpOnFirstUse } from './facade-mcp/on-first-use.js';
 
@@ -106,8 +107,6 @@ export type AppOptions = {
   logger?: Logger;
   clock?: Clock;
   mailer?: Mailer;
-  /** Agenda lock lifetime; tests keep it short so that stopping is quick. */
-  jobLockLifetimeMs?: number;
   /** How often Agenda polls for due jobs; tests poll fast. */
   jobProcessEvery?: string | number;
   /** Node options of the sealing render threads (default: this process's); tests running the sources pass their TypeScript loader. */
@@ -310,13 +309,15 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
 
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
-  const wsServer = new WebSocketServer({ server, path: '/graphql' });
+  const ws = guardedWebSocketServer(server, '/graphql', config.websocket, clientAddressResolver(app.get('trust proxy fn') as (address: string, hop: number) => boolean), logger);
   const formatError = formatGraphError(logger);
   const wsCleanup = useServer<Record<string, unknown>>(
     {
       schema,
-      // The same limits as over HTTP (depth, aliases, directives, cost, introspection).
-      validate: (wsSchema, document) => validate(wsSchema, document, [...specifiedRules, ...armor.validationRules]),
+      connectionInitWaitTimeout: config.websocket.initTimeoutMs,
+      // The same limits as over HTTP, in the same order: nesting before parsing, tokens while parsing,
+      // then depth, aliases, directives, cost and introspection; refusals carry the same codes.
+      onSubscribe: (_ctx, _id, payload) => checkedDocument(schema, payload, armor),
       // The same error model as over HTTP: domain codes in extensions.code, nothing unexpected leaks.
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       onNext: (_ctx, _id, _payload, _args, result) =>
@@ -326,22 +327,24 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       onConnect: async (ctx) => {
         try {
           await authenticator.fromConnectionParams(ctx.connectionParams ?? {});
-          return true;
         } catch (error) {
           if (error instanceof GraphQLError) return false;
           throw error;
         }
+        ws.watchOperations(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length);
+        return true;
       },
       context: async (ctx) => ({
         principal: await authenticator.fromConnectionParams(ctx.connectionParams ?? {}),
         via: 'graphql' as const,
         requestId: randomUUID(),
-        clientAddress: ctx.extra.request.socket.remoteAddress ?? null,
+        clientAddress: ws.clientAddressOf(ctx.extra.request),
         live,
       }),
     },
-    wsServer,
+    ws.wss,
   );
+  ws.takeOverSocketErrors();
 
   const apollo = new ApolloServer<GraphContext>({
     schema,
@@ -358,7 +361,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       ApolloServerPluginCacheControlDisabled(),
       // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
       ApolloServerPluginInlineTraceDisabled(),
-      { async serverWillStart() { return { async drainServer() { await wsCleanup.dispose(); } }; } },
+      { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
     ],
   });
   await apollo.start();
@@ -366,6 +369,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   app.use(
     '/graphql',
     express.json({ limit: '256kb' }),
+    refuseDeepDocuments,
     expressMiddleware(apollo, {
       context: async ({ req }) => ({
         principal: await authenticator.fromHeaders(req.headers),
@@ -389,6 +393,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     new CredentialResolverChain([connectorTokenResolver(oauthServer.lookupAccessToken, connectorGrants, oauthServer.resource)]),
   );
   const executor = new GraphExecutor(schema, formatError);
+  const ready = readiness(config.databaseUrl, () => pubSub.listening);
   // MCP: the transport's bearer is an API key or a manual MCP token (accepted nowhere else); without one, the session's grant.
   const mcpCredentialChain = new CredentialResolverChain([mcpGrants.tokenResolver(), apiKeyResolver(orm, clock)]);
   const boundPort = () => (server.address() as AddressInfo | null)?.port ?? config.port;
@@ -423,7 +428,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await createRestFacade({
       executor,
       authenticate: (credentials) => credentialChain.authenticate(credentials),
-      meta: metaOperations({ orm, mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
+      meta: metaOperations({ readiness: () => ready.check(), mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
       guards: inboundGuards({ messenger: messengerInbox }),
       idempotency,
       listingAnswers,
@@ -439,7 +444,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       databaseUrl: config.databaseUrl,
       mongodbUrl: config.mongodbUrl,
       logger,
-      lockLifetimeMs: options.jobLockLifetimeMs,
+      pubSub,
+      lockLifetimeMs: config.jobLockSeconds * 1000,
       processEvery: options.jobProcessEvery,
     });
     agenda = queue.agenda;
@@ -489,6 +495,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await step('credential watch', credentials.stop);
       await step('pubsub', () => pubSub.close());
       await step('pubsub pool', () => pubSubPool.end());
+      await step('readiness probe', () => ready.close());
       await step('database', () => orm.close());
     },
   };

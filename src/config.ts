@@ -36,6 +36,11 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL').optional(),
   JOBS_ENABLED: bool.default(true),
+  JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
+  WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(2000),
+  WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(50),
+  WS_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   OTP_TTL_SECONDS: seconds.default(600),
   OTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   OTP_REQUESTS_PER_WINDOW: z.coerce.number().int().min(1).default(5),
@@ -116,6 +121,10 @@ export type Config = {
   graphqlIntrospection: boolean;
   mongodbUrl: string | undefined;
   jobsEnabled: boolean;
+  /** graphql-ws: sockets in all and per client address, idle seconds, and the wait for `connection_init`. */
+  websocket: { maxConnections: number; maxConnectionsPerClient: number; idleSeconds: number; initTimeoutMs: number };
+  /** How long a job's lock holds without its heartbeat: a dead or cut-off worker's job is taken over after this. */
+  jobLockSeconds: number;
   otp: { ttlSeconds: number; maxAttempts: number; requestsPerWindow: number; requestWindowSeconds: number; failuresPerDay: number };
   /** Per client network address on the anonymous routes: code requests and verifications (each per hour), public verifications per minute. */
   clientLimits: { codeCallsPerHour: number; verificationsPerMinute: number; registrationsPerHour: number };
@@ -210,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     graphqlIntrospection: e.GRAPHQL_INTROSPECTION ?? e.NODE_ENV !== 'production',
     mongodbUrl: e.MONGODB_URL,
     jobsEnabled: e.JOBS_ENABLED,
+    jobLockSeconds: e.JOB_LOCK_SECONDS,
+    websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {
       ttlSeconds: e.OTP_TTL_SECONDS,
       maxAttempts: e.OTP_MAX_ATTEMPTS,

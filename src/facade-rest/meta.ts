@@ -1,4 +1,3 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RestOperation } from './operation.js';
 
 const VERSION = '1.0.0';
@@ -7,7 +6,11 @@ const VERSION = '1.0.0';
 export const HEALTH_BODY = Object.freeze({ status: 'ok', service: 'record-signing', version: VERSION });
 
 /** Health and diagnostics: no credentials, no GraphQL. */
-export function metaOperations(deps: { orm: MikroORM; mcpDiagnostics: () => Promise<Record<string, unknown>> }): Record<string, RestOperation> {
+export function metaOperations(deps: {
+  /** Each dependency's state, answered within a deadline (a hung database is `timeout`, not a hung probe). */
+  readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>;
+  mcpDiagnostics: () => Promise<Record<string, unknown>>;
+}): Record<string, RestOperation> {
   return {
     getHealth: {
       operation: null,
@@ -16,16 +19,8 @@ export function metaOperations(deps: { orm: MikroORM; mcpDiagnostics: () => Prom
     getHealthReady: {
       operation: null,
       run: async () => {
-        // A second try: one pooled connection the database has just dropped is not unreadiness.
-        for (let attempt = 0; attempt < 2; attempt += 1) {
-          try {
-            await deps.orm.em.fork().execute('select 1');
-            return { status: 200, body: { status: 'ready', checks: { database: 'ok' } } };
-          } catch {
-            // try again once
-          }
-        }
-        return { status: 503, body: { status: 'not_ready', checks: { database: 'unavailable' } } };
+        const { ready, checks } = await deps.readiness();
+        return ready ? { status: 200, body: { status: 'ready', checks } } : { status: 503, body: { status: 'not_ready', checks } };
       },
     },
     getMcpDiagnostics: {

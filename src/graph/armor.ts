@@ -1,6 +1,8 @@
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { GraphQLError, type ValidationRule } from 'graphql';
+import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { NextFunction, Request, Response } from 'express';
+import { documentTooDeep } from './document-shape.js';
 
 /**
  * What one GraphQL operation may ask for, checked before anything runs (parse and validation):
@@ -46,3 +48,49 @@ const noIntrospection: ValidationRule = (context) => ({
     }
   },
 });
+
+/**
+ * `/graphql` over HTTP: a document nested deeper than any valid one is refused before Apollo parses
+ * and validates it (400, `graphql_parse_failed`, as Apollo answers a syntax error).
+ */
+export function refuseDeepDocuments(req: Request, res: Response, next: NextFunction): void {
+  const body = req.body as { query?: unknown } | undefined;
+  const query = typeof body?.query === 'string' ? body.query : typeof req.query.query === 'string' ? req.query.query : null;
+  const refusal = query === null ? null : documentTooDeep(query);
+  if (!refusal) return next();
+  res.status(400).json({ errors: [{ message: refusal.message, extensions: { code: 'graphql_parse_failed' } }] });
+}
+
+/**
+ * A graphql-ws operation's document, checked as `/graphql` checks one over HTTP (nesting, tokens,
+ * then every validation rule with the armor's), or the refusal with the codes Apollo gives the same
+ * mistakes: `GRAPHQL_PARSE_FAILED` and `GRAPHQL_VALIDATION_FAILED` (the client's errors, never logged
+ * as the service's).
+ */
+export function checkedDocument(
+  schema: GraphQLSchema,
+  payload: { query: string; operationName?: string | null; variables?: Record<string, unknown> | null },
+  armor: { validationRules: readonly ValidationRule[]; parseOptions: { maxTokens: number } },
+): GraphQLError[] | { schema: GraphQLSchema; document: DocumentNode; operationName?: string | null; variableValues?: Record<string, unknown> | null } {
+  const tooDeep = documentTooDeep(payload.query);
+  if (tooDeep) return [tooDeep];
+  let document: DocumentNode;
+  try {
+    document = parse(payload.query, armor.parseOptions);
+  } catch (error) {
+    return [withCode(error instanceof GraphQLError ? error : new GraphQLError(String(error)), 'GRAPHQL_PARSE_FAILED')];
+  }
+  const errors = validate(schema, document, [...specifiedRules, ...armor.validationRules]);
+  if (errors.length > 0) return errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+  return { schema, document, operationName: payload.operationName, variableValues: payload.variables };
+}
+
+function withCode(error: GraphQLError, code: string): GraphQLError {
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, code },
+  });
+}

@@ -62,7 +62,8 @@ export function formatGraphError(logger: Logger) {
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
-      // Parse, validation and variable errors from graphql-js itself: the caller's mistake.
+      // Parse, validation and variable errors from graphql-js itself: the caller's mistake, not the service's.
+      logger.debug({ code, message: formatted.message }, 'graphql request refused');
       return { ...formatted, extensions: { code: code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' ? 'validation_error' : code.toLowerCase() } };
     }
     logger.error({ err: original instanceof GraphQLError ? original.originalError ?? original : original }, 'unexpected error');

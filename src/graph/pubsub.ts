@@ -44,6 +44,11 @@ export class PostgresPubSub implements PubSub {
     this.listener = await this.listen();
   }
 
+  /** Whether the LISTEN connection is up (false while it reconnects: notifications are being missed). */
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+
   private async listen(): Promise<pg.Client> {
     const client = new pg.Client({ connectionString: this.url });
     // Errors and the end of the connection both mean "lost"; only the current client may trigger a reconnect.

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AnchoringService } from '../domain/anchoring/anchoring-service.js';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
 import { isSealingEvent } from '../domain/shared/events.js';
+import { defineJob } from './queue.js';
 
 export const ANCHORING_JOB = 'anchoring.tick';
 
@@ -11,7 +12,7 @@ export const ANCHORING_JOB = 'anchoring.tick';
  * instance holds the anchoring lock, and at once after a seal; safe to run any number of times.
  */
 export function defineAnchoringJob(agenda: Agenda, anchoring: AnchoringService, logger: Logger): void {
-  agenda.define(ANCHORING_JOB, async () => {
+  defineJob(agenda, ANCHORING_JOB, async () => {
     const { confirmed, prepared } = await anchoring.tick();
     if (confirmed || prepared) logger.debug({ confirmed, prepared }, 'anchoring pass');
   });

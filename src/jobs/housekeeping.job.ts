@@ -1,12 +1,13 @@
 import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
 import type { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
+import { defineJob } from './queue.js';
 
 export const HOUSEKEEPING_JOB = 'maintenance.housekeeping';
 
 /** Hourly sweep of spent codes, dead sessions and old rate-limit windows. Safe to run twice. */
 export function defineHousekeepingJob(agenda: Agenda, housekeeping: HousekeepingService, logger: Logger): void {
-  agenda.define(HOUSEKEEPING_JOB, async () => {
+  defineJob(agenda, HOUSEKEEPING_JOB, async () => {
     const swept = await housekeeping.sweep();
     logger.info({ swept }, 'housekeeping done');
   });

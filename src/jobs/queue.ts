@@ -1,16 +1,26 @@
-import { Agenda, type AgendaBackend } from 'agenda';
+import { Agenda, type AgendaBackend, type Job, type JobDefinition } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
-import { resilientPool } from '../domain/database.js';
+import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
+import { resilientPool } from '../domain/database.js';
+import { PubSubJobChannel } from './job-channel.js';
 
 export type QueueOptions = {
   databaseUrl: string;
   mongodbUrl?: string;
   logger: Logger;
-  /** How long a crashed worker's job stays locked; low in tests so that stop() does not linger. */
+  /** Carries the "a job was saved" wake-ups between instances (the service's one LISTEN connection). */
+  pubSub: PubSub;
+  /**
+   * How long a job's lock holds without a heartbeat: a worker that died or lost the database gives
+   * its jobs up this long after its last heartbeat (a running job renews it every third of it).
+   */
   lockLifetimeMs?: number;
   processEvery?: string | number;
 };
+
+/** The default lock lifetime: a dead worker's job is taken over within half a minute (plus one poll). */
+export const JOB_LOCK_LIFETIME_MS = 30_000;
 
 const SCHEMA_LOCK = 7204122;
 
@@ -22,9 +32,10 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
   const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl, options.logger);
   const agenda = new Agenda({
     backend,
+    notificationChannel: new PubSubJobChannel(options.pubSub),
     name: `record-signing-${process.pid}`,
     processEvery: options.processEvery ?? '5 seconds',
-    defaultLockLifetime: options.lockLifetimeMs ?? 10 * 60_000,
+    defaultLockLifetime: options.lockLifetimeMs ?? JOB_LOCK_LIFETIME_MS,
   });
   agenda.on('error', (error: Error) => options.logger.error({ err: error }, 'job queue error'));
   agenda.on('fail', (error: Error, job?: { attrs?: { name?: string } }) =>
@@ -47,8 +58,8 @@ async function postgresBackend(url: string, logger: Logger): Promise<{ backend: 
     await lock.query('select pg_advisory_unlock($1)', [SCHEMA_LOCK]);
     lock.release();
   }
-  const backend = new PostgresBackend({ pool, ensureSchema: false });
-  withoutJobStateNotifications(backend);
+  // No notification channel of the backend's own (a second LISTEN connection): PubSubJobChannel.
+  const backend = new PostgresBackend({ pool, ensureSchema: false, disableNotifications: true });
   return { backend, close: () => pool.end() };
 }
 
@@ -68,14 +79,28 @@ async function mongoBackend(url: string): Promise<{ backend: AgendaBackend; clos
 }
 
 /**
- * The PostgreSQL backend's notification channel does two things: a new job wakes every instance's
- * processor (kept), and each job's start, success and completion are sent to every instance (three
- * NOTIFY round trips a job, each parsed again by every listener, this one included) so that
- * `agenda.on('success:…')` fires for another instance's jobs. Nothing here listens for another
- * instance's job events (a failure is logged where the job ran): Agenda publishes job states only
- * through a channel that has `publishState`, so this channel gets none.
+ * Defines a job whose lock is renewed while it runs (every third of the lock lifetime), so that the
+ * lifetime can be short: a job whose worker died, or lost the database, is taken over by another
+ * worker within one lifetime, and a job that simply runs long is never taken from a live worker.
  */
-function withoutJobStateNotifications(backend: AgendaBackend): void {
-  const channel = backend.notificationChannel as { publishState?: unknown } | undefined;
-  if (channel) channel.publishState = undefined;
+export function defineJob<Data = unknown>(
+  agenda: Agenda,
+  name: string,
+  handler: (job: Job<Data>) => Promise<void>,
+  options: Partial<Pick<JobDefinition, 'lockLifetime' | 'concurrency' | 'backoff'>> = {},
+): void {
+  const lifetime = options.lockLifetime ?? agenda.attrs.defaultLockLifetime;
+  agenda.define<Data>(
+    name,
+    async (job) => {
+      const heartbeat = setInterval(() => void job.touch().catch(() => undefined), Math.max(100, Math.floor(lifetime / 3)));
+      heartbeat.unref();
+      try {
+        await handler(job);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+    options,
+  );
 }

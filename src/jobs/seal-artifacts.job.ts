@@ -4,6 +4,7 @@ import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
 import type { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import type { SealingSweep } from '../domain/sealing/sealing-sweep.js';
 import { isSealingEvent } from '../domain/shared/events.js';
+import { defineJob } from './queue.js';
 
 export const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
 export const SEALING_SWEEP_JOB = 'sealing.sweep';
@@ -16,7 +17,8 @@ type SealArtifactsData = { recordId: string };
  * a seal never waits silently forever.
  */
 export function defineSealArtifactsJob(agenda: Agenda, artifacts: SealArtifacts, logger: Logger, workers: number): void {
-  agenda.define<SealArtifactsData>(
+  defineJob<SealArtifactsData>(
+    agenda,
     SEAL_ARTIFACTS_JOB,
     async (job) => {
       const { recordId } = job.attrs.data;
@@ -46,7 +48,7 @@ export function sealingJobsSubscriber(agenda: Agenda): OutboxSubscriber {
 
 /** Every minute: sealed records still missing an artifact get their job again (and are logged). */
 export function defineSealingSweepJob(agenda: Agenda, sweep: SealingSweep, logger: Logger): void {
-  agenda.define(SEALING_SWEEP_JOB, async () => {
+  defineJob(agenda, SEALING_SWEEP_JOB, async () => {
     const waiting = await sweep.recordsMissingArtifacts();
     if (waiting.length > 0) logger.warn({ records: waiting.length }, 'sealed records still missing artifacts: re-enqueued');
     for (const recordId of waiting) await enqueueSealArtifacts(agenda, recordId);

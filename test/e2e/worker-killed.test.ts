@@ -11,14 +11,14 @@ const repo = path.resolve(import.meta.dirname, '../..');
 async function startWorkerProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
     cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, JOB_LOCK_LIFETIME_MS: '2000', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => output.includes('ready\n') || child.exitCode !== null).catch(() => undefined);
-  if (!output.includes('ready\n')) throw new Error(`worker process did not start: ${output.slice(-2000)}`);
+  await waitFor(async () => output.includes('ready ') || child.exitCode !== null).catch(() => undefined);
+  if (!output.includes('ready ')) throw new Error(`worker process did not start: ${output.slice(-2000)}`);
   return { child, output: () => output };
 }
 
@@ -83,12 +83,13 @@ describe('A worker process killed mid-job', () => {
     });
     expect((await db.query('select count(*)::int as n from sealed_artifacts where record_id = $1', [sealed.id])).rows[0].n).toBe(0);
 
-    // A surviving worker (jobs on, lock lifetime 2 s) takes the job over once the dead worker's lock has lapsed.
-    survivor = await startTestApp({ JOBS_ENABLED: 'true' }, { sameDatabaseAs: t });
+    // A surviving worker with the default lock lifetime (30 s, renewed by a running job's heartbeat)
+    // takes the job over once the dead worker's last heartbeat has lapsed: within a minute of the kill.
+    survivor = await startTestApp({ JOBS_ENABLED: 'true', JOB_LOCK_SECONDS: '30' }, { sameDatabaseAs: t });
     const done = await waitFor(async () => {
       const { rows } = await db.query(`select last_finished_at, fail_count, locked_at from agenda_jobs where name = 'sealing.make-artifacts' and data->>'recordId' = $1`, [sealed.id]);
       return rows.length === 1 && rows[0].last_finished_at ? rows[0] : null;
-    });
+    }, 60_000);
     expect(done.locked_at).toBeNull();
     const artifacts = await db.query<{ kind: string; n: number }>('select kind, count(*)::int as n from sealed_artifacts where record_id = $1 group by kind order by kind', [sealed.id]);
     expect(artifacts.rows).toEqual([

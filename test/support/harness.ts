@@ -30,11 +30,16 @@ export type TestApp = {
 
 export async function startTestApp(
   overrides: Record<string, string> = {},
-  options: { clock?: Clock; /** Share another instance's database (several instances on one database). */ sameDatabaseAs?: TestApp } = {},
+  options: {
+    clock?: Clock;
+    /** Share another instance's database (several instances on one database). */
+    sameDatabaseAs?: TestApp;
+    /** A database of the test's own (another server's), used as it is and not dropped. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestApp> {
-  const database = options.sameDatabaseAs
-    ? { url: options.sameDatabaseAs.databaseUrl, drop: async () => undefined }
-    : await createTestDatabase();
+  const given = options.sameDatabaseAs?.databaseUrl ?? options.databaseUrl;
+  const database = given ? { url: given, drop: async () => undefined } : await createTestDatabase();
   // Instances of one deployment share its mail server (any instance's worker may send queued mail).
   const shared = options.sameDatabaseAs?.smtp;
   const smtp = shared ?? new CaptureSmtp();
@@ -59,12 +64,13 @@ export async function startTestApp(
     CLIENT_CODE_CALLS_PER_HOUR: '100000',
     CLIENT_VERIFICATIONS_PER_MINUTE: '100000',
     OTP_FAILURES_PER_DAY: '1000',
+    // Short job locks: stopping does not linger, and a killed worker's job is taken over quickly.
+    JOB_LOCK_SECONDS: '2',
     ...overrides,
   });
   const app = await startApp(config, {
     logger: createLogger('debug', sink),
     clock: options.clock,
-    jobLockLifetimeMs: 2000,
     jobProcessEvery: 200,
     // The render threads run the TypeScript sources through the same hooks as the tests' child processes.
     workerExecArgv: ['--import', new URL('./child/register.mjs', import.meta.url).href],

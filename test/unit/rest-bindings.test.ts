@@ -4,7 +4,7 @@ import { plannedRoutes } from '../../src/facade-rest/bindings/planned.js';
 import { metaOperations } from '../../src/facade-rest/meta.js';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
 
-const bound = Object.keys({ ...restBindings, ...metaOperations({ orm: null as never, mcpDiagnostics: async () => ({}) }) });
+const bound = Object.keys({ ...restBindings, ...metaOperations({ readiness: async () => ({ ready: true, checks: {} }), mcpDiagnostics: async () => ({}) }) });
 
 describe('REST bindings', () => {
   it('bind every operationId of the served contract exactly once, and nothing else', () => {

@@ -1,0 +1,122 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { startScratchPostgres } from '../../scripts/local-postgres.mjs';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
+import { waitFor } from '../support/wait.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+type Scratch = Awaited<ReturnType<typeof startScratchPostgres>>;
+
+/** A second instance in its own process (jobs on): whether the process survives is the point. */
+async function startInstanceProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
+    cwd: repo,
+    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info', JOB_LOCK_SECONDS: '2' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(async () => /ready http/.test(output) || child.exitCode !== null).catch(() => undefined);
+  const url = /ready (http\S+)/.exec(output)?.[1];
+  if (!url) throw new Error(`instance process did not start: ${output.slice(-2000)}`);
+  return { child, url, output: () => output };
+}
+
+const status = (url: string) =>
+  fetch(url, { signal: AbortSignal.timeout(10_000) }).then(
+    (response) => response.status,
+    () => 0,
+  );
+
+/**
+ * PostgreSQL restarts under load (a server of the test's own: stopped, then started again). Both
+ * instances stay up, say they are not ready while it is down, and recover by themselves: the LISTEN
+ * connection comes back, reads are fresh, the outbox and the jobs go on.
+ */
+describe('A database restart', () => {
+  let scratch: Scratch;
+  let t: TestApp;
+  let other: Awaited<ReturnType<typeof startInstanceProcess>>;
+
+  beforeAll(async () => {
+    scratch = await startScratchPostgres();
+    t = await startTestApp({ JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300' }, { databaseUrl: scratch.url });
+    other = await startInstanceProcess(scratch.url, t.config.smtpUrl!);
+  }, 120_000);
+  afterAll(async () => {
+    if (other?.child.exitCode === null) other.child.kill('SIGTERM');
+    await t?.stop();
+    await scratch?.remove();
+  }, 120_000);
+
+  it('leaves every instance up, not ready while it is down, and everything working again after', async () => {
+    const sealed = await sealTwoPartyAgreement(t);
+    await waitFor(async () => (await t.request('GET', `/api/v1/agreements/${sealed.id}/document`, { token: sealed.initiator })).status === 200, 60_000);
+    const token = await t.signIn('load@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Before the restart' }) });
+    expect(created.status).toBe(201);
+    // Read once: the record's view is now cached (for 300 s) on this instance.
+    expect((await t.request('GET', `/api/v1/agreements/${created.body.id}`, { token })).body.title).toBe('Before the restart');
+
+    // Load on both instances for the whole restart: reads, writes and readiness probes.
+    let loading = true;
+    const answers: number[] = [];
+    const load = (async () => {
+      while (loading) {
+        const batch = await Promise.all([
+          status(`${t.url}/health/ready`),
+          status(`${other.url}/health/ready`),
+          fetch(`${t.url}/api/v1/identity/agreements`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(30_000) }).then((r) => r.status, () => 0),
+          fetch(`${other.url}/api/v1/agreements`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(agreementBody()),
+            signal: AbortSignal.timeout(30_000),
+          }).then((r) => r.status, () => 0),
+        ]);
+        answers.push(...batch);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await scratch.stop();
+    // Down: both instances answer readiness with 503, naming the database.
+    const down = await t.request('GET', '/health/ready');
+    expect(down.status).toBe(503);
+    expect(down.body.checks.database).not.toBe('ok');
+    expect(await status(`${other.url}/health/ready`)).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await scratch.start();
+
+    // Back: both ready again, their LISTEN connections included.
+    await waitFor(async () => (await status(`${t.url}/health/ready`)) === 200 && (await status(`${other.url}/health/ready`)) === 200, 60_000);
+    const ready = await t.request('GET', '/health/ready');
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', notifications: 'ok' } });
+    loading = false;
+    await load;
+    expect(other.child.exitCode).toBeNull();
+    // The load saw only answers, never a crash: 2xx, or 5xx while the database was away.
+    expect(answers.filter((code) => code === 0)).toEqual([]);
+    expect(answers.filter((code) => code >= 400 && code < 500)).toEqual([]);
+
+    // Reads are fresh: a change made on the other instance after the restart shows here.
+    const renamed = await fetch(`${other.url}/api/v1/agreements/${created.body.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'After the restart' }),
+    });
+    expect(renamed.status).toBe(200);
+    await waitFor(async () => (await t.request('GET', `/api/v1/agreements/${created.body.id}`, { token })).body.title === 'After the restart', 10_000);
+
+    // The outbox and the jobs go on: a record sealed now gets its PDF and card within a minute.
+    const after = await sealTwoPartyAgreement(t, {}, { initiator: 'carol@example.com', party: 'dave@example.com' });
+    await waitFor(async () => (await t.request('GET', `/api/v1/agreements/${after.id}/document`, { token: after.initiator })).status === 200, 60_000);
+    expect(t.logs()).toContain('pubsub listener reconnected');
+    expect(other.output()).toContain('pubsub listener reconnected');
+    expect(other.child.exitCode).toBeNull();
+  }, 240_000);
+});
