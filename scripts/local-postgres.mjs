@@ -485,7 +485,13 @@ export async function startScratchPostgres() {
     const server = runningServer(l.data);
     if (!server) return;
     const pids = [server.pid, ...childrenOf(server.pid)];
-    for (const pid of pids) process.kill(pid, signal);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // that process has just ended
+      }
+    }
   };
   await start();
   await ensureDatabase(bindir, port);

@@ -80,6 +80,7 @@ import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
 import { buildGraphSchema } from './graph/schema.js';
 import { checkedDocument, graphArmor, refuseDeepDocuments } from './graph/armor.js';
 import { clientAddressResolver, guardedWebSocketServer } from './graph/transport/websocket.js';
+import { requestDeadline } from './graph/transport/deadline.js';
 import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
 import { createRestFacade } from './facade-rest/router.js';
 import { restErrorHandler } from './facade-rest/errors.js';
@@ -153,7 +154,17 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue);
   const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits);
   const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
-  const mcpSessions = new McpSessions(orm, clock, config.mcp.sessionIdleSeconds);
+  const mcpSessions = new McpSessions(
+    orm,
+    clock,
+    {
+      idleSeconds: config.mcp.sessionIdleSeconds,
+      unusedSeconds: config.mcp.sessionUnusedSeconds,
+      initializePerMinute: config.mcp.initializePerMinute,
+      maxSessions: config.mcp.maxSessions,
+    },
+    rateLimiter,
+  );
   const mcpGrants = new McpGrants(orm, otp, clock, config.mcp.grantTtlSeconds);
   const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
   const oauthStorage = new OAuthPayloadStore(orm, clock);
@@ -301,6 +312,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     next();
   });
   app.use(httpLogger(logger));
+  app.use('/api/v1', requestDeadline(config.requestTimeoutSeconds, 'rest'));
+  app.use('/graphql', requestDeadline(config.requestTimeoutSeconds, 'graphql'));
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
   const server = createServer((req, res) => {

@@ -37,6 +37,7 @@ const schema = z.object({
   MONGODB_URL: z.string().regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URL').optional(),
   JOBS_ENABLED: bool.default(true),
   JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(2000),
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(50),
@@ -79,6 +80,9 @@ const schema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   MAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   MAIL_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  MAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  MAIL_BACKLOG_PER_RECIPIENT: z.coerce.number().int().min(1).max(100_000).default(10),
+  MAIL_BACKLOG_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(50),
   // Sealing: the PAdES seal key (PKCS#12); unset in development: a self-signed one under LOCAL_STATE_DIR.
   SEAL_P12_PATH: z.string().min(1).optional(),
   SEAL_P12_PASSWORD: z.string().optional(),
@@ -98,6 +102,9 @@ const schema = z.object({
   MCP_ALLOWED_HOSTS: z.string().optional(),
   MCP_ALLOWED_ORIGINS: z.string().optional(),
   MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  MCP_SESSION_UNUSED_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  MCP_INITIALIZE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(30),
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
   MCP_GRANT_TTL_SECONDS: z.coerce.number().int().min(10).max(600).default(600),
   MCP_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   MCP_JSON_RESPONSE: bool.default(false),
@@ -121,6 +128,8 @@ export type Config = {
   graphqlIntrospection: boolean;
   mongodbUrl: string | undefined;
   jobsEnabled: boolean;
+  /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
+  requestTimeoutSeconds: number;
   /** graphql-ws: sockets in all and per client address, idle seconds, and the wait for `connection_init`. */
   websocket: { maxConnections: number; maxConnectionsPerClient: number; idleSeconds: number; initTimeoutMs: number };
   /** How long a job's lock holds without its heartbeat: a dead or cut-off worker's job is taken over after this. */
@@ -158,7 +167,7 @@ export type Config = {
   localStateDir: string;
   outboxPollMs: number;
   /** The mail outbox: attempts before a message is `failed`, and how often it looks for due mail. */
-  mailQueue: { maxAttempts: number; pollMs: number };
+  mailQueue: { maxAttempts: number; pollMs: number; concurrency: number; backlogPerRecipient: number; backlogPerClient: number };
   /** Sealing: seal key (never logged), optional RFC 3161 timestamp authorities in failover order. */
   sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; cardTicketTtlSeconds: number; workers: number };
   /**
@@ -170,6 +179,12 @@ export type Config = {
     allowedHosts: string[] | null;
     allowedOrigins: string[] | null;
     sessionIdleSeconds: number;
+    /** A session that made no call after `initialize` ends after this. */
+    sessionUnusedSeconds: number;
+    /** `initialize` calls per client (identity, else network address) per minute. */
+    initializePerMinute: number;
+    /** Live sessions in all. */
+    maxSessions: number;
     grantTtlSeconds: number;
     confirmationTtlSeconds: number;
     jsonResponse: boolean;
@@ -220,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbUrl: e.MONGODB_URL,
     jobsEnabled: e.JOBS_ENABLED,
     jobLockSeconds: e.JOB_LOCK_SECONDS,
+    requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {
       ttlSeconds: e.OTP_TTL_SECONDS,
@@ -250,7 +266,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webauthn: webauthnConfig(e, publicBaseUrl),
     localStateDir: path.resolve(e.LOCAL_STATE_DIR),
     outboxPollMs: e.OUTBOX_POLL_MS,
-    mailQueue: { maxAttempts: e.MAIL_MAX_ATTEMPTS, pollMs: e.MAIL_POLL_MS },
+    mailQueue: {
+      maxAttempts: e.MAIL_MAX_ATTEMPTS,
+      pollMs: e.MAIL_POLL_MS,
+      concurrency: e.MAIL_CONCURRENCY,
+      backlogPerRecipient: e.MAIL_BACKLOG_PER_RECIPIENT,
+      backlogPerClient: e.MAIL_BACKLOG_PER_CLIENT,
+    },
     sealing: {
       p12Path: e.SEAL_P12_PATH,
       p12Password: e.SEAL_P12_PASSWORD,
@@ -262,6 +284,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedHosts: list(e.MCP_ALLOWED_HOSTS)?.map((host) => host.toLowerCase()) ?? null,
       allowedOrigins: list(e.MCP_ALLOWED_ORIGINS)?.map((origin) => origin.replace(/\/+$/, '')) ?? null,
       sessionIdleSeconds: e.MCP_SESSION_IDLE_SECONDS,
+      sessionUnusedSeconds: e.MCP_SESSION_UNUSED_SECONDS,
+      initializePerMinute: e.MCP_INITIALIZE_PER_MINUTE,
+      maxSessions: e.MCP_MAX_SESSIONS,
       grantTtlSeconds: e.MCP_GRANT_TTL_SECONDS,
       confirmationTtlSeconds: e.MCP_CONFIRMATION_TTL_SECONDS,
       jsonResponse: e.MCP_JSON_RESPONSE,

@@ -9,6 +9,7 @@ import { Connector, OAuthPayload, OAuthServerKey } from './identity/connector-en
 import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
 import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
+import { DomainError } from './shared/errors.js';
 import { OutboxEvent } from './outbox/entities.js';
 import { QueuedMessage } from './mail/mail-queue.js';
 import { AuditEntry } from './records/audit-trail.js';
@@ -80,6 +81,9 @@ export function ormConfig(options: DatabaseOptions): Options {
       onPoolCreated: (pool: pg.Pool) => pool.on('connect', preparedOnConnection),
       connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
       statement_timeout: options.statementTimeoutMs ?? 30_000,
+      // The client's own deadline, a little past the server's: a frozen or unreachable server never
+      // ends a statement itself, and a request must not wait on it forever.
+      query_timeout: (options.statementTimeoutMs || 30_000) + 5000,
       idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
     },
     debug: Boolean(options.debugLog),
@@ -116,6 +120,23 @@ type TransactionConnection = { executeQuery(query: { sql: string }): Promise<unk
 const CONNECTION_LOST_STATES = /^(08|57P)/;
 const CONNECTION_LOST_MESSAGES = /not queryable|Connection terminated|ECONNRESET|EPIPE/;
 const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
+
+/**
+ * Whether an error means the database cannot be reached or did not answer in time (refused or lost
+ * connections, the pool's acquire timeout, the client's query timeout, a server starting or
+ * stopping): the request may be retried, and the answer is 503 `unavailable`, never 500.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isConnectionLost(error)) return true;
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && /^(ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|53300)$/.test(code)) return true;
+  return typeof message === 'string' && /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED/.test(message);
+}
+
+/** The domain error a request gets when the database is unavailable: retry in a few seconds. */
+export function databaseUnavailable(): DomainError {
+  return new DomainError('unavailable', 'The service cannot reach its database right now; try again shortly', { retryAfterSeconds: 5 });
+}
 
 export function isConnectionLost(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };

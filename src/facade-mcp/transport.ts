@@ -14,7 +14,8 @@ import type { ConfirmationStore } from './tool.js';
 
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
-  open(protocolVersion: string, clientName: string | null): Promise<{ id: string; key: string }>;
+  /** Counted per `client` (an identity, else a network address): a refusal is a DomainError (`rate_limited`, `unavailable`). */
+  open(protocolVersion: string, clientName: string | null, client: string | null): Promise<{ id: string; key: string }>;
   find(id: string): Promise<{ key: string; protocolVersion: string } | null>;
   close(id: string): Promise<boolean>;
 };
@@ -141,7 +142,16 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
       if (caller === 'refused') return;
       const requested = initialize.params.protocolVersion;
       const negotiated = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-      const opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null);
+      const client = caller && 'identityId' in caller ? `identity:${caller.identityId}` : `address:${req.ip ?? 'unknown'}`;
+      let opened: { id: string; key: string };
+      try {
+        opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null, client);
+      } catch (error) {
+        if (!(error instanceof DomainError) || (error.code !== 'rate_limited' && error.code !== 'unavailable')) throw error;
+        res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.details.retryAfterSeconds ?? 1))));
+        res.status(error.code === 'rate_limited' ? 429 : 503).json(rpcError(-32000, error.message));
+        return;
+      }
       res.setHeader('Mcp-Session-Id', opened.id);
       return await serve(req, res, deps, opened.key, caller);
     }

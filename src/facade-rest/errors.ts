@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { DomainErrorCode } from '../domain/shared/errors.js';
 import { DOMAIN_HTTP_STATUS } from '../graph/errors.js';
 import { snakeCase } from '../graph/transport/case.js';
-import type { OperationFailure } from '../graph/transport/failure.js';
+import { operationFailure, type OperationFailure } from '../graph/transport/failure.js';
 
 /** Failures that only HTTP knows: the request never reached an operation, or something broke. */
 export type HttpOnlyErrorCode = 'malformed_request' | 'method_not_allowed' | 'payload_too_large' | 'unsupported_media_type' | 'internal_error';
@@ -76,7 +76,10 @@ export function restErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error: { type?: string }, _req, res, _next) => {
     if (error.type === 'entity.parse.failed') sendRestError(res, restError('malformed_request', 'Malformed JSON body'));
     else if (error.type === 'entity.too.large') sendRestError(res, restError('payload_too_large', 'Request body too large'));
-    else {
+    else if (operationFailure(error)?.code === 'unavailable') {
+      logger.warn({ err: error }, 'database unavailable');
+      sendRestError(res, restErrorFromFailure(operationFailure(error)!, 'body'));
+    } else {
       logger.error({ err: error }, 'unhandled request error');
       sendRestError(res, restError('internal_error', 'Internal server error'));
     }

@@ -1,6 +1,7 @@
 import type { CredentialResolverChain } from '../domain/identity/credential-resolver.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
 import { requestGraphError } from './errors.js';
 import { credentialsFromParams, readCredentials, type HeaderBag } from './transport/credentials.js';
 
@@ -25,6 +26,7 @@ export class GraphAuthenticator {
       return await this.chain.authenticate(credentials);
     } catch (error) {
       if (error instanceof DomainError) throw requestGraphError(error);
+      if (isDatabaseUnavailable(error)) throw requestGraphError(databaseUnavailable());
       throw error;
     }
   }

@@ -2,6 +2,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { DomainError, type DomainErrorCode } from '../domain/shared/errors.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
 
 /**
  * The HTTP status of each domain code, for every HTTP transport (REST extends it with its own codes).
@@ -56,7 +57,10 @@ export function requestGraphError(error: DomainError): GraphQLError {
  */
 export function formatGraphError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const original = unwrapResolverError(error);
+    const unwrapped = unwrapResolverError(error);
+    const unavailable = isDatabaseUnavailable(unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped);
+    if (unavailable) logger.warn({ err: unwrapped instanceof GraphQLError ? unwrapped.originalError : unwrapped }, 'database unavailable');
+    const original = unavailable ? databaseUnavailable() : unwrapped;
     if (original instanceof DomainError) {
       return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: extensionsOf(original) };
     }

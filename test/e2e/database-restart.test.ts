@@ -43,7 +43,10 @@ describe('A database restart', () => {
 
   beforeAll(async () => {
     scratch = await startScratchPostgres();
-    t = await startTestApp({ JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300' }, { databaseUrl: scratch.url });
+    t = await startTestApp(
+      { JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300', REQUEST_TIMEOUT_SECONDS: '3' },
+      { databaseUrl: scratch.url },
+    );
     other = await startInstanceProcess(scratch.url, t.config.smtpUrl!);
   }, 120_000);
   afterAll(async () => {
@@ -119,4 +122,48 @@ describe('A database restart', () => {
     expect(other.output()).toContain('pubsub listener reconnected');
     expect(other.child.exitCode).toBeNull();
   }, 240_000);
+
+  it('answers 503 within the deadlines while the database is frozen, and recovers when it thaws', async () => {
+    const token = await t.signIn('frozen@example.com');
+    scratch.freeze();
+    try {
+      // Readiness: its own deadline (2 s), never a hung probe.
+      const startedAt = Date.now();
+      const ready = await t.request('GET', '/health/ready');
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.database).toBe('timeout');
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      // A request: 503 `unavailable` with Retry-After at the request deadline (3 s here), over REST and GraphQL.
+      const rest = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Frozen' }) });
+      expect(rest.status).toBe(503);
+      expect(rest.body.error_code).toBe('unavailable');
+      expect(Number(rest.headers.get('retry-after'))).toBeGreaterThan(0);
+      const graph = await t.graphql('{ myRecords(limit: 5) { total } }', {}, { token });
+      expect(graph.status).toBe(503);
+      expect(graph.body.errors?.[0]?.extensions?.code).toBe('unavailable');
+      expect(Date.now() - startedAt).toBeLessThan(30_000);
+    } finally {
+      scratch.thaw();
+    }
+    await waitFor(async () => (await status(`${t.url}/health/ready`)) === 200, 60_000);
+    expect((await t.request('GET', '/api/v1/identity/agreements', { token })).status).toBe(200);
+    expect(other.child.exitCode).toBeNull();
+  }, 120_000);
+
+  it('answers 503 `unavailable` (not 500) while the database refuses connections', async () => {
+    const token = await t.signIn('refused@example.com');
+    await scratch.stop();
+    try {
+      const rest = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Refused' }) });
+      expect(rest.status).toBe(503);
+      expect(rest.body.error_code).toBe('unavailable');
+      const graph = await t.graphql('{ myRecords(limit: 5) { total } }', {}, { token });
+      expect(graph.status).toBe(503);
+      expect(graph.body.errors?.[0]?.extensions?.code).toBe('unavailable');
+      expect(t.logs()).not.toMatch(/"level":50[^\n]*unexpected error/);
+    } finally {
+      await scratch.start();
+    }
+    await waitFor(async () => (await status(`${t.url}/health/ready`)) === 200, 60_000);
+  }, 120_000);
 });

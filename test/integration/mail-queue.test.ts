@@ -33,7 +33,7 @@ describe('Mail queue', () => {
 
   it('sends every due message in one pass, batch after full batch, and erases each body once sent', async () => {
     // Not started: the pass below is the only one.
-    const queue = new MailQueue(orm, mailer, systemClock, logger, { maxAttempts: 3, pollMs: 60_000 });
+    const queue = new MailQueue(orm, mailer, systemClock, logger, { maxAttempts: 3, pollMs: 60_000, concurrency: 4, backlogPerRecipient: 100, backlogPerClient: 100 });
     const to = Array.from({ length: 23 }, (_, i) => `queued${i}@example.org`);
     for (const [i, address] of to.entries()) await queue.send({ to: address, subject: `Queued ${i}`, text: `Body ${i}` });
 
@@ -43,6 +43,72 @@ describe('Mail queue', () => {
     expect(rows).toHaveLength(23);
     expect(rows.every((row) => row.status === 'sent' && row.text === null)).toBe(true);
     expect(await queue.deliverDue()).toBe(0);
+    await queue.close();
+  });
+
+  const settings = { maxAttempts: 3, pollMs: 60_000, concurrency: 4, backlogPerRecipient: 3, backlogPerClient: 5 };
+  const clear = () => orm.em.fork().execute('delete from mail_outbox');
+  const statuses = async () =>
+    Object.fromEntries((await orm.em.fork().execute<{ subject: string; status: string }[]>('select subject, status from mail_outbox')).map((r) => [r.subject, r.status]));
+
+  it('never sends a message past its deadline, nor one a newer message replaced, and erases both', async () => {
+    await clear();
+    const queue = new MailQueue(orm, mailer, systemClock, logger, settings);
+    const past = new Date(Date.now() - 1000);
+    const later = new Date(Date.now() + 600_000);
+    await queue.send({ to: 'late@example.org', subject: 'Expired code', text: 'Your code is 111111', urgency: 'waiting', notAfter: past });
+    await queue.send({ to: 'twice@example.org', subject: 'Older code', text: 'Your code is 222222', urgency: 'waiting', notAfter: later, replacesKey: 'otp:x:twice' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await queue.send({ to: 'twice@example.org', subject: 'Newer code', text: 'Your code is 333333', urgency: 'waiting', notAfter: later, replacesKey: 'otp:x:twice' });
+    const before = smtp.messages.length;
+    expect(await queue.deliverDue()).toBe(1);
+    expect(smtp.messages.slice(before).map((m) => m.subject)).toEqual(['Newer code']);
+    expect(await statuses()).toEqual({ 'Expired code': 'dropped', 'Older code': 'dropped', 'Newer code': 'sent' });
+    const bodies = await orm.em.fork().execute<{ n: number }[]>(`select count(*)::int as n from mail_outbox where text is not null`);
+    expect(bodies[0]!.n).toBe(0);
+    await queue.close();
+  });
+
+  it('sends mail someone waits for before bulk mail, the newest code first, several at a time', async () => {
+    await clear();
+    let inFlight = 0;
+    let most = 0;
+    const order: string[] = [];
+    const slow = {
+      send: async (message: { subject: string }) => {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        order.push(message.subject);
+        inFlight -= 1;
+      },
+    };
+    const queue = new MailQueue(orm, slow, systemClock, logger, { ...settings, backlogPerRecipient: 100, backlogPerClient: 100 });
+    for (let i = 0; i < 25; i += 1) await queue.send({ to: `bulk${i}@example.org`, subject: `Invitation ${i}`, text: 'You are invited' });
+    for (let i = 0; i < 3; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await queue.send({ to: `code${i}@example.org`, subject: `Code ${i}`, text: 'Your code is 123456', urgency: 'waiting', notAfter: new Date(Date.now() + 600_000) });
+    }
+    expect(await queue.deliverDue()).toBe(28);
+    expect(order.slice(0, 3)).toEqual(['Code 2', 'Code 1', 'Code 0']);
+    expect(order.slice(3)).toEqual(Array.from({ length: 25 }, (_, i) => `Invitation ${i}`));
+    expect(most).toBe(4);
+    await queue.close();
+  });
+
+  it('refuses a message past the unsent-mail caps of its recipient or its client address (429), and accepts it once mail has gone out', async () => {
+    await clear();
+    const queue = new MailQueue(orm, mailer, systemClock, logger, settings);
+    const code = (to: string, client: string) => queue.send({ to, subject: 'Code', text: 'Your code is 123456', urgency: 'waiting', client });
+    for (let i = 0; i < 3; i += 1) await code('flooded@example.org', `198.51.100.${i}`);
+    await expect(code('flooded@example.org', '198.51.100.9')).rejects.toMatchObject({ code: 'rate_limited', details: { retryAfterSeconds: 60 } });
+    for (let i = 0; i < 5; i += 1) await code(`victim${i}@example.org`, '203.0.113.7');
+    await expect(code('victim9@example.org', '203.0.113.7')).rejects.toMatchObject({ code: 'rate_limited' });
+    // Another client is not affected.
+    await code('someone@example.org', '203.0.113.8');
+    await queue.deliverDue();
+    await code('flooded@example.org', '198.51.100.9');
+    await code('victim9@example.org', '203.0.113.7');
     await queue.close();
   });
 });

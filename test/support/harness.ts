@@ -36,13 +36,15 @@ export async function startTestApp(
     sameDatabaseAs?: TestApp;
     /** A database of the test's own (another server's), used as it is and not dropped. */
     databaseUrl?: string;
+    /** A slow mail server: each message is accepted after this many milliseconds. */
+    smtpDelayMs?: number;
   } = {},
 ): Promise<TestApp> {
   const given = options.sameDatabaseAs?.databaseUrl ?? options.databaseUrl;
   const database = given ? { url: given, drop: async () => undefined } : await createTestDatabase();
   // Instances of one deployment share its mail server (any instance's worker may send queued mail).
   const shared = options.sameDatabaseAs?.smtp;
-  const smtp = shared ?? new CaptureSmtp();
+  const smtp = shared ?? new CaptureSmtp({ delayMs: options.smtpDelayMs });
   const smtpUrl = shared ? options.sameDatabaseAs!.config.smtpUrl! : await smtp.start();
   const lines: string[] = [];
   const sink = new Writable({
@@ -64,6 +66,9 @@ export async function startTestApp(
     CLIENT_CODE_CALLS_PER_HOUR: '100000',
     CLIENT_VERIFICATIONS_PER_MINUTE: '100000',
     OTP_FAILURES_PER_DAY: '1000',
+    MCP_INITIALIZE_PER_MINUTE: '100000',
+    MAIL_BACKLOG_PER_RECIPIENT: '1000',
+    MAIL_BACKLOG_PER_CLIENT: '100000',
     // Short job locks: stopping does not linger, and a killed worker's job is taken over quickly.
     JOB_LOCK_SECONDS: '2',
     ...overrides,

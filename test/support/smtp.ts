@@ -4,17 +4,19 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 
 export type CapturedMail = { to: string; subject: string; text: string; raw: ParsedMail };
 
-/** A real SMTP server on 127.0.0.1 that keeps every message it receives, parsed. */
+/** A real SMTP server on 127.0.0.1 that keeps every message it receives, parsed (each after `delayMs`, a slow server). */
 export class CaptureSmtp {
   readonly messages: CapturedMail[] = [];
   private readonly waiters: (() => void)[] = [];
+  constructor(private readonly options: { delayMs?: number } = {}) {}
   private readonly server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     onData: (stream, _session, callback) => {
       simpleParser(stream)
-        .then((mail) => {
+        .then(async (mail) => {
+          if (this.options.delayMs) await new Promise((resolve) => setTimeout(resolve, this.options.delayMs));
           const to = Array.isArray(mail.to) ? mail.to.map((a) => a.text).join(', ') : (mail.to?.text ?? '');
           this.messages.push({ to, subject: mail.subject ?? '', text: mail.text ?? '', raw: mail });
           this.waiters.splice(0).forEach((wake) => wake());

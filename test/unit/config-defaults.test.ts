@@ -18,4 +18,14 @@ describe('Configuration defaults', () => {
       expect(() => loadConfig({ ...base, RECORD_CACHE_SECONDS: value })).toThrow(/RECORD_CACHE_SECONDS/);
     }
   });
+
+  it('bounds what one client can hold: sockets, MCP sessions, queued mail, job locks and request time', () => {
+    const config = loadConfig(base);
+    expect(config.websocket).toEqual({ maxConnections: 2000, maxConnectionsPerClient: 50, idleSeconds: 60, initTimeoutMs: 3000 });
+    expect(config.mcp).toMatchObject({ sessionUnusedSeconds: 600, initializePerMinute: 30, maxSessions: 20_000 });
+    expect(config.mailQueue).toMatchObject({ concurrency: 4, backlogPerRecipient: 10, backlogPerClient: 50 });
+    expect(config.jobLockSeconds).toBe(30);
+    expect(config.requestTimeoutSeconds).toBe(20);
+    expect(() => loadConfig({ ...base, WS_MAX_CONNECTIONS_PER_CLIENT: '0' })).toThrow(/WS_MAX_CONNECTIONS_PER_CLIENT/);
+  });
 });

@@ -58,7 +58,7 @@ export class OtpService {
       issues.add(['purpose'], `Purpose must be one of ${OTP_PURPOSES.join(', ')}`, 'invalid_enum');
     }
     issues.throwIfAny();
-    const issued = await this.issue(em, email, input.purpose as OtpPurpose);
+    const issued = await this.issue(em, email, input.purpose as OtpPurpose, options.client ?? null);
     // The caller's change flushes its own unit of work (the code with it); a code on its own is written now.
     if (!options.em) await em.flush();
     return issued;
@@ -70,13 +70,13 @@ export class OtpService {
     const normalized = normalizeEmail(email ?? '');
     if (!isValidEmail(normalized)) throw DomainError.invalid(['email'], 'Enter a valid email address', 'invalid_email');
     const em = this.orm.em.fork();
-    const issued = await this.issue(em, normalized, CONNECTOR_CONSENT_PURPOSE);
+    const issued = await this.issue(em, normalized, CONNECTOR_CONSENT_PURPOSE, client);
     await em.flush();
     return issued;
   }
 
   /** Writes the code's event and its mail into `em`'s unit of work; the caller flushes (both in one go). */
-  private async issue(em: EntityManager, email: string, purpose: OtpPurpose): Promise<IssuedOtp> {
+  private async issue(em: EntityManager, email: string, purpose: OtpPurpose, client: string | null): Promise<IssuedOtp> {
     await this.rateLimiter.hit(
       em,
       `otp:${purpose}:${email}`,
@@ -100,6 +100,11 @@ export class OtpService {
       to: email,
       subject: SUBJECTS[purpose],
       text: `Your code is ${code}\n\n${EXPLANATIONS[purpose]}\nIt expires in ${minutes} minutes and works once.\nIf you did not ask for it, ignore this message.\n`,
+      // Someone is waiting for it: before bulk mail, never after it expires, and a newer code replaces it.
+      urgency: 'waiting',
+      notAfter: event.expiresAt,
+      replacesKey: `otp:${purpose}:${email}`,
+      client,
     }, em);
     return { verificationEventId: event.id, purpose, expiresAt: event.expiresAt };
   }

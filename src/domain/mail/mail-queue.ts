@@ -4,12 +4,18 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { DomainError } from '../shared/errors.js';
 import type { MailMessage, Mailer } from './mailer.js';
 
 /** Messages claimed at a time. */
 const CLAIM_BATCH = 10;
 
-export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
+/** `dropped`: never sent, and never will be: past its `notAfter`, or replaced by a newer message. */
+export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dropped';
+
+const URGENCY = { waiting: 0, bulk: 1 } as const;
+
+type ClaimedMessage = { id: string; recipient: string; subject: string; text: string | null; html: string | null; attempts: number; not_after: Date | string | null };
 
 /**
  * A message waiting to go out. Written in the transaction of the change that sends it; the body
@@ -18,7 +24,7 @@ export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed';
 @Entity({ tableName: 'mail_outbox' })
 @Index({ properties: ['status', 'nextAttemptAt'] })
 export class QueuedMessage {
-  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'html';
+  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -56,15 +62,40 @@ export class QueuedMessage {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   sentAt: Date | null = null;
+
+  /** 0: someone waits for it (a code); 1: bulk. Lower goes first. */
+  @Property({ type: 'smallint' })
+  urgency: number = URGENCY.bulk;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  notAfter: Date | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  replacesKey: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  clientAddress: string | null = null;
 }
 
-export type MailQueueSettings = { maxAttempts: number; pollMs: number };
+export type MailQueueSettings = {
+  maxAttempts: number;
+  pollMs: number;
+  /** Messages handed to the transport at once per instance. */
+  concurrency: number;
+  /** Unsent messages one recipient may have waiting; past it a new one is refused (429). */
+  backlogPerRecipient: number;
+  /** Unsent messages one client address may have caused; past it a new one is refused (429). */
+  backlogPerClient: number;
+};
 
 /**
  * Mail through an outbox: `send` only writes the message (in the caller's transaction when given
  * one), so no request and no record lock ever waits for a mail server. A worker per instance sends
- * what is due with the transport's timeouts, retries with backoff, and marks a message `failed`
- * (visible in the table and the log) after the last attempt.
+ * what is due, a few at a time, mail someone waits for (codes) before bulk mail, with the transport's
+ * timeouts; it retries with backoff and marks a message `failed` (visible in the table and the log)
+ * after the last attempt. A message past its `notAfter` or replaced by a newer one is `dropped`, never
+ * sent late; unsent mail is capped per recipient and per client address, so a flood of code requests
+ * from many addresses cannot delay a sign-in code past its lifetime (it once waited 17 minutes).
  */
 export class MailQueue implements Mailer {
   private timer: NodeJS.Timeout | null = null;
@@ -82,7 +113,19 @@ export class MailQueue implements Mailer {
 
   async send(message: MailMessage, em?: EntityManager): Promise<void> {
     const target = em ?? this.orm.em.fork();
-    target.create(QueuedMessage, { recipient: message.to, subject: message.subject, text: message.text, html: message.html ?? null, nextAttemptAt: this.clock.now(), createdAt: this.clock.now() });
+    await this.checkBacklog(target, message.to, message.client ?? null);
+    target.create(QueuedMessage, {
+      recipient: message.to,
+      subject: message.subject,
+      text: message.text,
+      html: message.html ?? null,
+      nextAttemptAt: this.clock.now(),
+      createdAt: this.clock.now(),
+      urgency: URGENCY[message.urgency ?? 'bulk'],
+      notAfter: message.notAfter ?? null,
+      replacesKey: message.replacesKey ?? null,
+      clientAddress: message.client ?? null,
+    });
     if (em) {
       // The caller's flush writes it and its commit makes it visible: look again shortly.
       this.wake(50);
@@ -90,6 +133,18 @@ export class MailQueue implements Mailer {
     }
     await target.flush();
     this.wake(0);
+  }
+
+  /** Refuses a message past the unsent-mail caps of its recipient or its client address. */
+  private async checkBacklog(em: EntityManager, recipient: string, client: string | null): Promise<void> {
+    const [row] = await em.execute<{ recipient: number; client: number }[]>(
+      `select (select count(*)::int from mail_outbox where recipient = ? and status in ('pending', 'sending')) as recipient,
+              (select count(*)::int from mail_outbox where client_address = ? and status in ('pending', 'sending')) as client`,
+      [recipient, client],
+    );
+    if ((row?.recipient ?? 0) >= this.settings.backlogPerRecipient || (client !== null && (row?.client ?? 0) >= this.settings.backlogPerClient)) {
+      throw new DomainError('rate_limited', 'Too much mail is waiting to go out; try again in a minute', { retryAfterSeconds: 60 });
+    }
   }
 
   start(): void {
@@ -138,32 +193,55 @@ export class MailQueue implements Mailer {
     let sent = 0;
     for (;;) {
       const now = this.clock.now();
-      const claimed = await this.orm.em.fork().execute<{ id: string; recipient: string; subject: string; text: string | null; html: string | null; attempts: number }[]>(
+      // Never late: what is past its deadline, or has a newer replacement queued, is dropped unsent.
+      await this.orm.em.fork().execute(
+        `update mail_outbox m set status = 'dropped', text = null, html = null, locked_until = null
+          where m.status = 'pending' and (m.not_after <= ? or (m.replaces_key is not null and exists (
+            select 1 from mail_outbox n where n.replaces_key = m.replaces_key and n.created_at > m.created_at)))`,
+        [now],
+      );
+      const claimed = await this.orm.em.fork().execute<(ClaimedMessage & { urgency: number; created_at: Date | string })[]>(
         `update mail_outbox set status = 'sending', locked_until = ? where id in (
            select id from mail_outbox
             where (status = 'pending' and next_attempt_at <= ?) or (status = 'sending' and locked_until < ?)
-            order by created_at limit ${CLAIM_BATCH} for update skip locked)
-         returning id, recipient, subject, text, html, attempts`,
+            order by urgency, case when urgency = 0 then created_at end desc, created_at limit ${CLAIM_BATCH} for update skip locked)
+         returning id, recipient, subject, text, html, attempts, not_after, urgency, created_at`,
         [new Date(now.getTime() + 120_000), now, now],
       );
-      for (const row of claimed) {
-        try {
-          await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
-          await this.orm.em.fork().execute(`update mail_outbox set status = 'sent', sent_at = ?, text = null, html = null, locked_until = null, last_error = null where id = ?`, [this.clock.now(), row.id]);
-          sent += 1;
-        } catch (error) {
-          const attempts = row.attempts + 1;
-          const failed = attempts >= this.settings.maxAttempts;
-          const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-          const wait = Math.min(3600, 5 * 2 ** (attempts - 1));
-          await this.orm.em.fork().execute(
-            `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
-            [failed ? 'failed' : 'pending', attempts, new Date(this.clock.now().getTime() + wait * 1000), reason, row.id],
-          );
-          this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
-        }
-      }
+      // In claim order (codes first, the newest code first: the person who just asked is at the
+      // screen, and a code that waited its lifetime out is dropped anyway), a few at a time.
+      const queue = [...claimed].sort((a, b) =>
+        a.urgency !== b.urgency ? a.urgency - b.urgency : (a.urgency === URGENCY.waiting ? -1 : 1) * (new Date(a.created_at).getTime() - new Date(b.created_at).getTime()),
+      );
+      const worker = async () => {
+        for (let row = queue.shift(); row; row = queue.shift()) if (await this.deliver(row)) sent += 1;
+      };
+      await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, queue.length) }, worker));
       if (claimed.length < CLAIM_BATCH) return sent;
+    }
+  }
+
+  /** Hands one claimed message to the transport; true when it went out. */
+  private async deliver(row: ClaimedMessage): Promise<boolean> {
+    if (row.not_after && new Date(row.not_after).getTime() <= this.clock.now().getTime()) {
+      await this.orm.em.fork().execute(`update mail_outbox set status = 'dropped', text = null, html = null, locked_until = null where id = ?`, [row.id]);
+      return false;
+    }
+    try {
+      await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
+      await this.orm.em.fork().execute(`update mail_outbox set status = 'sent', sent_at = ?, text = null, html = null, locked_until = null, last_error = null where id = ?`, [this.clock.now(), row.id]);
+      return true;
+    } catch (error) {
+      const attempts = row.attempts + 1;
+      const failed = attempts >= this.settings.maxAttempts;
+      const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+      const wait = Math.min(3600, 5 * 2 ** (attempts - 1));
+      await this.orm.em.fork().execute(
+        `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
+        [failed ? 'failed' : 'pending', attempts, new Date(this.clock.now().getTime() + wait * 1000), reason, row.id],
+      );
+      this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
+      return false;
     }
   }
 }

@@ -9,6 +9,14 @@ export type MailMessage = {
   subject: string;
   text: string;
   html?: string;
+  /** `waiting`: someone waits for it (a one-time code), sent before any `bulk` mail (invitations, notices). Default `bulk`. */
+  urgency?: 'waiting' | 'bulk';
+  /** Never sent after this instant (a code's expiry). */
+  notAfter?: Date;
+  /** A newer message with the same key, queued before this one went out, replaces it (a newer code for the same address and purpose). */
+  replacesKey?: string;
+  /** The client network address that caused it: how much unsent mail one client may queue is capped. */
+  client?: string | null;
 };
 
 export interface Mailer {

@@ -1,6 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
+import { DomainError } from '../shared/errors.js';
+import type { RateLimiter } from '../shared/rate-limiter.js';
 import { McpSession } from './entities.js';
 
 export const MCP_SESSION_PREFIX = 'rss_mcps_';
@@ -8,41 +10,73 @@ export const MCP_SESSION_PREFIX = 'rss_mcps_';
 /** A stored MCP session as a transport continues it. */
 export type OpenMcpSession = { key: string; protocolVersion: string };
 
+export type McpSessionLimits = {
+  /** Idle lifetime of a session that has been used. */
+  idleSeconds: number;
+  /** Lifetime of a session that made no call after `initialize`. */
+  unusedSeconds: number;
+  /** `initialize` calls per client (a caller's identity, else its network address) per minute. */
+  initializePerMinute: number;
+  /** Live sessions in all; past it `initialize` is refused until some expire or end. */
+  maxSessions: number;
+};
+
 /**
  * MCP protocol sessions in PostgreSQL: opened at `initialize` on one instance, continued on any
- * other, ended by DELETE or by idling past `idleSeconds`.
+ * other, ended by DELETE, by idling past `idleSeconds`, or, never used, after `unusedSeconds`. One
+ * client cannot open them without limit (a flood kept 11,361 sessions for a day each).
  */
 export class McpSessions {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
-    private readonly idleSeconds: number,
+    private readonly limits: McpSessionLimits,
+    private readonly rateLimiter: RateLimiter,
   ) {}
 
-  /** A new session; the returned id is the client's secret `Mcp-Session-Id`. */
-  async open(protocolVersion: string, clientName: string | null): Promise<{ id: string; key: string }> {
-    const id = MCP_SESSION_PREFIX + randomToken(32);
-    const now = this.clock.now();
+  /**
+   * A new session; the returned id is the client's secret `Mcp-Session-Id`. `client` is who counts
+   * the call: an identity (`identity:<id>`) or a network address; null (in-process) is not counted.
+   */
+  async open(protocolVersion: string, clientName: string | null, client: string | null = null): Promise<{ id: string; key: string }> {
     const em = this.orm.em.fork();
+    if (client !== null) {
+      await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60 }, 'MCP sessions opened by this client');
+    }
+    const now = this.clock.now();
+    const live = await em.execute<{ n: number }[]>(
+      `select count(*)::int as n from (select 1 from mcp_sessions where closed_at is null and expires_at > ? limit ?) s`,
+      [now, this.limits.maxSessions],
+    );
+    if ((live[0]?.n ?? 0) >= this.limits.maxSessions) {
+      throw new DomainError('unavailable', 'Too many MCP sessions are open; try again later', { retryAfterSeconds: 60 });
+    }
+    const id = MCP_SESSION_PREFIX + randomToken(32);
     const session = em.create(McpSession, {
       sessionHash: sha256Hex(id),
       protocolVersion,
       clientName: clientName?.slice(0, 200) ?? null,
       lastSeenAt: now,
-      expiresAt: this.expiry(now),
+      expiresAt: new Date(now.getTime() + this.limits.unusedSeconds * 1000),
     });
     await em.flush();
     return { id, key: session.id };
   }
 
-  /** The live session with this id (touched: its idle expiry moves on, at most once a minute), or null. */
+  /**
+   * The live session with this id (touched: its idle expiry moves on at its first call, then at most
+   * once a minute), or null.
+   */
   async find(id: string): Promise<OpenMcpSession | null> {
     const now = this.clock.now();
+    const minuteAgo = new Date(now.getTime() - 60_000);
+    // A session still on its short first lifetime gets the idle one at its first call.
+    const unusedBefore = new Date(now.getTime() + Math.max(0, this.limits.idleSeconds - 60) * 1000);
     const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string }[]>(
-      `update mcp_sessions set last_seen_at = case when last_seen_at < ? then ? else last_seen_at end,
-         expires_at = case when last_seen_at < ? then ? else expires_at end
+      `update mcp_sessions set last_seen_at = case when last_seen_at < ? or expires_at < ? then ? else last_seen_at end,
+         expires_at = case when last_seen_at < ? or expires_at < ? then ? else expires_at end
        where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version`,
-      [new Date(now.getTime() - 60_000), now, new Date(now.getTime() - 60_000), this.expiry(now), sha256Hex(id), now],
+      [minuteAgo, unusedBefore, now, minuteAgo, unusedBefore, this.expiry(now), sha256Hex(id), now],
     );
     const row = rows[0];
     return row ? { key: row.id, protocolVersion: row.protocol_version } : null;
@@ -61,6 +95,6 @@ export class McpSessions {
   }
 
   private expiry(now: Date): Date {
-    return new Date(now.getTime() + this.idleSeconds * 1000);
+    return new Date(now.getTime() + this.limits.idleSeconds * 1000);
   }
 }

@@ -157,7 +157,9 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500:
     'Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the ' +
     "answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`.",
-  503: 'A service this answer depends on (the chain) cannot be reached now; `error_code` `unavailable`, retry after `Retry-After` seconds.',
+  503:
+    'A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; ' +
+    "`error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed).",
 };
 
 export function errorResponses(statuses: readonly number[]): JsonObject {
@@ -227,8 +229,8 @@ export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
   const other = Object.fromEntries(
     (spec.other ?? []).map(({ status, description, content }) => [String(status), { description, ...(content ? { content } : {}) }]),
   );
-  // Any operation can meet an unexpected failure; its answer has the error shape too.
-  const errors = errorResponses([...statuses, 500]);
+  // Any operation can meet an unexpected failure, or a database that does not answer; those answers have the error shape too.
+  const errors = errorResponses([...statuses, 500, 503]);
   if (spec.clientQuota !== undefined) {
     const quota = quotaHeaders(spec.clientQuota);
     success.headers = { ...(success.headers as JsonObject | undefined), ...quota };

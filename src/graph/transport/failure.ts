@@ -1,6 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode, type ValidationIssue } from '../../domain/shared/errors.js';
 import { GraphOperationError } from '../executor.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../../domain/database.js';
 
 /**
  * A failed operation as every transport sees it, whatever raised it (a resolver's DomainError
@@ -44,5 +45,6 @@ export function failureFromDomain(error: DomainError): OperationFailure {
 export function operationFailure(error: unknown): OperationFailure | null {
   if (error instanceof GraphOperationError && error.errors[0]) return failureFromGraph(error.errors[0]);
   if (error instanceof DomainError) return failureFromDomain(error);
+  if (isDatabaseUnavailable(error)) return failureFromDomain(databaseUnavailable());
   return null;
 }
