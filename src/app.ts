@@ -78,7 +78,8 @@ import { MessengerMethod } from './domain/ceremonies/methods/messenger.js';
 import { MessengerInbox } from './domain/ceremonies/messenger-inbox.js';
 import { InboundResolver } from './graph/resolvers/inbound.resolver.js';
 import { buildGraphSchema } from './graph/schema.js';
-import { checkedDocument, graphArmor, refuseDeepDocuments } from './graph/armor.js';
+import { budgetRefusal, checkedDocument, graphArmor, graphqlBudget, refuseDeepDocuments } from './graph/armor.js';
+import { ClientBudget } from './graph/transport/client-budget.js';
 import { clientAddressResolver, guardedWebSocketServer } from './graph/transport/websocket.js';
 import { requestDeadline } from './graph/transport/deadline.js';
 import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
@@ -322,6 +323,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
 
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
+  // GraphQL operations per client address and minute, over HTTP and graphql-ws together (this instance's CPU).
+  const graphqlOperations = new ClientBudget(config.graphqlOperationsPerMinute);
   const ws = guardedWebSocketServer(server, '/graphql', config.websocket, clientAddressResolver(app.get('trust proxy fn') as (address: string, hop: number) => boolean), logger);
   const formatError = formatGraphError(logger);
   const wsCleanup = useServer<Record<string, unknown>>(
@@ -330,7 +333,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       connectionInitWaitTimeout: config.websocket.initTimeoutMs,
       // The same limits as over HTTP, in the same order: nesting before parsing, tokens while parsing,
       // then depth, aliases, directives, cost and introspection; refusals carry the same codes.
-      onSubscribe: (_ctx, _id, payload) => checkedDocument(schema, payload, armor),
+      onSubscribe: (ctx, _id, payload) => {
+        const { admitted, quota } = graphqlOperations.take(ws.clientAddressOf(ctx.extra.request));
+        return admitted ? checkedDocument(schema, payload, armor) : [budgetRefusal(quota.resetSeconds)];
+      },
       // The same error model as over HTTP: domain codes in extensions.code, nothing unexpected leaks.
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
       onNext: (_ctx, _id, _payload, _args, result) =>
@@ -381,6 +387,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
 
   app.use(
     '/graphql',
+    graphqlBudget(graphqlOperations),
     express.json({ limit: '256kb' }),
     refuseDeepDocuments,
     expressMiddleware(apollo, {

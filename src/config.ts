@@ -38,6 +38,7 @@ const schema = z.object({
   JOBS_ENABLED: bool.default(true),
   JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  GRAPHQL_OPERATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(2000),
   WS_MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(50),
@@ -128,6 +129,8 @@ export type Config = {
   graphqlIntrospection: boolean;
   mongodbUrl: string | undefined;
   jobsEnabled: boolean;
+  /** GraphQL operations (HTTP requests and graphql-ws subscribe messages) per client address per minute, per instance. */
+  graphqlOperationsPerMinute: number;
   /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
   requestTimeoutSeconds: number;
   /** graphql-ws: sockets in all and per client address, idle seconds, and the wait for `connection_init`. */
@@ -236,6 +239,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsEnabled: e.JOBS_ENABLED,
     jobLockSeconds: e.JOB_LOCK_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    graphqlOperationsPerMinute: e.GRAPHQL_OPERATIONS_PER_MINUTE,
     websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {
       ttlSeconds: e.OTP_TTL_SECONDS,

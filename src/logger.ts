@@ -96,7 +96,8 @@ export function requestIdOf(req: IncomingMessage): string {
 }
 
 /**
- * One line per finished request (info, warn for 4xx, error for 5xx) with its id, method, safe URL,
+ * One line per finished request (info, also for 4xx: a client's mistakes and refusals are not the
+ * service's trouble, and anyone can send them by the thousand; warn for 503, error for other 5xx) with its id, method, safe URL,
  * user agent, status and time; the id also answers as X-Request-Id. Cheap when the level is off:
  * no child logger and no serialization per request (a level that is not enabled costs one check).
  */
@@ -108,7 +109,7 @@ export function httpLogger(logger: Logger) {
     const started = performance.now();
     const url = req.originalUrl ?? req.url ?? '';
     res.once('finish', () => {
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+      const level = res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
         {

@@ -3,6 +3,9 @@ import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type 
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import { documentTooDeep } from './document-shape.js';
+import type { ClientBudget } from './transport/client-budget.js';
+import { reportQuota } from '../domain/shared/quotas.js';
+import { DomainError } from '../domain/shared/errors.js';
 
 /**
  * What one GraphQL operation may ask for, checked before anything runs (parse and validation):
@@ -93,4 +96,27 @@ function withCode(error: GraphQLError, code: string): GraphQLError {
     path: error.path,
     extensions: { ...error.extensions, code },
   });
+}
+
+/**
+ * `/graphql` over HTTP: each request is one operation of the client's per-minute budget (see
+ * ClientBudget); past it, 429 `rate_limited` with Retry-After, before the document is parsed. The
+ * quota goes out in the RateLimit header fields.
+ */
+export function graphqlBudget(budget: ClientBudget): (req: Request, res: Response, next: NextFunction) => void {
+  return (req, res, next) => {
+    const { admitted, quota } = budget.take(req.ip ?? 'unknown');
+    reportQuota({ policy: 'graphql', ...quota });
+    if (admitted) return next();
+    res.setHeader('Retry-After', String(quota.resetSeconds));
+    res.status(429).json({
+      errors: [{ message: 'Too many GraphQL operations from this network address; try again shortly', extensions: { code: 'rate_limited', retryAfterSeconds: quota.resetSeconds } }],
+    });
+  };
+}
+
+/** The refusal of a graphql-ws operation past its client's budget (the socket stays open). */
+export function budgetRefusal(retryAfterSeconds: number): GraphQLError {
+  const message = 'Too many GraphQL operations from this network address; try again shortly';
+  return new GraphQLError(message, { originalError: new DomainError('rate_limited', message, { retryAfterSeconds }) });
 }

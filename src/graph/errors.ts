@@ -57,7 +57,9 @@ export function requestGraphError(error: DomainError): GraphQLError {
  */
 export function formatGraphError(logger: Logger) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const unwrapped = unwrapResolverError(error);
+    const resolved = unwrapResolverError(error);
+    // A transport's own refusal (graphql-ws's budget) carries its domain error without a path.
+    const unwrapped = resolved instanceof GraphQLError && resolved.originalError instanceof DomainError ? resolved.originalError : resolved;
     const unavailable = isDatabaseUnavailable(unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped);
     if (unavailable) logger.warn({ err: unwrapped instanceof GraphQLError ? unwrapped.originalError : unwrapped }, 'database unavailable');
     const original = unavailable ? databaseUnavailable() : unwrapped;

@@ -1,5 +1,6 @@
+import WebSocket from 'ws';
 import { startBrowserApp } from '../support/browser.js';
-import type { TestApp } from '../support/harness.js';
+import { startTestApp, type TestApp } from '../support/harness.js';
 import { authorizationRequest, CookieJar, discover, follow, registerClient } from '../support/oauth.js';
 
 /**
@@ -20,6 +21,27 @@ describe('RateLimit header fields', () => {
 
   // Each test is its own client: the service trusts X-Forwarded-For from loopback (trust proxy).
   const from = (client: string) => ({ 'x-forwarded-for': client });
+  /** Sends `count` `{ __typename }` operations over one graphql-ws socket; the first frame answering each, in order. */
+  const graphqlWsOperations = async (url: string, count: number): Promise<{ type: string; payload?: any }[]> => {
+    const socket = new WebSocket(url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws');
+    const answers = new Map<string, { type: string; payload?: any }>();
+    await new Promise<void>((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init' })));
+      socket.on('message', (data: Buffer) => {
+        const frame = JSON.parse(data.toString()) as { type: string; id?: string; payload?: unknown };
+        if (frame.type === 'connection_ack') {
+          for (let i = 0; i < count; i += 1) socket.send(JSON.stringify({ id: String(i), type: 'subscribe', payload: { query: '{ __typename }' } }));
+        } else if (frame.id !== undefined && !answers.has(frame.id) && frame.type !== 'complete') {
+          answers.set(frame.id, frame);
+          if (answers.size === count) resolve();
+        }
+      });
+    });
+    socket.close();
+    return Array.from({ length: count }, (_, i) => answers.get(String(i))!);
+  };
+
   const left = (headers: Headers) => {
     const match = /^"(\w+)";r=(\d+);t=(\d+)$/.exec(headers.get('ratelimit') ?? '');
     return match ? { policy: match[1], remaining: Number(match[2]), reset: Number(match[3]) } : null;
@@ -68,8 +90,30 @@ describe('RateLimit header fields', () => {
     });
     expect(response.status).toBe(200);
     expect(response.body.data.requestOtp.verificationEventId).toEqual(expect.any(String));
-    expect(response.headers.get('ratelimit-policy')).toBe('"request_otp";q=4;w=3600');
-    expect(left(response.headers)).toMatchObject({ policy: 'request_otp', remaining: 3 });
+    // Every /graphql operation counts against the client's GraphQL budget too (per instance, per minute).
+    expect(response.headers.get('ratelimit-policy')).toBe('"graphql";q=1000000;w=60, "request_otp";q=4;w=3600');
+    expect(response.headers.get('ratelimit')).toMatch(/^"graphql";r=999999;t=\d+, "request_otp";r=3;t=\d+$/);
+  });
+
+  it('refuses GraphQL operations past the client budget with 429 and Retry-After, over HTTP and graphql-ws', async () => {
+    const limited = await startTestApp({ GRAPHQL_OPERATIONS_PER_MINUTE: '5' });
+    try {
+      const query = { query: '{ __typename }' };
+      const answers = [];
+      for (let i = 0; i < 6; i += 1) answers.push(await limited.request('POST', '/graphql', { body: query, headers: from('198.51.100.7') }));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429]);
+      expect(left(answers[4]!.headers)).toMatchObject({ policy: 'graphql', remaining: 0 });
+      expect(Number(answers[5]!.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(answers[5]!.body.errors[0].extensions).toMatchObject({ code: 'rate_limited', retryAfterSeconds: expect.any(Number) });
+      // Another address has its own budget.
+      expect((await limited.request('POST', '/graphql', { body: query, headers: from('198.51.100.8') })).status).toBe(200);
+      // graphql-ws from 127.0.0.1: the sixth operation is refused, the socket stays open.
+      const feed = await graphqlWsOperations(limited.url, 6);
+      expect(feed.slice(0, 5).every((frame) => frame.type === 'next')).toBe(true);
+      expect(feed[5]).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'rate_limited' } }] });
+    } finally {
+      await limited.stop();
+    }
   });
 
   it('answers the registration quota on dynamic client registration, and on its refusal', async () => {

@@ -68,6 +68,7 @@ export async function startTestApp(
     OTP_FAILURES_PER_DAY: '1000',
     MCP_INITIALIZE_PER_MINUTE: '100000',
     MAIL_BACKLOG_PER_RECIPIENT: '1000',
+    GRAPHQL_OPERATIONS_PER_MINUTE: '1000000',
     MAIL_BACKLOG_PER_CLIENT: '100000',
     // Short job locks: stopping does not linger, and a killed worker's job is taken over quickly.
     JOB_LOCK_SECONDS: '2',

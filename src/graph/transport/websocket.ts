@@ -11,6 +11,10 @@ export const WS_MAX_PAYLOAD_BYTES = 256 * 1024;
 export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Messages one socket may send in ten seconds (pings and operations alike). */
 export const WS_MESSAGES_PER_10S = 200;
+/** Bytes one socket may send in ten seconds: a few of the largest documents, not a stream. */
+export const WS_BYTES_PER_10S = 4 * 1024 * 1024;
+/** The largest ping or pong message: graphql-ws keep-alives carry nothing worth more. */
+export const WS_MAX_PING_BYTES = 1024;
 
 export type WebSocketLimits = {
   /** Open sockets at once, all clients together. */
@@ -26,7 +30,7 @@ export type WebSocketLimits = {
 /** What graphql-ws's context gives for a socket: enough to tell whether it has an operation running. */
 type OperationsOf = () => number;
 
-type Tracked = { client: string; lastMessageAt: number; operations: OperationsOf | null; messages: number; windowStart: number };
+type Tracked = { client: string; lastMessageAt: number; operations: OperationsOf | null; messages: number; bytes: number; windowStart: number };
 
 /**
  * The WebSocket server of `/graphql` with bounded memory per socket and in all: small messages,
@@ -69,7 +73,7 @@ export function guardedWebSocketServer(
   wss.on('connection', (socket, request) => {
     const client = clientAddressOf(request);
     const now = Date.now();
-    const state: Tracked = { client, lastMessageAt: now, operations: null, messages: 0, windowStart: now };
+    const state: Tracked = { client, lastMessageAt: now, operations: null, messages: 0, bytes: 0, windowStart: now };
     tracked.set(socket, state);
     perClient.set(client, (perClient.get(client) ?? 0) + 1);
     socket.once('close', () => {
@@ -78,17 +82,24 @@ export function guardedWebSocketServer(
       if (left <= 0) perClient.delete(client);
       else perClient.set(client, left);
     });
-    socket.on('message', () => {
+    socket.on('message', (data: Buffer) => {
       const at = Date.now();
       state.lastMessageAt = at;
       if (at - state.windowStart > 10_000) {
         state.windowStart = at;
         state.messages = 0;
+        state.bytes = 0;
       }
       state.messages += 1;
-      if (state.messages > WS_MESSAGES_PER_10S) {
-        // No closing handshake for a flood: its sender may not be reading either.
-        logger.info({ client }, 'websocket closed: too many messages');
+      state.bytes += data.length;
+      // No closing handshake for a flood: its sender may not be reading either.
+      const flood =
+        state.messages > WS_MESSAGES_PER_10S ? 'too many messages'
+        : state.bytes > WS_BYTES_PER_10S ? 'too many bytes'
+        : data.length > WS_MAX_PING_BYTES && isKeepAlive(data) ? 'an oversized ping'
+        : null;
+      if (flood) {
+        logger.info({ client, flood }, 'websocket closed: flood');
         socket.terminate();
       }
     });
@@ -140,6 +151,12 @@ export function guardedWebSocketServer(
     },
     close: () => clearInterval(sweep),
   };
+}
+
+/** Whether a message is a graphql-ws ping or pong (by its opening bytes: no need to parse it). */
+function isKeepAlive(data: Buffer): boolean {
+  const head = data.subarray(0, 64).toString('latin1').replace(/\s+/g, '');
+  return head.startsWith('{"type":"ping"') || head.startsWith('{"type":"pong"');
 }
 
 /**

@@ -1,0 +1,22 @@
+import { ClientBudget } from '../../src/graph/transport/client-budget.js';
+
+describe('ClientBudget', () => {
+  it('admits a client its operations per minute, refuses the next with the seconds until one fits, and slides', () => {
+    let now = Date.UTC(2026, 10, 26, 12, 0, 0);
+    const budget = new ClientBudget(10, () => now);
+    const taken = Array.from({ length: 11 }, () => budget.take('198.51.100.1'));
+    expect(taken.map((t) => t.admitted)).toEqual([...Array(10).fill(true), false]);
+    expect(taken[9]!.quota).toMatchObject({ limit: 10, windowSeconds: 60, remaining: 0 });
+    expect(taken[10]!.quota.resetSeconds).toBe(60);
+    // Another client is not affected.
+    expect(budget.take('198.51.100.2').admitted).toBe(true);
+    // Half a minute into the next window, the previous one weighs half: 5 operations fit again.
+    now += 90_000;
+    const next = Array.from({ length: 6 }, () => budget.take('198.51.100.1'));
+    expect(next.map((t) => t.admitted)).toEqual([true, true, true, true, true, false]);
+    // The refusal waits until the previous window weighs little enough for one more (6 s here).
+    expect(next[5]!.quota.resetSeconds).toBe(6);
+    now += 6_000;
+    expect(budget.take('198.51.100.1').admitted).toBe(true);
+  });
+});
