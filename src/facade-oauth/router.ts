@@ -88,6 +88,38 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
       res.status(429).json({ error: 'too_many_requests', error_description: error.message });
     }
   });
+  // Registration metadata as oidc-provider is to read it (it uses a body already parsed):
+  // - `scope`: any subset of the advertised scopes is accepted (the MCP SDK registers with all of
+  //   `scopes_supported`). oidc-provider knows only its own `offline_access` (the record scopes are
+  //   the resource's), so the record scopes are taken out of what it checks; what a connection may
+  //   do is decided at consent from the authorization request, never by registration.
+  // - `token_endpoint_auth_method` left out means `none`, said explicitly so that no client secret
+  //   is ever generated, returned or stored for a client that could not use it.
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, express.json({ limit: '16kb' }), (req, _res, next) => {
+    const metadata = req.body as Record<string, unknown> | undefined;
+    if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
+      if (typeof metadata.scope === 'string') {
+        const asked = metadata.scope.split(' ').filter(Boolean);
+        if (asked.every((scope) => (CONNECTOR_SCOPES as readonly string[]).includes(scope))) {
+          const own = asked.filter((scope) => scope === 'offline_access');
+          if (own.length > 0) metadata.scope = own.join(' ');
+          else delete metadata.scope;
+        }
+      }
+      if (metadata.token_endpoint_auth_method === undefined) metadata.token_endpoint_auth_method = 'none';
+    }
+    next();
+  });
+  // A refresh is checked whole before oidc-provider consumes and rotates the refresh token (it checks
+  // `resource` only after rotating): one malformed request must not end a connection.
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.token}`, express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
+    const form = req.body as Record<string, unknown> | undefined;
+    if (form?.grant_type === 'refresh_token' && form.resource !== undefined && form.resource !== resource) {
+      res.status(400).json({ error: 'invalid_target', error_description: `this server issues tokens for ${resource} only` });
+      return;
+    }
+    next();
+  });
   // A client that names no scope asks for the connector's whole grant (the spec's Authentication 7).
   // Every authorization shows the consent page (prompt=consent is what it is), which is also
   // OpenID's condition for keeping offline_access in the request.

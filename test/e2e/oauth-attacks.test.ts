@@ -71,6 +71,51 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
     expect(client.client_secret).toBeUndefined();
   });
 
+  it('registers a client that asks for any subset of the advertised scopes, as the MCP SDK does, and refuses unknown ones', async () => {
+    const metadata = await (await fetch(`${t.origin}/.well-known/oauth-authorization-server`)).json() as { scopes_supported: string[] };
+    for (const scope of [metadata.scopes_supported.join(' '), 'retrieve', 'retrieve offline_access']) {
+      const response = await fetch(`${t.origin}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], client_name: 'SDK-like', scope }),
+      });
+      expect(response.status).toBe(201);
+      const registered = (await response.json()) as { client_id: string; client_secret?: string };
+      expect(registered.client_secret).toBeUndefined();
+      // The registered client connects with the scopes it asks for at authorization.
+      const sdkLike = { client_id: registered.client_id, token_endpoint_auth_method: 'none', redirect_uris: [REDIRECT] } as oauth.Client;
+      const request = await authorizationRequest(d.as, sdkLike, d.resource, { scope: 'retrieve offline_access' });
+      const callback = await consentOverHttp(t, request, 'mallory-target@example.com');
+      const issued = await tokens(d, sdkLike, await exchangeCode(d, sdkLike, request, callback));
+      expect(issued.scope).toBe('retrieve');
+    }
+    const unknown = await oauth.dynamicClientRegistrationRequest(d.as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', scope: 'retrieve sign' }, insecure);
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+
+  it('issues and stores no client secret for a registration that names no authentication method', async () => {
+    const response = await fetch(`${t.origin}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'No method named' }),
+    });
+    expect(response.status).toBe(201);
+    const registered = (await response.json()) as { client_id: string; client_secret?: string; token_endpoint_auth_method: string };
+    expect(registered.token_endpoint_auth_method).toBe('none');
+    expect(registered.client_secret).toBeUndefined();
+    const stored = await t.app.orm.em.fork().execute<{ payload: unknown }[]>(`select payload from oauth_payloads where model = 'Client' and payload->>'client_id' = ?`, [registered.client_id]);
+    expect(stored).toHaveLength(1);
+    expect(JSON.stringify(stored[0]!.payload)).not.toContain('client_secret');
+  });
+
+  it('refuses a refresh for another resource before rotating: the refresh token still works after it', async () => {
+    const issued = await connected();
+    expect(await tokenError(await refresh(d, client, issued.refresh_token!, { resource: `${t.origin}/mcp` }))).toEqual({ status: 400, error: 'invalid_target' });
+    const next = await oauth.processRefreshTokenResponse(d.as, client, await refresh(d, client, issued.refresh_token!));
+    expect(await alive(next.access_token)).toBe(true);
+  });
+
   it('refuses a reused authorization code and revokes what the first use issued', async () => {
     const { request, callback } = await consented();
     const first = await tokens(d, client, await exchangeCode(d, client, request, callback));
@@ -190,6 +235,15 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
     const narrowed = await oauth.processRefreshTokenResponse(d.as, client, await refresh(d, client, issued.refresh_token!, { scope: 'retrieve' }));
     const outcome = await t.app.services.connectorAuth(`Bearer ${narrowed.access_token}`);
     expect(outcome.ok && outcome.principal.scopes).toEqual(['retrieve']);
+  });
+
+  it('lets a refresh ask again for any scope the person granted after one that asked for less (RFC 6749 section 6), never for more', async () => {
+    const issued = await connected({ scope: 'retrieve create offline_access' });
+    const narrowed = await oauth.processRefreshTokenResponse(d.as, client, await refresh(d, client, issued.refresh_token!, { scope: 'retrieve' }));
+    expect(narrowed.scope).toBe('retrieve');
+    const again = await oauth.processRefreshTokenResponse(d.as, client, await refresh(d, client, narrowed.refresh_token!, { scope: 'retrieve create' }));
+    expect(again.scope!.split(' ').sort()).toEqual(['create', 'retrieve']);
+    expect(await tokenError(await refresh(d, client, again.refresh_token!, { scope: 'retrieve verify' }))).toEqual({ status: 400, error: 'invalid_scope' });
   });
 
   it('refuses a refresh past the 90 days of the grant', async () => {

@@ -23,6 +23,19 @@ type ClaimedMessage = { id: string; recipient: string; subject: string; text: st
  */
 @Entity({ tableName: 'mail_outbox' })
 @Index({ properties: ['status', 'nextAttemptAt'] })
+@Index({ name: 'mail_outbox_due_index', expression: `create index "mail_outbox_due_index" on "mail_outbox" ("urgency", "created_at") where "status" = 'pending'` })
+@Index({
+  name: 'mail_outbox_unsent_recipient_index',
+  expression: `create index "mail_outbox_unsent_recipient_index" on "mail_outbox" ("recipient") where "status" in ('pending', 'sending')`,
+})
+@Index({
+  name: 'mail_outbox_unsent_client_index',
+  expression: `create index "mail_outbox_unsent_client_index" on "mail_outbox" ("client_address") where "status" in ('pending', 'sending') and "client_address" is not null`,
+})
+@Index({
+  name: 'mail_outbox_replaces_index',
+  expression: `create index "mail_outbox_replaces_index" on "mail_outbox" ("replaces_key", "created_at") where "replaces_key" is not null`,
+})
 export class QueuedMessage {
   [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
 
