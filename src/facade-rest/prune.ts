@@ -25,7 +25,8 @@ export function pruneToSchema(value: unknown, schema: Schema | undefined, schema
   if (!properties) return value;
   return Object.fromEntries(
     Object.entries(value as Record<string, unknown>)
-      .filter(([key]) => key in properties)
+      // Own properties only: `toString`, `constructor` or `__proto__` in a body are unknown fields, not the prototype's.
+      .filter(([key]) => Object.hasOwn(properties, key))
       .map(([key, item]) => [key, pruneToSchema(item, properties[key], schemas)]),
   );
 }

@@ -107,6 +107,8 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
   });
   // In this order: route (404, 405), credentials (401, 403), guards, body (415, 413, 400), Idempotency-Key (replay, 422, 409), contract (422), operation.
   router.use(async (req: Request, res: Response) => {
+    // A path that cannot be decoded is the client's mistake, whatever route it was meant for.
+    if (!decodable(req.path)) return send(res, restError('malformed_request', 'Malformed percent-escape in the URL path'));
     const matched = routes.match(req.method, req.path);
     let principal: Principal | null = null;
     if (typeof matched === 'object') {
@@ -128,6 +130,15 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger));
   });
   return router;
+}
+
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

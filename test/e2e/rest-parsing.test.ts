@@ -1,4 +1,4 @@
-import { startTestApp, type TestApp } from '../support/harness.js';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 
 const SECRET = 'whsec_parsing_0123456789abcdef';
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -47,6 +47,24 @@ describe('REST request parsing: hostile bodies get clear answers', () => {
   it('keeps equal keys in different objects and escaped keys apart', async () => {
     const response = await t.request('POST', '/api/v1/api-keys', { token, body: '{"name":"ci","scopes":["retrieve"],"x":{"name":1},"n\\u0061me2":2}' });
     expect(response.status).toBe(201);
+  });
+
+  it('answers a malformed percent-escape in the path with 400 malformed_request, with or without credentials', async () => {
+    for (const path of ['/api/v1/public/verify/%E0%A4%A', '/api/v1/public/agreements/%E0%A4%A', '/api/v1/agreements/%E0%A4%A']) {
+      for (const headers of [{}, { authorization: `Bearer ${token}` }]) {
+        const response = await fetch(t.url + path, { headers });
+        expect(response.status).toBe(400);
+        expect(await response.json()).toEqual({ detail: 'Malformed percent-escape in the URL path', error_code: 'malformed_request' });
+      }
+    }
+    expect(t.logs()).not.toContain('URI malformed');
+  });
+
+  it('ignores unknown body properties named like Object.prototype members', async () => {
+    const body = JSON.parse(`{"toString": "x", "constructor": {"a": 1}, "__proto__": {"polluted": true}, "hasOwnProperty": 1, ${JSON.stringify(agreementBody()).slice(1)}`);
+    const created = await t.request('POST', '/api/v1/agreements', { token, body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+    expect(created.status).toBe(201);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('answers a text/plain body with 415', async () => {

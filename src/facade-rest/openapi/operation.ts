@@ -146,7 +146,8 @@ export const binary = (mediaType: string, description: string, headers?: JsonObj
 });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Malformed request (e.g. unparsable JSON).',
+  400: 'Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`).',
+  413: 'The request body is larger than this route accepts (`error_code` `payload_too_large`).',
   401: 'Missing or invalid authentication.',
   403: 'Role or scope failure.',
   404: 'Record or artifact not found.',
@@ -208,8 +209,9 @@ export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
     throw new Error(`OpenAPI: protected operation ${spec.id} runs no domain operation with a declared scope`);
   }
   const params = [...(spec.params ?? []), ...(mutating ? [idempotencyKey()] : [])];
-  const statuses: number[] = [...spec.errors, ...(mutating ? [409, 422] : [])];
-  if (spec.body !== undefined) statuses.push(400, 415, 422);
+  // Any URL can carry a malformed percent-escape: 400 on every operation.
+  const statuses: number[] = [...spec.errors, 400, ...(mutating ? [409, 422] : [])];
+  if (spec.body !== undefined) statuses.push(413, 415, 422);
   if (params.some(isValidatedParam)) statuses.push(422);
 
   const success: JsonObject = { description: spec.ok.description };
