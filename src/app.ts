@@ -102,6 +102,7 @@ import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-rec
 import { createLogger, httpLogger, requestIdOf } from './logger.js';
 import { webUiRouter } from './web-ui.js';
 import { readiness } from './readiness.js';
+import { claimCommitSubscriber, withClaimSlot } from './domain/idempotency/claim-context.js';
 import type { McpFacadeDeps } from './facade-mcp/index.js';
 import { mcpOnFirstUse } from './facade-mcp/on-first-use.js';
 
@@ -185,6 +186,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     recordViews?.invalidate();
   };
   if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
+  // An Idempotency-Key's claim commits with the change its request made (claim-context.ts).
+  orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
   const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings, views: recordViews });
   const housekeeping = new HousekeepingService(orm, clock);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
@@ -387,6 +390,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
 
   app.use(
     '/graphql',
+    // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).
+    (_req, _res, next) => withClaimSlot(next),
     graphqlBudget(graphqlOperations),
     express.json({ limit: '256kb' }),
     refuseDeepDocuments,

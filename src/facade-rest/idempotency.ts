@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
+import { withinClaim } from '../domain/idempotency/claim-context.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { restError, validationError, type RestError } from './errors.js';
@@ -25,13 +26,17 @@ export type IdempotentRequest = {
  * Runs a mutating REST request under its `Idempotency-Key` (when it sends one): a retry with the same
  * key and request replays the stored status, headers and body (with `Idempotent-Replayed: true`);
  * the same key with another request answers 422, and one that arrives while the first still runs 409.
- * Answers worth retrying (5xx, 429) are not stored: the next try runs again.
+ * Answers worth retrying (5xx, 429) are not stored: the next try runs again, unless the change had
+ * committed (marked in its own transaction): then the next try answers from the record's state, as
+ * the route answers when it has one, and never runs the change again.
  */
 export async function idempotently(
   store: IdempotencyStore,
   request: IdempotentRequest,
   run: () => Promise<RestReply | RestError>,
   logger: Logger,
+  /** The answer a committed change would have had, rebuilt from its record's state now (null: the route cannot). */
+  replay: (recordId: string) => Promise<RestReply | null> = async () => null,
 ): Promise<RestReply | RestError> {
   const header = request.headers['idempotency-key'];
   if (!MUTATING.has(request.method) || header === undefined) return run();
@@ -55,13 +60,19 @@ export async function idempotently(
       const { status, headers, body } = claimed.answer;
       return { status, body, headers: { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
     }
+    case 'committed': {
+      // The change committed and its answer was lost (a crash between the two): never run it again.
+      const rebuilt = claimed.recordId ? await replay(claimed.recordId) : null;
+      if (rebuilt) return { ...rebuilt, headers: { ...rebuilt.headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
+      return restError('conflict', 'The change of the request first sent with this Idempotency-Key was committed, but its answer was lost; read the resource for its state');
+    }
     case 'claimed':
       break;
   }
   const { claim } = claimed;
   let reply: RestReply | RestError;
   try {
-    reply = await run();
+    reply = await withinClaim(claim.id, run);
   } catch (error) {
     await store.release(claim).catch((releaseError: unknown) => logger.warn({ err: releaseError }, 'idempotency key not released'));
     throw error;

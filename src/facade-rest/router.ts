@@ -76,6 +76,14 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       throw new DomainError('not_implemented', 'This operation is not available yet');
     },
   };
+  // Operations whose success answer is the record itself, and its status: a lost answer is replayed from the record.
+  const recordAnswers = new Map<string, number>();
+  for (const item of Object.values(document.paths as Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>)) {
+    for (const op of Object.values(item)) {
+      const status = op && typeof op === 'object' && op.operationId ? recordAnswerStatus(op) : null;
+      if (status !== null) recordAnswers.set(op.operationId!, status);
+    }
+  }
   const handlers = new Map<string, (c: Context, req: Request, principal: Principal | null) => Promise<RestReply | RestError>>();
   for (const [operationId, operation] of [...Object.entries(operations), ...Object.keys(plannedRoutes).map((id) => [id, planned] as const)]) {
     // Authenticated before the body was read (below); validated here: an anonymous caller learns nothing from a 422 or a 501.
@@ -127,9 +135,27 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       return (await handlers.get(operation.operationId ?? '')!(context, req, principal));
     };
     if (!deps.idempotency) return send(res, await handle());
-    send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger));
+    // A route that answers with the record answers a lost answer's replay with the record as it is now.
+    const replay = async (recordId: string): Promise<RestReply | null> => {
+      const status = recordAnswers.get(operation.operationId ?? '') ?? null;
+      if (status === null) return null;
+      const read = { request: { params: { agr_id: recordId }, query: {} }, operation: { operationId: 'getAgreement', parameters: [] } } as unknown as Context;
+      const reply = await runOperation(operations.getAgreement!, read, req, principal, {}, deps);
+      return reply.status === 200 && !('file' in reply && reply.file) ? { status, body: reply.body, headers: {} } : null;
+    };
+    send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger, replay));
   });
   return router;
+}
+
+/** The success status of an operation whose success answer is the record itself (ExternalAgreementResponse), else null. */
+function recordAnswerStatus(operation: { responses?: Record<string, unknown> }): number | null {
+  for (const [status, response] of Object.entries(operation.responses ?? {})) {
+    if (!/^2\d\d$/.test(status)) continue;
+    const schema = (response as { content?: Record<string, { schema?: { $ref?: string } }> }).content?.['application/json']?.schema;
+    return schema?.$ref === '#/components/schemas/ExternalAgreementResponse' ? Number(status) : null;
+  }
+  return null;
 }
 
 function decodable(path: string): boolean {

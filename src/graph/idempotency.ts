@@ -2,6 +2,7 @@ import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apoll
 import { OperationTypeNode, type FormattedExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { IdempotencyStore, type IdempotencyClaim } from '../domain/idempotency/idempotency-store.js';
+import { assignClaim } from '../domain/idempotency/claim-context.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from './context.js';
 
@@ -48,8 +49,16 @@ export function idempotencyPlugin(store: IdempotencyStore, logger: Logger): Apol
               const headers = new HeaderMap([[IDEMPOTENT_REPLAYED_HEADER, 'true']]);
               return { http: { status: claimed.answer.status, headers }, body: { kind: 'single', singleResult: claimed.answer.body as FormattedExecutionResult } };
             }
+            case 'committed':
+              // Its change committed and its answer was lost (a crash between the two): never run it again.
+              return failure(409, 'The change of the request first sent with this Idempotency-Key was committed, but its answer was lost; read the record for its state', {
+                code: 'conflict',
+                ...(claimed.recordId ? { recordId: claimed.recordId } : {}),
+              });
             case 'claimed':
               claim = claimed.claim;
+              // The execution that follows runs in this request's slot (withClaimSlot, app.ts): its change marks the claim.
+              assignClaim(claimed.claim.id);
               return null;
           }
         },

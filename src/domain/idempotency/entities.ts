@@ -9,7 +9,7 @@ import { OptionalProps } from '@mikro-orm/core';
 @Entity({ tableName: 'idempotency_keys' })
 @Unique({ name: 'idempotency_keys_scope_key_hash_unique', properties: ['scope', 'keyHash'] })
 export class IdempotencyKey {
-  [OptionalProps]?: 'response' | 'lockedUntil';
+  [OptionalProps]?: 'response' | 'lockedUntil' | 'committedRecordId';
 
   @PrimaryKey({ type: 'uuid' })
   id!: string;
@@ -25,8 +25,13 @@ export class IdempotencyKey {
   @Property({ type: 'text' })
   fingerprint!: string;
 
+  /** `committed`: the change committed (marked in its own transaction) and its answer is not stored yet. */
   @Property({ type: 'text' })
-  status!: 'running' | 'completed';
+  status!: 'running' | 'committed' | 'completed';
+
+  /** The record the committed change wrote events for (the first), for a replay when the answer was lost. */
+  @Property({ type: 'uuid', nullable: true })
+  committedRecordId: string | null = null;
 
   /** The stored answer, AES-256-GCM under a key derived from the Idempotency-Key (base64). */
   @Property({ type: 'text', nullable: true })

@@ -27,13 +27,20 @@ export type ClaimOutcome =
   /** The key was used with another request: 422. */
   | { outcome: 'mismatch' }
   /** The first request with this key is still running: 409. */
-  | { outcome: 'in_progress' };
+  | { outcome: 'in_progress' }
+  /**
+   * The first request's change committed but its answer was never stored (its process died, or the
+   * answer failed after the commit): never run again; answer from `recordId`'s state if the transport can.
+   */
+  | { outcome: 'committed'; recordId: string | null };
 
 /**
  * Idempotency keys (IETF httpapi `Idempotency-Key`) in PostgreSQL, per caller: the first request
  * with a key claims it with one insert-on-conflict (safe across instances), runs, and stores its
  * answer; a retry with the same key and request gets that answer again, one with another request is
- * refused, one that arrives while the first still runs is told so. Keys live 24 hours; the
+ * refused, one that arrives while the first still runs is told so. The change a request makes marks
+ * its claim `committed` in its own transaction (claim-context.ts): a claim whose change committed is
+ * never taken over and run again, even when its answer was never stored. Keys live 24 hours; the
  * housekeeping job deletes them after that.
  */
 export class IdempotencyStore {
@@ -92,13 +99,14 @@ export class IdempotencyStore {
         [id, scope, keyHash, fingerprint, new Date(now.getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), now, new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_SECONDS * 1000), now, now],
       );
       if (claimed.length > 0) return { outcome: 'claimed', claim: { id, key, scope } };
-      const [existing] = await em.execute<{ fingerprint: string; status: string; response: string | null }[]>(
-        'select fingerprint, status, response from idempotency_keys where scope = ? and key_hash = ?',
+      const [existing] = await em.execute<{ fingerprint: string; status: string; response: string | null; committed_record_id: string | null }[]>(
+        'select fingerprint, status, response, committed_record_id from idempotency_keys where scope = ? and key_hash = ?',
         [scope, keyHash],
       );
       // Released (or swept) between the two statements: claim again.
       if (!existing) continue;
       if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
+      if (existing.status === 'committed') return { outcome: 'committed', recordId: existing.committed_record_id };
       if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress' };
       return { outcome: 'replay', answer: JSON.parse(decrypt(existing.response, key, scope).toString('utf8')) as StoredAnswer };
     }
@@ -110,10 +118,13 @@ export class IdempotencyStore {
     const sealed = encrypt(Buffer.from(JSON.stringify(answer), 'utf8'), claim.key, claim.scope);
     await this.orm.em
       .fork()
-      .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status = 'running'`, [sealed, claim.id]);
+      .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status in ('running', 'committed')`, [sealed, claim.id]);
   }
 
-  /** Forgets a claim whose request failed in a way worth retrying (5xx, rate limited): the next try runs it. */
+  /**
+   * Forgets a claim whose request failed in a way worth retrying (5xx, rate limited): the next try runs
+   * it. A claim whose change had committed stays: the next try replays it.
+   */
   async release(claim: IdempotencyClaim): Promise<void> {
     await this.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
   }

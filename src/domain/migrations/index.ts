@@ -14,6 +14,7 @@ import { Migration20261123080000_unlogged_rate_limits as M11 } from './Migration
 import { Migration20261123200243_record_change_notifications as M12 } from './Migration20261123200243_record_change_notifications.js';
 import { Migration20261126040000_rate_limit_grants as M13 } from './Migration20261126040000_rate_limit_grants.js';
 import { Migration20261126130000_mail_urgency as M14 } from './Migration20261126130000_mail_urgency.js';
+import { Migration20261126140000_idempotency_commits as M15 } from './Migration20261126140000_idempotency_commits.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -34,4 +35,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261123200243_record_change_notifications', class: M12 },
   { name: 'Migration20261126040000_rate_limit_grants', class: M13 },
   { name: 'Migration20261126130000_mail_urgency', class: M14 },
+  { name: 'Migration20261126140000_idempotency_commits', class: M15 },
 ];

@@ -7,6 +7,7 @@ import { sealRecord, type SealContext } from '../sealing/seal.js';
 import { isSealingEvent, type DomainEvent, type DomainEvents } from '../shared/events.js';
 import { PUBSUB_CHANNEL } from '../shared/record-changes.js';
 import type { OutboxSubscriber } from './dispatcher.js';
+import { markClaimCommitted } from '../idempotency/claim-context.js';
 
 /** Moves made by the initiator whatever participant they concern. */
 const INITIATOR_MOVES = new Set([
@@ -49,6 +50,8 @@ export class EventJournal implements DomainEvents {
       entries.push(...(await this.journalRecord(em, recordId, byRecord.get(recordId)!)));
     }
     const left = await writeJournal(em, entries, events, this.inlineNotifications(events));
+    // The request's Idempotency-Key claim, if any, commits with the change it ran.
+    await markClaimCommitted(em, events[0]!.data.recordId);
     // The change's own entities too: what the change wrote is in the database before it goes on.
     await em.flush();
     if (left > 0 && this.inline) {

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import pg from 'pg';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
+
+const repo = path.resolve(import.meta.dirname, '../..');
+
+/** Another instance in its own process, to be killed mid-commit. */
+async function startInstanceProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
+    cwd: repo,
+    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(async () => /ready http/.test(output) || child.exitCode !== null).catch(() => undefined);
+  const url = /ready (http\S+)/.exec(output)?.[1];
+  if (!url) throw new Error(`instance process did not start: ${output.slice(-2000)}`);
+  return { child, url };
+}
+
+/**
+ * An Idempotency-Key's claim commits with the change it ran: a process killed after the commit and
+ * before it stored the answer leaves a claim that a retry on another instance replays from the
+ * record, and never runs again (it used to wait out the 120 s lease and then create a second record).
+ */
+describe('Idempotency-Key across a crash between the commit and the stored answer', () => {
+  let t: TestApp;
+  let admin: pg.Client;
+  let doomed: ChildProcess | null = null;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = new pg.Client({ connectionString: t.databaseUrl });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    if (doomed && doomed.exitCode === null) doomed.kill('SIGKILL');
+    await admin.end();
+    await t.stop();
+  });
+
+  it('replays the committed record on the retry, with exactly one record made', async () => {
+    const token = await t.signIn('crash@example.com');
+    const instance = await startInstanceProcess(t.databaseUrl, t.config.smtpUrl!);
+    doomed = instance.child;
+    // Each new record's commit now takes 2 s: long enough to kill the process while it commits.
+    await admin.query(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(2); return null; end $$`);
+    await admin.query(`create constraint trigger slow_commit after insert on records deferrable initially deferred for each row execute function slow_commit()`);
+    const key = randomUUID();
+    const body = JSON.stringify(agreementBody({ title: 'Exactly once' }));
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key };
+    const first = fetch(`${instance.url}/api/v1/agreements`, { method: 'POST', headers, body }).then((r) => r.status, () => 'no answer');
+    try {
+      await waitFor(async () => Number((await admin.query(`select count(*) from pg_stat_activity where wait_event = 'PgSleep'`)).rows[0].count) > 0, 20_000);
+      instance.child.kill('SIGKILL');
+      await new Promise((resolve) => instance.child.once('exit', resolve));
+      expect(await first).toBe('no answer');
+      // The server finishes the commit it was sent: the record exists, its answer was never stored.
+      await waitFor(async () => Number((await admin.query(`select count(*) from pg_stat_activity where wait_event = 'PgSleep'`)).rows[0].count) === 0, 20_000);
+    } finally {
+      await admin.query('drop trigger if exists slow_commit on records');
+      await admin.query('drop function if exists slow_commit()');
+    }
+    const made = await admin.query<{ id: string }>(`select id from records where title = 'Exactly once'`);
+    expect(made.rows).toHaveLength(1);
+    const claim = await admin.query(`select status, committed_record_id, response from idempotency_keys`);
+    expect(claim.rows).toEqual([{ status: 'committed', committed_record_id: made.rows[0]!.id, response: null }]);
+
+    // The retry, on another instance, at once: the record as it is, as the route answers, marked replayed.
+    const retry = await fetch(`${t.url}/api/v1/agreements`, { method: 'POST', headers, body });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    const replayed = (await retry.json()) as { id: string; title: string };
+    expect(replayed).toMatchObject({ id: made.rows[0]!.id, title: 'Exactly once' });
+    expect((await admin.query(`select id from records where title = 'Exactly once'`)).rows).toHaveLength(1);
+  }, 120_000);
+
+  it("marks a claim committed with its change, and the stored answer replaces the mark", async () => {
+    const token = await t.signIn('claims@example.com');
+    const key = randomUUID();
+    const send = (title: string) =>
+      t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title }), headers: { 'idempotency-key': key } });
+    const created = await send('Marked once');
+    expect(created.status).toBe(201);
+    const row = await admin.query(`select status, committed_record_id from idempotency_keys where committed_record_id = $1`, [created.body.id]);
+    // Answered: the stored answer replaces the mark.
+    expect(row.rows).toEqual([{ status: 'completed', committed_record_id: created.body.id }]);
+    const again = await send('Marked once');
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(created.body.id);
+  });
+});
