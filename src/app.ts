@@ -203,7 +203,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
   const principalCache = config.caches.principalSeconds > 0 ? { ttlMs: config.caches.principalSeconds * 1000, clock } : null;
   const credentialChain = new CredentialResolverChain([sessionTokenResolver(orm, clock), apiKeyResolver(orm, clock)], principalCache);
-  const credentials = watchCredentialChanges(pubSub, () => credentialChain.invalidate());
+  // Live graphql-ws sockets check their credentials again on every revocation or merge (set below).
+  let credentialsChanged = (): void => undefined;
+  const credentials = watchCredentialChanges(pubSub, () => {
+    credentialChain.invalidate();
+    credentialsChanged();
+  });
   const authenticator = new GraphAuthenticator(credentialChain);
   const identities = new IdentityService(orm, otp, clock, credentials.changed);
   const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
@@ -353,7 +358,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
           if (error instanceof GraphQLError) return false;
           throw error;
         }
-        ws.watchOperations(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length);
+        const params = ctx.connectionParams ?? {};
+        const presented = Object.keys(params).length > 0;
+        const stillValid = async () => (await authenticator.fromConnectionParams(params).then((principal) => principal !== null, () => false));
+        ws.watchOperations(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length, presented ? stillValid : null);
         return true;
       },
       context: async (ctx) => ({
@@ -367,6 +375,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     ws.wss,
   );
   ws.takeOverSocketErrors();
+  credentialsChanged = () => void ws.recheckCredentials();
 
   const apollo = new ApolloServer<GraphContext>({
     schema,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { DomainErrorCode } from '../domain/shared/errors.js';
 import type { OperationFailure } from '../graph/transport/failure.js';
+import { snakeCase } from '../graph/transport/case.js';
 
 /** Failures only MCP knows: guarded actions' confirmations, and internal errors. */
 export type McpOnlyErrorCode = 'confirmation_required' | 'stale_confirmation_token' | 'expired' | 'internal_error';
@@ -87,7 +88,8 @@ export function toolFailure(failure: OperationFailure, recovery: (code: McpError
     required_scopes: failure.requiredScopes ?? [],
     retry_after_seconds: failure.retryAfterSeconds !== undefined ? Math.max(1, Math.ceil(failure.retryAfterSeconds)) : code === 'rate_limited' ? 1 : null,
     retry_action: recovery(code),
-    ...(failure.issues.length > 0 ? { issues: failure.issues } : {}),
+    // In the tool's own argument names (snake_case), never the domain's.
+    ...(failure.issues.length > 0 ? { issues: failure.issues.map((issue) => ({ ...issue, path: issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part)) })) } : {}),
   };
 }
 

@@ -173,4 +173,13 @@ describe('MCP guarded actions: previews, confirmation tokens and their misuse', 
   it('never logs confirmation tokens', () => {
     expect(t.logs()).not.toMatch(/rss_cfm_[A-Za-z0-9_-]{20}/);
   });
+
+  it("names a refused argument by the tool's own name (method_type), not the domain's", async () => {
+    const created = await t.request('POST', '/api/v1/agreements', { token: aliceToken, body: agreementBody() });
+    await keyA.call('start_or_resume_signature_execution', { agr_reference: created.body.agr_reference });
+    // Alice has no messenger contact point: that method cannot serve her.
+    const refused = await keyA.call('start_signature_method', { agr_reference: created.body.agr_reference, method_type: 'messenger' });
+    expect(refused.isError).toBe(true);
+    expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [expect.objectContaining({ path: ['method_type'] })] });
+  });
 });

@@ -43,6 +43,26 @@ describe('Notarizations (POST /notarizations)', () => {
     expect(submitted.body.status).toBe('sealed');
   });
 
+  it('notarizes a file larger than 2 GiB (size_bytes is int64), and refuses a negative size at the body field', async () => {
+    const big = await t.request('POST', '/api/v1/notarizations', {
+      token: bearer,
+      body: { content_type: 'file', content_hash: sha('three gigabytes'), filename: 'archive.tar', size_bytes: 3_000_000_000, mime_type: 'application/x-tar' },
+    });
+    expect(big.status).toBe(201);
+    expect(big.body.record.notarization).toMatchObject({ filename: 'archive.tar', size_bytes: 3_000_000_000 });
+    const read = await t.request('GET', `/api/v1/notarizations/${big.body.record.id}`, { token: bearer });
+    expect(read.body.notarization.size_bytes).toBe(3_000_000_000);
+    const graph = await t.graphql('query($id: String!) { record(id: $id) { notarization { sizeBytes } } }', { id: big.body.record.id }, { token: bearer });
+    expect(graph.body.data?.record.notarization.sizeBytes).toBe(3_000_000_000);
+    const negative = await t.request('POST', '/api/v1/notarizations', {
+      token: bearer,
+      body: { content_type: 'file', content_hash: sha('negative'), filename: 'x.bin', size_bytes: -1 },
+    });
+    expect(negative.status).toBe(422);
+    expect(negative.body.detail[0].loc).toEqual(['body', 'size_bytes']);
+    expect(JSON.stringify(negative.body)).not.toMatch(/GraphQL|Int|Variable/);
+  });
+
   it('checks a text notarization against its normalized text', async () => {
     const text = 'The  release notes\\nfor version 2.0 are final.';
     const normalized = 'The release notes\\nfor version 2.0 are final.'.replace(/\\s+/g, ' ');

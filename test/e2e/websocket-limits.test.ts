@@ -128,6 +128,23 @@ describe('GraphQL over WebSocket limits', () => {
     expect(idle.state.closed).toEqual({ code: 1000, reason: 'Idle' });
   }, 30_000);
 
+  it('closes a socket opened with an API key (4403) once the key is revoked, its subscription with it', async () => {
+    const token = await t.signIn('ws-revoke@example.com');
+    const created = await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['retrieve'], name: 'live feed' } });
+    expect(created.status).toBe(201);
+    const s = rawSocket(t.url);
+    await s.opened();
+    s.send({ type: 'connection_init', payload: { 'x-api-key': created.body.key } });
+    await until(() => s.frames.some((f) => f.type === 'connection_ack'), 'the ack');
+    s.send({ id: 'feed', type: 'subscribe', payload: { query: 'subscription { recordActivity { recordId } }' } });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(s.state.closed).toBeNull();
+    const revoked = await t.request('DELETE', `/api/v1/api-keys/${created.body.id}`, { token });
+    expect(revoked.status).toBe(204);
+    await until(() => s.state.closed !== null, 'the socket to be closed', 10_000);
+    expect(s.state.closed).toEqual({ code: 4403, reason: 'Forbidden' });
+  });
+
   it('refuses a document nested 200 deep before parsing it, over HTTP and WebSocket alike', async () => {
     const deep = `{ ${'verifyRecord(reference: "AGR-0000-0000") { '.repeat(1)}${'a { '.repeat(200)}b${' }'.repeat(200)} } }`;
     const http = await t.graphql(deep);

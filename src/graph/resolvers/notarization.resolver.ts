@@ -1,6 +1,6 @@
 import { described } from '../describe.js';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
 import type { ExecutionView } from '../../domain/ceremonies/execution-view.js';
 import type { NotarizationService } from '../../domain/notarizations/notarization-service.js';
@@ -39,7 +39,7 @@ export class CreateNotarizationInput {
   @Field(() => String, { nullable: true })
   filename?: string | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Bytes; a whole number up to 2^53 - 1 (files larger than 2 GiB included)' })
   sizeBytes?: number | null;
 
   @Field(() => String, { nullable: true })

@@ -16,6 +16,15 @@ export const WS_BYTES_PER_10S = 4 * 1024 * 1024;
 /** The largest ping or pong message: graphql-ws keep-alives carry nothing worth more. */
 export const WS_MAX_PING_BYTES = 1024;
 
+export type GuardedWebSocketServer = {
+  wss: WebSocketServer;
+  clientAddressOf: (request: IncomingMessage) => string;
+  watchOperations: (socket: WebSocket, operations: OperationsOf, stillValid: StillValid | null) => void;
+  recheckCredentials: () => Promise<void>;
+  takeOverSocketErrors: () => void;
+  close: () => void;
+};
+
 export type WebSocketLimits = {
   /** Open sockets at once, all clients together. */
   maxConnections: number;
@@ -30,7 +39,10 @@ export type WebSocketLimits = {
 /** What graphql-ws's context gives for a socket: enough to tell whether it has an operation running. */
 type OperationsOf = () => number;
 
-type Tracked = { client: string; lastMessageAt: number; operations: OperationsOf | null; messages: number; bytes: number; windowStart: number };
+/** Whether the credentials a socket was opened with still hold (a revoked key, an expired session: no). */
+type StillValid = () => Promise<boolean>;
+
+type Tracked = { client: string; lastMessageAt: number; operations: OperationsOf | null; stillValid: StillValid | null; messages: number; bytes: number; windowStart: number };
 
 /**
  * The WebSocket server of `/graphql` with bounded memory per socket and in all: small messages,
@@ -45,13 +57,7 @@ export function guardedWebSocketServer(
   limits: WebSocketLimits,
   clientAddressOf: (request: IncomingMessage) => string,
   logger: Logger,
-): {
-  wss: WebSocketServer;
-  clientAddressOf: (request: IncomingMessage) => string;
-  watchOperations: (socket: WebSocket, operations: OperationsOf) => void;
-  takeOverSocketErrors: () => void;
-  close: () => void;
-} {
+): GuardedWebSocketServer {
   const tracked = new Map<WebSocket, Tracked>();
   const perClient = new Map<string, number>();
   const wss = new WebSocketServer({
@@ -73,7 +79,7 @@ export function guardedWebSocketServer(
   wss.on('connection', (socket, request) => {
     const client = clientAddressOf(request);
     const now = Date.now();
-    const state: Tracked = { client, lastMessageAt: now, operations: null, messages: 0, bytes: 0, windowStart: now };
+    const state: Tracked = { client, lastMessageAt: now, operations: null, stillValid: null, messages: 0, bytes: 0, windowStart: now };
     tracked.set(socket, state);
     perClient.set(client, (perClient.get(client) ?? 0) + 1);
     socket.once('close', () => {
@@ -127,13 +133,29 @@ export function guardedWebSocketServer(
     }
   }, Math.min(10_000, Math.max(250, (limits.idleSeconds * 1000) / 4)));
   sweep.unref();
-  return {
+  const recheck = setInterval(() => void guarded.recheckCredentials(), 60_000);
+  recheck.unref();
+  const guarded: GuardedWebSocketServer = {
     wss,
     clientAddressOf,
     /** Called once a socket is acknowledged: from then on it is idle when none of its operations runs. */
-    watchOperations: (socket, operations) => {
+    watchOperations: (socket, operations, stillValid) => {
       const state = tracked.get(socket);
-      if (state) state.operations = operations;
+      if (state) {
+        state.operations = operations;
+        state.stillValid = stillValid;
+      }
+    },
+    /**
+     * Checks again every socket opened with credentials (on a revocation or merge, and every minute
+     * for expiry): one whose credentials no longer hold is closed with 4403, its subscriptions with it.
+     */
+    recheckCredentials: async () => {
+      for (const [socket, state] of [...tracked]) {
+        if (!state.stillValid) continue;
+        const valid = await state.stillValid().catch(() => true);
+        if (!valid && socket.readyState === socket.OPEN) socket.close(4403, 'Forbidden');
+      }
     },
     /**
      * Called after graphql-ws is attached: its listener writes every socket error (a client's
@@ -149,8 +171,12 @@ export function guardedWebSocketServer(
         });
       });
     },
-    close: () => clearInterval(sweep),
+    close: () => {
+      clearInterval(sweep);
+      clearInterval(recheck);
+    },
   };
+  return guarded;
 }
 
 /** Whether a message is a graphql-ws ping or pong (by its opening bytes: no need to parse it). */

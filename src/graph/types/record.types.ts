@@ -1,6 +1,6 @@
 import { SealedDocumentObject } from './sealing.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
-import { GraphQLJSONObject } from 'graphql-scalars';
+import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import { BlockchainRecordObject, CounterProposalObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
 import {
   ContactPointTypeEnum,
@@ -120,7 +120,7 @@ export class PublicNotarizationObject {
   @Field(() => String, { nullable: true })
   filename!: string | null;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => GraphQLSafeInt, { nullable: true, description: 'Bytes; a whole number up to 2^53 - 1 (files larger than 2 GiB included)' })
   sizeBytes!: number | null;
 
   @Field(() => String, { nullable: true })

@@ -93,6 +93,7 @@ export type CreateNotarizationInput = {
   requiredSignatureMethodCount?: number | null | undefined;
   /** pending_signature or auto_seal (API keys only) */
   signatureMode?: string | null | undefined;
+  /** Bytes; a whole number up to 2^53 - 1 (files larger than 2 GiB included) */
   sizeBytes?: number | null | undefined;
   /** The text, for text notarizations */
   text?: string | null | undefined;
