@@ -102,6 +102,7 @@ import { defineExpireRecordsJob, scheduleExpireRecords } from './jobs/expire-rec
 import { createLogger, httpLogger, requestIdOf } from './logger.js';
 import { webUiRouter } from './web-ui.js';
 import { readiness } from './readiness.js';
+import { loadServerSecret } from './domain/shared/server-secret.js';
 import { claimCommitSubscriber, withClaimSlot } from './domain/idempotency/claim-context.js';
 import type { McpFacadeDeps } from './facade-mcp/index.js';
 import { mcpOnFirstUse } from './facade-mcp/on-first-use.js';
@@ -154,7 +155,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
   // Mail goes through the outbox: requests and record locks never wait for a mail server.
   const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue);
-  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits);
+  const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
+  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret);
   const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
   const mcpSessions = new McpSessions(
     orm,

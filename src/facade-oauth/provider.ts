@@ -136,5 +136,22 @@ export async function createAuthorizationServer(settings: OAuthServerSettings, s
   const provider = new Provider(settings.issuer, configuration);
   // Behind a reverse proxy (trust proxy is the app's): the public base URL decides the endpoints.
   provider.proxy = true;
+  // The authorization endpoint never sends the browser anywhere for a request it refuses (RFC 9700
+  // section 4.11.2: no open redirector): anyone can register a redirect URI, so an invalid request
+  // (plain or absent PKCE, another resource, a bad scope) gets an error page. Only a valid request
+  // that the person acted on (consent or Deny, at the resume endpoint) goes back to the client.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' || ctx.path !== OAUTH_ROUTES.authorization || ctx.status !== 303) return;
+    const location = ctx.response.get('location');
+    const back = location ? URL.parse(location) : null;
+    const error = back?.searchParams.get('error') ?? (back?.hash ? new URLSearchParams(back.hash.slice(1)).get('error') : null);
+    if (!error) return;
+    const description = back?.searchParams.get('error_description') ?? undefined;
+    ctx.remove('location');
+    ctx.status = 400;
+    ctx.type = 'html';
+    ctx.body = renderErrorPage(error, description);
+  });
   return provider;
 }

@@ -95,7 +95,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   //   do is decided at consent from the authorization request, never by registration.
   // - `token_endpoint_auth_method` left out means `none`, said explicitly so that no client secret
   //   is ever generated, returned or stored for a client that could not use it.
-  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, express.json({ limit: '16kb' }), (req, _res, next) => {
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, express.json({ limit: '16kb' }), (req, res, next) => {
     const metadata = req.body as Record<string, unknown> | undefined;
     if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
       if (typeof metadata.scope === 'string') {
@@ -107,6 +107,13 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
         }
       }
       if (metadata.token_endpoint_auth_method === undefined) metadata.token_endpoint_auth_method = 'none';
+      // Where codes may be sent: https, or http on a loopback address (a native client), never with credentials in the URL.
+      const uris: unknown[] = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+      const refused = uris.find((uri) => typeof uri !== 'string' || !acceptableRedirect(uri));
+      if (refused !== undefined) {
+        res.status(400).json({ error: 'invalid_redirect_uri', error_description: 'redirect_uris must be https URLs, or http URLs on a loopback address, without user information' });
+        return;
+      }
     }
     next();
   });
@@ -158,6 +165,13 @@ function accessTokenLookup(provider: () => Promise<Provider>): ConnectorTokenLoo
     const audience = token.aud === undefined ? [] : Array.isArray(token.aud) ? token.aud : [token.aud];
     return { grantId: token.grantId, clientId: token.clientId, scopes: [...token.scopes], audience: audience.map(String) };
   };
+}
+
+function acceptableRedirect(uri: string): boolean {
+  const url = URL.parse(uri);
+  if (!url || url.username || url.password) return false;
+  if (url.protocol === 'https:') return true;
+  return url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
 }
 
 function isLoopback(address: string | undefined): boolean {

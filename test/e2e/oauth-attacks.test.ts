@@ -94,6 +94,17 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
     expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client_metadata');
   });
 
+  it('refuses redirect URIs that are neither https nor loopback http, or that carry user information', async () => {
+    for (const uri of ['http://evil.example/cb', 'https://user:pw@assistant.example/cb', 'javascript:alert(1)', 'com.example.app:/cb']) {
+      const response = await oauth.dynamicClientRegistrationRequest(d.as, { redirect_uris: [REDIRECT, uri], token_endpoint_auth_method: 'none' }, insecure);
+      expect([uri, response.status, ((await response.json()) as { error: string }).error]).toEqual([uri, 400, 'invalid_redirect_uri']);
+    }
+    for (const uri of ['https://assistant.example/other', 'http://127.0.0.1:9/cb', 'http://localhost:8080/cb', 'http://[::1]:7/cb']) {
+      const response = await oauth.dynamicClientRegistrationRequest(d.as, { redirect_uris: [uri], token_endpoint_auth_method: 'none' }, insecure);
+      expect([uri, response.status]).toEqual([uri, 201]);
+    }
+  });
+
   it('issues and stores no client secret for a registration that names no authentication method', async () => {
     const response = await fetch(`${t.origin}/oauth/register`, {
       method: 'POST',
@@ -141,12 +152,10 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
 
     for (const params of [{ code_challenge_method: 'plain' }, { code_challenge: undefined, code_challenge_method: undefined }]) {
       const refused = await open(await authorizationRequest(d.as, client, d.resource, params));
-      // Refused before any consent page: back to the client with an error, never to /oauth/consent.
-      expect(refused.status).toBe(303);
-      const back = new URL(refused.location!);
-      expect(back.origin).toBe('https://assistant.example');
-      expect(back.searchParams.get('error')).toBe('invalid_request');
-      expect(back.searchParams.get('code')).toBeNull();
+      // Refused before any consent page, with an error page: never a redirect (no open redirector, RFC 9700 4.11.2).
+      expect(refused.status).toBe(400);
+      expect(refused.location).toBeNull();
+      expect(refused.body).toContain('invalid_request');
     }
   });
 
@@ -186,7 +195,8 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
 
   it('issues no token for another resource, at the authorization or the token endpoint', async () => {
     const refused = await open(await authorizationRequest(d.as, client, `${t.origin}/api/v1`));
-    expect(new URL(refused.location!).searchParams.get('error')).toBe('invalid_target');
+    expect([refused.status, refused.location]).toEqual([400, null]);
+    expect(refused.body).toContain('invalid_target');
     const { request, callback } = await consented();
     const before = await tokensStored('true', []);
     expect(await tokenError(await exchangeCode(d, client, request, callback, { resource: `${t.origin}/mcp` }))).toEqual({ status: 400, error: 'invalid_target' });

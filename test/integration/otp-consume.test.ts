@@ -1,3 +1,4 @@
+import { createHash, createHmac } from 'node:crypto';
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { migrate, openDatabase } from '../../src/domain/database.js';
@@ -13,6 +14,8 @@ import { ManualClock } from '../support/clock.js';
  * A code is consumed in the caller's transaction by the statement that checks it is unused; what is
  * checked after (purpose, expiry, the code) rolls the consumption back with the transaction.
  */
+const SECRET = Buffer.from('integration-server-secret-0123456789abcdef');
+
 describe('One-time codes: consumed in the change, checked after, rolled back with it', () => {
   let db: { url: string; drop: () => Promise<void> };
   let orm: MikroORM;
@@ -26,7 +29,15 @@ describe('One-time codes: consumed in the change, checked after, rolled back wit
     await migrate(orm, db.url);
     const rateLimiter = new RateLimiter(clock);
     const settings = { ttlSeconds: 600, maxAttempts: 5, requestsPerWindow: 100, requestWindowSeconds: 3600, failuresPerDay: 100 };
-    otp = new OtpService(orm, { send: async (message) => void mail.push(message) }, rateLimiter, clock, settings, new ClientLimits(orm, rateLimiter, { codeCallsPerHour: 1000, verificationsPerMinute: 1000, registrationsPerHour: 1000 }));
+    otp = new OtpService(
+      orm,
+      { send: async (message) => void mail.push(message) },
+      rateLimiter,
+      clock,
+      settings,
+      new ClientLimits(orm, rateLimiter, { codeCallsPerHour: 1000, verificationsPerMinute: 1000, registrationsPerHour: 1000 }),
+      SECRET,
+    );
   });
   afterAll(async () => {
     await orm.close();
@@ -83,5 +94,19 @@ describe('One-time codes: consumed in the change, checked after, rolled back wit
 
   it('an unknown event is refused as unknown', async () => {
     expect(await codeOf(consumeIn('0190d67a-7e97-4ad4-b9aa-91973d07bbb0', '123456', 'signature'))).toBe('otp_invalid');
+  });
+
+  it('stores a code so that its row alone does not give it back: every six-digit code tried unkeyed, none matches', async () => {
+    const { verificationEventId, code } = await issue('at-rest@example.org');
+    const [row] = await orm.em.fork().execute<{ code_hash: string }[]>('select code_hash from verification_events where id = ?', [verificationEventId]);
+    // What anyone who reads the table can try: all 10^6 codes, hashed as the row's id and code.
+    let recovered: string | null = null;
+    for (let n = 0; n < 1_000_000 && recovered === null; n += 1) {
+      const guess = String(n).padStart(6, '0');
+      if (createHash('sha256').update(`${verificationEventId}:${guess}`).digest('hex') === row!.code_hash) recovered = guess;
+    }
+    expect(recovered).toBeNull();
+    // With the server secret, the mailed code is the one stored.
+    expect(createHmac('sha256', SECRET).update(`${verificationEventId}:${code}`).digest('hex')).toBe(row!.code_hash);
   });
 });

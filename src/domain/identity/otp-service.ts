@@ -1,8 +1,9 @@
+import { createHmac } from 'node:crypto';
 import type { EntityDictionary, EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../shared/clock.js';
-import { constantTimeEqual, randomDigits, sha256Hex } from '../shared/crypto.js';
+import { constantTimeEqual, randomDigits } from '../shared/crypto.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { admittedCount, type RateLimiter } from '../shared/rate-limiter.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -31,7 +32,7 @@ const EXPLANATIONS: Record<OtpPurpose, string> = {
 export type IssuedOtp = { verificationEventId: string; purpose: OtpPurpose; expiresAt: Date };
 
 /**
- * One-time codes: six digits, mailed to the address only, stored as a salted hash, single use,
+ * One-time codes: six digits, mailed to the address only, stored as an HMAC under the server secret, single use,
  * bound to one purpose, expiring, with a limited number of attempts.
  */
 export class OtpService {
@@ -42,6 +43,8 @@ export class OtpService {
     private readonly clock: Clock,
     private readonly settings: Config['otp'],
     private readonly clients: ClientLimits,
+    /** The server secret: codes are stored as HMACs under it, never as plain hashes (server-secret.ts). */
+    private readonly codeKey: Buffer,
   ) {}
 
   /**
@@ -94,7 +97,7 @@ export class OtpService {
       expiresAt: new Date(now.getTime() + this.settings.ttlSeconds * 1000),
       createdAt: now,
     });
-    event.codeHash = hashCode(event.id, code);
+    event.codeHash = hashCode(this.codeKey, event.id, code);
     const minutes = Math.round(this.settings.ttlSeconds / 60);
     await this.mailer.send({
       to: email,
@@ -172,7 +175,7 @@ export class OtpService {
     this.rateLimiter.checkCounts(budget, window, { current, previous }, 'wrong codes for this address');
     // Dead for good: waiting does not help, so no Retry-After (its remaining life would mislead).
     if (spent === null) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
-    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) {
+    if (!constantTimeEqual(event.codeHash, hashCode(this.codeKey, event.id, code))) {
       // The budget refuses the next try (checked above); this one still answers as a wrong code.
       await this.rateLimiter.hit(em, `${FAILURES}${event.destination}`, budget, 'wrong codes for this address').catch(() => undefined);
       throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
@@ -197,7 +200,7 @@ export class OtpService {
     // Written above, race-safe: the entity leaves the unit of work so the caller's flush does not write it again.
     em.getUnitOfWork().unsetIdentity(event);
     this.checkUsable(event, purpose, now, true);
-    if (!constantTimeEqual(event.codeHash, hashCode(event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
+    if (!constantTimeEqual(event.codeHash, hashCode(this.codeKey, event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     return event;
   }
 
@@ -230,6 +233,7 @@ function checkShape(eventId: string, code: string): void {
 /** The key prefix of an address's budget of wrong codes (its rate-limit windows). */
 const FAILURES = 'otp-failures:';
 
-function hashCode(eventId: string, code: string): string {
-  return sha256Hex(`${eventId}:${code}`);
+/** HMAC-SHA256 of the event and its code under the server secret: the row alone does not give the code back. */
+function hashCode(key: Buffer, eventId: string, code: string): string {
+  return createHmac('sha256', key).update(`${eventId}:${code}`).digest('hex');
 }
