@@ -193,7 +193,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings, views: recordViews });
   const housekeeping = new HousekeepingService(orm, clock);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
-  const idempotency = new IdempotencyStore(orm, clock);
+  const idempotency = new IdempotencyStore(orm, clock, serverSecret);
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
   // A connection the server drops (restart, failover) must not crash the process.
   const pubSubPool = resilientPool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createDecipheriv, hkdfSync, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
@@ -94,5 +94,12 @@ describe('Idempotency-Key across a crash between the commit and the stored answe
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(created.body.id);
+    // The stored answer does not open with the Idempotency-Key alone (the server secret keys it too).
+    const [stored] = (await admin.query<{ response: string; scope: string }>(`select response, scope from idempotency_keys where committed_record_id = $1`, [created.body.id])).rows;
+    const bytes = Buffer.from(stored!.response, 'base64');
+    const keyOnly = Buffer.from(hkdfSync('sha256', key, stored!.scope, 'idempotency-key answer', 32));
+    const decipher = createDecipheriv('aes-256-gcm', keyOnly, bytes.subarray(0, 12));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    expect(() => Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()])).toThrow();
   });
 });

@@ -47,6 +47,8 @@ export class IdempotencyStore {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
+    /** The server secret (server-secret.ts): with the caller's key, it derives the key of a stored answer. */
+    private readonly serverSecret: Buffer,
   ) {}
 
   /** The header value, checked; a DomainError (validation) names the header when it is unusable. */
@@ -108,17 +110,33 @@ export class IdempotencyStore {
       if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
       if (existing.status === 'committed') return { outcome: 'committed', recordId: existing.committed_record_id };
       if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress' };
-      return { outcome: 'replay', answer: JSON.parse(decrypt(existing.response, key, scope).toString('utf8')) as StoredAnswer };
+      let answer: StoredAnswer;
+      try {
+        answer = JSON.parse(decrypt(existing.response, this.answerKey(key, scope)).toString('utf8')) as StoredAnswer;
+      } catch {
+        // Stored under another server secret (it was changed): the change ran; its answer cannot be read.
+        return { outcome: 'committed', recordId: null };
+      }
+      return { outcome: 'replay', answer };
     }
     return { outcome: 'in_progress' };
   }
 
   /** Stores the answer of a claimed request; retries with the key get it from now on. */
   async complete(claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
-    const sealed = encrypt(Buffer.from(JSON.stringify(answer), 'utf8'), claim.key, claim.scope);
+    const sealed = encrypt(Buffer.from(JSON.stringify(answer), 'utf8'), this.answerKey(claim.key, claim.scope));
     await this.orm.em
       .fork()
       .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status in ('running', 'committed')`, [sealed, claim.id]);
+  }
+
+  /**
+   * Answers can hold secrets (a new API key, an access token): they are stored encrypted under a key
+   * derived from the caller's Idempotency-Key, which the database never holds, and the server secret,
+   * which it never holds either: neither a leaked key nor a read of the table alone opens an answer.
+   */
+  private answerKey(key: string, scope: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', Buffer.concat([this.serverSecret, Buffer.from(key, 'utf8')]), scope, 'idempotency-key answer', 32));
   }
 
   /**
@@ -130,24 +148,16 @@ export class IdempotencyStore {
   }
 }
 
-/**
- * Answers can hold secrets (a new API key, an access token): they are stored encrypted under a key
- * derived from the caller's Idempotency-Key, which the database never holds.
- */
-function answerKey(key: string, scope: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', key, scope, 'idempotency-key answer', 32));
-}
-
-function encrypt(plain: Buffer, key: string, scope: string): string {
+function encrypt(plain: Buffer, key: Buffer): string {
   const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', answerKey(key, scope), iv);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
   const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
 }
 
-function decrypt(stored: string, key: string, scope: string): Buffer {
+function decrypt(stored: string, key: Buffer): Buffer {
   const bytes = Buffer.from(stored, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', answerKey(key, scope), bytes.subarray(0, 12));
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
   decipher.setAuthTag(bytes.subarray(12, 28));
   return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
 }
