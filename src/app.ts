@@ -81,10 +81,11 @@ import { buildGraphSchema } from './graph/schema.js';
 import { budgetRefusal, checkedDocument, graphArmor, graphqlBudget, refuseDeepDocuments } from './graph/armor.js';
 import { ClientBudget } from './graph/transport/client-budget.js';
 import { clientAddressResolver, guardedWebSocketServer } from './graph/transport/websocket.js';
-import { requestDeadline } from './graph/transport/deadline.js';
+import { DEADLINE_MESSAGE, DEADLINE_RETRY_AFTER_SECONDS, requestDeadline } from './graph/transport/deadline.js';
+import { sendGraphqlRefusal } from './graph/transport/refusal.js';
 import { HEALTH_BODY, metaOperations } from './facade-rest/meta.js';
 import { createRestFacade } from './facade-rest/router.js';
-import { restErrorHandler } from './facade-rest/errors.js';
+import { restError, restErrorHandler, sendRestError } from './facade-rest/errors.js';
 import { inboundGuards } from './facade-rest/bindings/index.js';
 import type { RestReply } from './facade-rest/operation.js';
 import { GraphAuthenticator } from './graph/authenticate.js';
@@ -323,8 +324,10 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     next();
   });
   app.use(httpLogger(logger));
-  app.use('/api/v1', requestDeadline(config.requestTimeoutSeconds, 'rest'));
-  app.use('/graphql', requestDeadline(config.requestTimeoutSeconds, 'graphql'));
+  // A request unanswered at its deadline gets 503 `unavailable`, in its route's own error shape.
+  const late = { retryAfterSeconds: DEADLINE_RETRY_AFTER_SECONDS };
+  app.use('/api/v1', requestDeadline(config.requestTimeoutSeconds, (res) => sendRestError(res, restError('unavailable', DEADLINE_MESSAGE, late))));
+  app.use('/graphql', requestDeadline(config.requestTimeoutSeconds, (res) => sendGraphqlRefusal(res, 503, DEADLINE_MESSAGE, { code: 'unavailable', ...late })));
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
   const server = createServer((req, res) => {

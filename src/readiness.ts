@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { resilientPool } from './domain/database.js';
 
 /** One dependency's state: `ok`, or a short reason it is not. */
 export type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting';
@@ -19,10 +19,8 @@ export const READINESS_DEADLINE_MS = 2000;
  * LISTEN connection that carries events, cache invalidations and job wake-ups between instances).
  */
 export function readiness(databaseUrl: string, listening: () => boolean, deadlineMs = READINESS_DEADLINE_MS): Readiness {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: deadlineMs, query_timeout: deadlineMs, idleTimeoutMillis: 30_000 });
-  // A probe connection the server drops is replaced at the next check; never an unhandled error.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  // A probe connection the server drops is replaced at the next check; its loss is what the check reports.
+  const pool = resilientPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: deadlineMs, query_timeout: deadlineMs, idleTimeoutMillis: 30_000 }, () => undefined);
   const database = async (): Promise<CheckResult> => {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<CheckResult>((resolve) => (timer = setTimeout(() => resolve('timeout'), deadlineMs + 250)));

@@ -130,7 +130,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (isConnectionLost(error)) return true;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string' && /^(ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|53300)$/.test(code)) return true;
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED/.test(message);
+  // pg's own timeouts carry no code: the pool's acquire timeout, and the client's query timeout.
+  return typeof message === 'string' && /timeout exceeded when trying to connect|Query read timeout/.test(message);
 }
 
 /** The domain error a request gets when the database is unavailable: retry in a few seconds. */

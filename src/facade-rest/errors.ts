@@ -76,10 +76,14 @@ export function restErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error: { type?: string }, _req, res, _next) => {
     if (error.type === 'entity.parse.failed') sendRestError(res, restError('malformed_request', 'Malformed JSON body'));
     else if (error.type === 'entity.too.large') sendRestError(res, restError('payload_too_large', 'Request body too large'));
-    else if (operationFailure(error)?.code === 'unavailable') {
-      logger.warn({ err: error }, 'database unavailable');
-      sendRestError(res, restErrorFromFailure(operationFailure(error)!, 'body'));
-    } else {
+    else {
+      // An error that escaped an operation because the database is unreachable (a credential lookup, say): 503.
+      const failure = operationFailure(error);
+      if (failure?.code === 'unavailable') {
+        logger.warn({ err: error }, 'database unavailable');
+        sendRestError(res, restErrorFromFailure(failure, 'body'));
+        return;
+      }
       logger.error({ err: error }, 'unhandled request error');
       sendRestError(res, restError('internal_error', 'Internal server error'));
     }

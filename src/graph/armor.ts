@@ -4,6 +4,7 @@ import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { NextFunction, Request, Response } from 'express';
 import { documentTooDeep } from './document-shape.js';
 import type { ClientBudget } from './transport/client-budget.js';
+import { sendGraphqlRefusal } from './transport/refusal.js';
 import { reportQuota } from '../domain/shared/quotas.js';
 import { DomainError } from '../domain/shared/errors.js';
 
@@ -61,7 +62,7 @@ export function refuseDeepDocuments(req: Request, res: Response, next: NextFunct
   const query = typeof body?.query === 'string' ? body.query : typeof req.query.query === 'string' ? req.query.query : null;
   const refusal = query === null ? null : documentTooDeep(query);
   if (!refusal) return next();
-  res.status(400).json({ errors: [{ message: refusal.message, extensions: { code: 'graphql_parse_failed' } }] });
+  sendGraphqlRefusal(res, 400, refusal.message, { code: 'graphql_parse_failed' });
 }
 
 /**
@@ -108,15 +109,13 @@ export function graphqlBudget(budget: ClientBudget): (req: Request, res: Respons
     const { admitted, quota } = budget.take(req.ip ?? 'unknown');
     reportQuota({ policy: 'graphql', ...quota });
     if (admitted) return next();
-    res.setHeader('Retry-After', String(quota.resetSeconds));
-    res.status(429).json({
-      errors: [{ message: 'Too many GraphQL operations from this network address; try again shortly', extensions: { code: 'rate_limited', retryAfterSeconds: quota.resetSeconds } }],
-    });
+    sendGraphqlRefusal(res, 429, OVER_BUDGET, { code: 'rate_limited', retryAfterSeconds: quota.resetSeconds });
   };
 }
 
+const OVER_BUDGET = 'Too many GraphQL operations from this network address; try again shortly';
+
 /** The refusal of a graphql-ws operation past its client's budget (the socket stays open). */
 export function budgetRefusal(retryAfterSeconds: number): GraphQLError {
-  const message = 'Too many GraphQL operations from this network address; try again shortly';
-  return new GraphQLError(message, { originalError: new DomainError('rate_limited', message, { retryAfterSeconds }) });
+  return new GraphQLError(OVER_BUDGET, { originalError: new DomainError('rate_limited', OVER_BUDGET, { retryAfterSeconds }) });
 }

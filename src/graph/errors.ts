@@ -60,8 +60,9 @@ export function formatGraphError(logger: Logger) {
     const resolved = unwrapResolverError(error);
     // A transport's own refusal (graphql-ws's budget) carries its domain error without a path.
     const unwrapped = resolved instanceof GraphQLError && resolved.originalError instanceof DomainError ? resolved.originalError : resolved;
-    const unavailable = isDatabaseUnavailable(unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped);
-    if (unavailable) logger.warn({ err: unwrapped instanceof GraphQLError ? unwrapped.originalError : unwrapped }, 'database unavailable');
+    const cause = unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped;
+    const unavailable = isDatabaseUnavailable(cause);
+    if (unavailable) logger.warn({ err: cause }, 'database unavailable');
     const original = unavailable ? databaseUnavailable() : unwrapped;
     if (original instanceof DomainError) {
       return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: extensionsOf(original) };

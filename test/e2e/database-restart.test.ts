@@ -1,29 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { startScratchPostgres } from '../../scripts/local-postgres.mjs';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { waitFor } from '../support/wait.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
+import { startInstanceProcess } from '../support/instance-process.js';
 
 type Scratch = Awaited<ReturnType<typeof startScratchPostgres>>;
-
-/** A second instance in its own process (jobs on): whether the process survives is the point. */
-async function startInstanceProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
-    cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info', JOB_LOCK_SECONDS: '2' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => /ready http/.test(output) || child.exitCode !== null).catch(() => undefined);
-  const url = /ready (http\S+)/.exec(output)?.[1];
-  if (!url) throw new Error(`instance process did not start: ${output.slice(-2000)}`);
-  return { child, url, output: () => output };
-}
 
 const status = (url: string) =>
   fetch(url, { signal: AbortSignal.timeout(10_000) }).then(
@@ -47,7 +28,7 @@ describe('A database restart', () => {
       { JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300', REQUEST_TIMEOUT_SECONDS: '3' },
       { databaseUrl: scratch.url },
     );
-    other = await startInstanceProcess(scratch.url, t.config.smtpUrl!);
+    other = await startInstanceProcess(scratch.url, t.config.smtpUrl!, { JOB_LOCK_SECONDS: '2' });
   }, 120_000);
   afterAll(async () => {
     if (other?.child.exitCode === null) other.child.kill('SIGTERM');

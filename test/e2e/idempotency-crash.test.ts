@@ -1,27 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createDecipheriv, hkdfSync, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import pg from 'pg';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { waitFor } from '../support/wait.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-
-/** Another instance in its own process, to be killed mid-commit. */
-async function startInstanceProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
-    cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => /ready http/.test(output) || child.exitCode !== null).catch(() => undefined);
-  const url = /ready (http\S+)/.exec(output)?.[1];
-  if (!url) throw new Error(`instance process did not start: ${output.slice(-2000)}`);
-  return { child, url };
-}
+import { startInstanceProcess } from '../support/instance-process.js';
 
 /**
  * An Idempotency-Key's claim commits with the change it ran: a process killed after the commit and
@@ -46,7 +28,7 @@ describe('Idempotency-Key across a crash between the commit and the stored answe
 
   it('replays the committed record on the retry, with exactly one record made', async () => {
     const token = await t.signIn('crash@example.com');
-    const instance = await startInstanceProcess(t.databaseUrl, t.config.smtpUrl!);
+    const instance = await startInstanceProcess(t.databaseUrl, t.config.smtpUrl!, { LOG_LEVEL: 'warn' });
     doomed = instance.child;
     // Each new record's commit now takes 2 s: long enough to kill the process while it commits.
     await admin.query(`create function slow_commit() returns trigger language plpgsql as $$ begin perform pg_sleep(2); return null; end $$`);
@@ -101,5 +83,20 @@ describe('Idempotency-Key across a crash between the commit and the stored answe
     const decipher = createDecipheriv('aes-256-gcm', keyOnly, bytes.subarray(0, 12));
     decipher.setAuthTag(bytes.subarray(12, 28));
     expect(() => Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()])).toThrow();
+  });
+
+  it('answers a GraphQL retry whose change committed without a stored answer with 409 conflict, and runs nothing again', async () => {
+    const token = await t.signIn('graph-crash@example.com');
+    const key = randomUUID();
+    const mutation = 'mutation Create($input: CreateAgreementInput!) { createAgreement(input: $input) { id title } }';
+    const input = { title: 'Graph once', body: 'We agree to share the garden equally and to take turns watering it every week.', onChainFullText: false, onChainIncludeVerifiedParties: false, parties: [{ displayName: 'Bob', contactPointValue: 'bob@example.com' }] };
+    const first = await t.graphql(mutation, { input }, { token, headers: { 'idempotency-key': key } });
+    expect(first.body.data?.createAgreement.title).toBe('Graph once');
+    // As a crash between the commit and the stored answer leaves it.
+    await admin.query(`update idempotency_keys set status = 'committed', response = null where committed_record_id = $1`, [first.body.data!.createAgreement.id]);
+    const retry = await t.graphql(mutation, { input }, { token, headers: { 'idempotency-key': key } });
+    expect(retry.status).toBe(409);
+    expect(retry.body.errors?.[0]?.extensions).toMatchObject({ code: 'conflict', recordId: first.body.data!.createAgreement.id });
+    expect((await admin.query(`select id from records where title = 'Graph once'`)).rows).toHaveLength(1);
   });
 });

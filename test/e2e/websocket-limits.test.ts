@@ -193,4 +193,17 @@ describe('GraphQL over WebSocket connection caps', () => {
       await t.stop();
     }
   });
+
+  it('refuses sockets past the total cap with 503 and Retry-After', async () => {
+    const t = await startTestApp({ WS_MAX_CONNECTIONS: '3', WS_MAX_CONNECTIONS_PER_CLIENT: '100' });
+    try {
+      const sockets = Array.from({ length: 4 }, () => rawSocket(t.url));
+      await until(() => sockets.every((s) => s.state.open || s.state.closed !== null), 'every socket to open or be refused', 10_000);
+      expect(sockets.filter((s) => s.state.open)).toHaveLength(3);
+      expect(sockets.filter((s) => s.state.refused === 503)).toHaveLength(1);
+      for (const s of sockets) s.socket.terminate();
+    } finally {
+      await t.stop();
+    }
+  });
 });

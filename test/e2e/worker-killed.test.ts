@@ -1,26 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { waitFor } from '../support/wait.js';
-
-const repo = path.resolve(import.meta.dirname, '../..');
-
-/** Another instance of the service in its own process, jobs on, on the test's database. */
-async function startWorkerProcess(databaseUrl: string, smtpUrl: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
-    cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => output.includes('ready ') || child.exitCode !== null).catch(() => undefined);
-  if (!output.includes('ready ')) throw new Error(`worker process did not start: ${output.slice(-2000)}`);
-  return { child, output: () => output };
-}
+import { startInstanceProcess } from '../support/instance-process.js';
 
 describe('A worker process killed mid-job', () => {
   let t: TestApp;
@@ -51,7 +34,7 @@ describe('A worker process killed mid-job', () => {
     await blocker.query('begin');
     await blocker.query('lock table sealed_artifacts in exclusive mode');
     try {
-      const started = await startWorkerProcess(t.databaseUrl, t.config.smtpUrl!);
+      const started = await startInstanceProcess(t.databaseUrl, t.config.smtpUrl!);
       worker = started.child;
       // The worker's sealing sweep enqueues the record's job at start; its handler reaches the store and waits.
       await waitFor(async () => {

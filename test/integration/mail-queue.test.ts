@@ -104,8 +104,9 @@ describe('Mail queue', () => {
     await expect(code('flooded@example.org', '198.51.100.9')).rejects.toMatchObject({ code: 'rate_limited', details: { retryAfterSeconds: 60 } });
     for (let i = 0; i < 5; i += 1) await code(`victim${i}@example.org`, '203.0.113.7');
     await expect(code('victim9@example.org', '203.0.113.7')).rejects.toMatchObject({ code: 'rate_limited' });
-    // Another client is not affected.
+    // Another client is not affected, and bulk mail (an invitation a change sends) is never refused by a backlog.
     await code('someone@example.org', '203.0.113.8');
+    for (let i = 0; i < 5; i += 1) await queue.send({ to: 'flooded@example.org', subject: 'Invitation', text: 'You are invited', client: '198.51.100.9' });
     await queue.deliverDue();
     await code('flooded@example.org', '198.51.100.9');
     await code('victim9@example.org', '203.0.113.7');

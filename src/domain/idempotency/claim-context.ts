@@ -5,6 +5,9 @@ type OpenClaim = { id: string | null; marked: boolean };
 
 const current = new AsyncLocalStorage<OpenClaim>();
 
+/** Marks a running claim committed, with the record its change wrote (parameters: record id, claim id). */
+const MARK_COMMITTED = `update idempotency_keys set status = 'committed', committed_record_id = ?, locked_until = null where id = ? and status = 'running'`;
+
 /** Runs a request's work under its Idempotency-Key claim: the first change it journals marks the claim committed. */
 export function withinClaim<T>(claimId: string, work: () => Promise<T>): Promise<T> {
   return current.run({ id: claimId, marked: false }, work);
@@ -34,7 +37,7 @@ export async function markClaimCommitted(em: EntityManager, recordId: string): P
   const claim = current.getStore();
   if (!claim?.id || claim.marked) return;
   claim.marked = true;
-  await em.execute(`update idempotency_keys set status = 'committed', committed_record_id = ?, locked_until = null where id = ? and status = 'running'`, [recordId, claim.id]);
+  await em.execute(MARK_COMMITTED, [recordId, claim.id]);
 }
 
 /** A flush's change sets: the record the change is about (null when it wrote no record's rows), or undefined when it wrote nothing. */
@@ -71,9 +74,7 @@ export function claimCommitSubscriber(): EventSubscriber {
       const record = wrote.has(transaction) ? wrote.get(transaction)! : recordOf(args.uow);
       if (record === undefined) return;
       claim.marked = true;
-      await args.em
-        .getConnection()
-        .execute(`update idempotency_keys set status = 'committed', committed_record_id = ?, locked_until = null where id = ? and status = 'running'`, [record, claim.id], 'run', args.transaction);
+      await args.em.getConnection().execute(MARK_COMMITTED, [record, claim.id], 'run', args.transaction);
     },
   };
 }

@@ -29,7 +29,7 @@ export class IdempotencyKey {
   @Property({ type: 'text' })
   status!: 'running' | 'committed' | 'completed';
 
-  /** The record the committed change wrote events for (the first), for a replay when the answer was lost. */
+  /** The record the committed change wrote (the first it touched; null: no record's rows), for a replay when the answer was lost. */
   @Property({ type: 'uuid', nullable: true })
   committedRecordId: string | null = null;
 

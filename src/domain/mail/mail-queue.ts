@@ -95,9 +95,9 @@ export type MailQueueSettings = {
   pollMs: number;
   /** Messages handed to the transport at once per instance. */
   concurrency: number;
-  /** Unsent messages one recipient may have waiting; past it a new one is refused (429). */
+  /** Unsent messages one recipient may have waiting; past it a new code's message is refused (429). */
   backlogPerRecipient: number;
-  /** Unsent messages one client address may have caused; past it a new one is refused (429). */
+  /** Unsent messages one client address may have caused; past it a new code's message is refused (429). */
   backlogPerClient: number;
 };
 
@@ -126,7 +126,9 @@ export class MailQueue implements Mailer {
 
   async send(message: MailMessage, em?: EntityManager): Promise<void> {
     const target = em ?? this.orm.em.fork();
-    await this.checkBacklog(target, message.to, message.client ?? null);
+    // Only mail a request for a code causes is capped: bulk mail belongs to a change that other limits
+    // bound, and a backlog (a mail server down) must never fail that change.
+    if (message.urgency === 'waiting') await this.checkBacklog(target, message.to, message.client ?? null);
     target.create(QueuedMessage, {
       recipient: message.to,
       subject: message.subject,
@@ -148,7 +150,7 @@ export class MailQueue implements Mailer {
     this.wake(0);
   }
 
-  /** Refuses a message past the unsent-mail caps of its recipient or its client address. */
+  /** Refuses a code's message past the unsent-mail caps of its recipient or its client address. */
   private async checkBacklog(em: EntityManager, recipient: string, client: string | null): Promise<void> {
     const [row] = await em.execute<{ recipient: number; client: number }[]>(
       `select (select count(*)::int from mail_outbox where recipient = ? and status in ('pending', 'sending')) as recipient,

@@ -132,7 +132,8 @@ function quotaOf(rule: RateLimitRule, resetSeconds: number): Omit<Quota, 'remain
 /** A key's hits in a window and in the one before it (null: no row). */
 type WindowCounts = { current: number | null; previous: number | null };
 
-function windowAt(rule: RateLimitRule, now: number): CountWindow {
+/** A rule's counting window at the instant `now` (milliseconds). */
+export function windowAt(rule: RateLimitRule, now: number): CountWindow {
   const windowMs = rule.windowSeconds * 1000;
   const start = Math.floor(now / windowMs) * windowMs;
   return { now, start: new Date(start), previousStart: new Date(start - windowMs), overlap: 1 - (now - start) / windowMs };
