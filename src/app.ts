@@ -55,6 +55,7 @@ import { AmendmentService } from './domain/records/amendment-service.js';
 import { BotApiMessengerSender } from './domain/messaging/messenger-sender.js';
 import { liveSubscriber, liveUpdates } from './graph/live.js';
 import { watchCredentialChanges, watchRecordChanges } from './graph/invalidation.js';
+import { CredentialEpoch } from './domain/identity/credential-epoch.js';
 import { OutboxDispatcher, type OutboxSubscriber } from './domain/outbox/dispatcher.js';
 import { EventJournal } from './domain/outbox/journal.js';
 import type { SealContext } from './domain/sealing/seal.js';
@@ -204,14 +205,20 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   await pubSub.start();
   // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
   // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
-  const principalCache = config.caches.principalSeconds > 0 ? { ttlMs: config.caches.principalSeconds * 1000, clock } : null;
+  // A revocation advances the credential epoch before its answer leaves; a reused answer is checked against it.
+  const credentialEpoch = new CredentialEpoch(orm);
+  const principalCache = config.caches.principalSeconds > 0 ? { ttlMs: config.caches.principalSeconds * 1000, clock, epoch: credentialEpoch } : null;
   const credentialChain = new CredentialResolverChain([sessionTokenResolver(orm, clock), apiKeyResolver(orm, clock)], principalCache);
   // Live graphql-ws sockets check their credentials again on every revocation or merge (set below).
   let credentialsChanged = (): void => undefined;
-  const credentials = watchCredentialChanges(pubSub, () => {
-    credentialChain.invalidate();
-    credentialsChanged();
-  });
+  const credentials = watchCredentialChanges(
+    pubSub,
+    () => {
+      credentialChain.invalidate();
+      credentialsChanged();
+    },
+    () => credentialEpoch.advance(),
+  );
   const authenticator = new GraphAuthenticator(credentialChain);
   const identities = new IdentityService(orm, otp, clock, credentials.changed);
   const apiKeys = new ApiKeyService(orm, clock, credentials.changed);

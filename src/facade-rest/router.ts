@@ -76,12 +76,13 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       throw new DomainError('not_implemented', 'This operation is not available yet');
     },
   };
-  // Operations whose success answer is the record itself, and its status: a lost answer is replayed from the record.
-  const recordAnswers = new Map<string, number>();
+  // Operations whose success answer is a record's state (the record, its signature execution), with
+  // their status and the read that answers it: a lost answer is replayed from the state as it is now.
+  const stateAnswers = new Map<string, { status: number; read: string }>();
   for (const item of Object.values(document.paths as Record<string, Record<string, { operationId?: string; responses?: Record<string, unknown> }>>)) {
     for (const op of Object.values(item)) {
-      const status = op && typeof op === 'object' && op.operationId ? recordAnswerStatus(op) : null;
-      if (status !== null) recordAnswers.set(op.operationId!, status);
+      const answer = op && typeof op === 'object' && op.operationId ? stateAnswerOf(op) : null;
+      if (answer !== null) stateAnswers.set(op.operationId!, answer);
     }
   }
   const handlers = new Map<string, (c: Context, req: Request, principal: Principal | null) => Promise<RestReply | RestError>>();
@@ -135,13 +136,13 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       return (await handlers.get(operation.operationId ?? '')!(context, req, principal));
     };
     if (!deps.idempotency) return send(res, await handle());
-    // A route that answers with the record answers a lost answer's replay with the record as it is now.
+    // A route that answers with a record's state answers a lost answer's replay with that state now.
     const replay = async (recordId: string): Promise<RestReply | null> => {
-      const status = recordAnswers.get(operation.operationId ?? '') ?? null;
-      if (status === null) return null;
-      const read = { request: { params: { agr_id: recordId }, query: {} }, operation: { operationId: 'getAgreement', parameters: [] } } as unknown as Context;
-      const reply = await runOperation(operations.getAgreement!, read, req, principal, {}, deps);
-      return reply.status === 200 && !('file' in reply && reply.file) ? { status, body: reply.body, headers: {} } : null;
+      const answer = stateAnswers.get(operation.operationId ?? '');
+      if (!answer) return null;
+      const read = { request: { params: { agr_id: recordId }, query: req.query }, operation: { operationId: answer.read, parameters: [] } } as unknown as Context;
+      const reply = await runOperation(operations[answer.read]!, read, req, principal, {}, deps);
+      return reply.status === 200 && !('file' in reply && reply.file) ? { status: answer.status, body: reply.body, headers: {} } : null;
     };
     send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger, replay));
   });
@@ -149,11 +150,18 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
 }
 
 /** The success status of an operation whose success answer is the record itself (ExternalAgreementResponse), else null. */
-function recordAnswerStatus(operation: { responses?: Record<string, unknown> }): number | null {
+/** The reads that answer with each state a change may answer with (by the answer's schema). */
+const STATE_READS: Record<string, string> = {
+  '#/components/schemas/ExternalAgreementResponse': 'getAgreement',
+  '#/components/schemas/SignatureExecutionResponse': 'getSignatureExecution',
+};
+
+function stateAnswerOf(operation: { responses?: Record<string, unknown> }): { status: number; read: string } | null {
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (!/^2\d\d$/.test(status)) continue;
     const schema = (response as { content?: Record<string, { schema?: { $ref?: string } }> }).content?.['application/json']?.schema;
-    return schema?.$ref === '#/components/schemas/ExternalAgreementResponse' ? Number(status) : null;
+    const read = schema?.$ref ? STATE_READS[schema.$ref] : undefined;
+    return read ? { status: Number(status), read } : null;
   }
   return null;
 }

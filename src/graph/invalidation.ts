@@ -35,14 +35,21 @@ export function watchRecordChanges(pubSub: PubSub, changed: () => void): () => P
 
 /**
  * Credential revocations and identity merges across instances: `changed()` drops this instance's
- * reused principals at once (`forget`) and tells every other instance over the PubSub
- * (LISTEN/NOTIFY), which forgets its own on arrival.
+ * reused principals at once (`forget`), tells every other instance over the PubSub (LISTEN/NOTIFY),
+ * which forgets its own on arrival, and advances the credential epoch (`advance`), which every
+ * instance reads before it reuses a principal: so once `changed()` resolves, no instance accepts
+ * the revoked credential, whether or not the notification has reached it yet.
  */
-export function watchCredentialChanges(pubSub: PubSub, forget: () => void): { changed: () => void; stop: () => Promise<void> } {
+export function watchCredentialChanges(
+  pubSub: PubSub,
+  forget: () => void,
+  advance: () => Promise<void>,
+): { changed: () => Promise<void>; stop: () => Promise<void> } {
   return {
-    changed: () => {
+    changed: async () => {
       forget();
       pubSub.publish(CREDENTIALS_CHANGED, {});
+      await advance();
     },
     // After a lost LISTEN connection, a revocation may have gone unheard: forget everything.
     stop: watchTopics(pubSub, [CREDENTIALS_CHANGED, LISTENER_RESUMED], forget),

@@ -19,7 +19,7 @@ export class ApiKeyService {
     private readonly orm: MikroORM,
     private readonly clock: Clock,
     /** Called once a key is revoked: every instance stops reusing its resolved principal. */
-    private readonly credentialsChanged: () => void = () => undefined,
+    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
   ) {}
 
   async list(principal: Principal | null): Promise<ApiKey[]> {
@@ -74,7 +74,7 @@ export class ApiKeyService {
     if (!apiKey) throw DomainError.notFound('API key');
     apiKey.revokedAt = this.clock.now();
     await em.flush();
-    this.credentialsChanged();
+    await this.credentialsChanged();
   }
 }
 

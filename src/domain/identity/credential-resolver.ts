@@ -26,8 +26,13 @@ export type CredentialResolver = {
 /** A principal with the credential's own expiry (null: none): such answers may be reused briefly. */
 export type ResolvedCredential = { principal: Principal; expiresAt: Date | null };
 
-/** Reuse of resolved credentials: how long, against which clock (expiry is checked on every reuse). */
-export type PrincipalCacheSettings = { ttlMs: number; clock: Clock };
+/**
+ * Reuse of resolved credentials: how long, against which clock (expiry is checked on every reuse),
+ * and the epoch that revocations advance (an answer is reused only under the epoch it was resolved in).
+ */
+export type PrincipalCacheSettings = { ttlMs: number; clock: Clock; epoch: { current(): Promise<string> } };
+
+type ReusableCredential = ResolvedCredential & { epoch: string };
 
 /**
  * The one way from presented credentials to a principal, used by REST, GraphQL over HTTP and
@@ -35,19 +40,20 @@ export type PrincipalCacheSettings = { ttlMs: number; clock: Clock };
  * accepts is an error, never anonymity.
  */
 export class CredentialResolverChain {
-  private readonly cache: LRUCache<string, ResolvedCredential> | null;
+  private readonly cache: LRUCache<string, ReusableCredential> | null;
   private generation = 0;
 
   constructor(
     private readonly resolvers: readonly CredentialResolver[],
     private readonly caching: PrincipalCacheSettings | null = null,
   ) {
-    this.cache = caching && caching.ttlMs > 0 ? new LRUCache<string, ResolvedCredential>({ max: 10_000, ttl: caching.ttlMs }) : null;
+    this.cache = caching && caching.ttlMs > 0 ? new LRUCache<string, ReusableCredential>({ max: 10_000, ttl: caching.ttlMs }) : null;
   }
 
   /**
    * Forgets every reused answer: called when a credential is revoked or identities merge (on this
-   * instance at once, on the others through LISTEN/NOTIFY; the TTL bounds a lost notification).
+   * instance at once, on the others through LISTEN/NOTIFY). The epoch makes the others exact before
+   * the notification arrives; the TTL bounds how long an unused entry is kept.
    */
   invalidate(): void {
     this.generation += 1;
@@ -64,14 +70,16 @@ export class CredentialResolverChain {
     if (!credential) return null;
     // Keyed by the secret's hash: the cache never holds a credential itself.
     const key = this.cache ? `${credential.kind}:${sha256Hex(credential.kind === 'bearer' ? credential.token : credential.key)}` : '';
+    // Read after this request began: an answer resolved under an earlier epoch may predate a revocation.
+    const epoch = this.cache ? await this.caching!.epoch.current() : '';
     const cached = this.cache?.get(key);
-    if (cached && (cached.expiresAt === null || cached.expiresAt > this.caching!.clock.now())) return cached.principal;
+    if (cached && cached.epoch === epoch && (cached.expiresAt === null || cached.expiresAt > this.caching!.clock.now())) return cached.principal;
     const generation = this.generation;
     for (const resolver of this.resolvers) {
       const answer = await resolver.resolve(credential);
       if (!answer) continue;
       if (!('principal' in answer)) return answer;
-      if (this.cache && generation === this.generation) this.cache.set(key, answer);
+      if (this.cache && generation === this.generation) this.cache.set(key, { ...answer, epoch });
       return answer.principal;
     }
     throw new DomainError(

@@ -15,7 +15,7 @@ export class IdentityService {
     private readonly otp: OtpService,
     private readonly clock: Clock,
     /** Called after identities merged: sessions and keys of the merged identity now act for the caller's. */
-    private readonly credentialsChanged: () => void = () => undefined,
+    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
   ) {}
 
   async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
@@ -41,7 +41,7 @@ export class IdentityService {
       }
       return recordVerifiedContactPoint(tx, 'email', event.destination, now, caller.identityId);
     });
-    if (merged) this.credentialsChanged();
+    if (merged) await this.credentialsChanged();
     return linked;
   }
 }

@@ -30,8 +30,11 @@ import type { AnswerCache } from '../shared/answer-cache.js';
 
 export type RecordPage = { records: RecordView[]; total: number; limit: number; offset: number };
 
-/** Deep pages cost a walk over every skipped row: past this, narrow the list with filters instead. */
-export const MAX_LIST_OFFSET = 10_000;
+/**
+ * Any offset the contract's int32 can say (the spec asks only `>= 0`): a page walks the caller's own
+ * records only (the identity's index), so a deep page costs the caller's own list, never another's.
+ */
+export const MAX_LIST_OFFSET = 2_147_483_647;
 /** Longest `status` / `type` filter value of a record listing. */
 export const MAX_FILTER_LENGTH = 64;
 
@@ -154,7 +157,7 @@ export class RecordService {
     const offset = input.offset ?? 0;
     const issues = new IssueCollector();
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.add(['limit'], 'Must be from 1 to 100', 'out_of_range');
-    if (!Number.isInteger(offset) || offset < 0 || offset > MAX_LIST_OFFSET) issues.add(['offset'], `Must be from 0 to ${MAX_LIST_OFFSET}`, 'out_of_range');
+    if (!Number.isInteger(offset) || offset < 0 || offset > MAX_LIST_OFFSET) issues.add(['offset'], `Must be an integer from 0 to ${MAX_LIST_OFFSET}`, 'out_of_range');
     // Filters take any string (the contract's word): a value that is no status or type matches no record.
     for (const field of ['status', 'type'] as const) {
       if ((input[field]?.length ?? 0) > MAX_FILTER_LENGTH) issues.add([field], `At most ${MAX_FILTER_LENGTH} characters`, 'too_long');

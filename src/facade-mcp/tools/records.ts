@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
 import { snakeKeys } from '../../graph/transport/case.js';
@@ -134,7 +135,7 @@ export const recordTools: ToolDefinition[] = [
       status: z.enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded']).optional(),
       type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional(),
       limit: z.number().int().min(1).max(100).default(20),
-      offset: z.number().int().min(0).default(0),
+      offset: z.number().int().min(0).max(MAX_LIST_OFFSET).default(0),
       visual_representation: visualRepresentation,
     }),
     output: z.object({
