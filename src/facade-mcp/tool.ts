@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
+import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
 import type { RetryAction } from './errors.js';
 import type { ImageBlock } from './views.js';
@@ -59,11 +60,15 @@ export const visualRepresentation = z
   .enum(['metadata', 'inline', 'compatibility_data_uri'])
   .default('metadata')
   .describe('Identicons: compact metadata (default), `inline` as image content blocks, or `compatibility_data_uri` for clients that cannot show images');
-export const body = z.string().min(10).max(7000).describe('The exact text: 10..7000 characters, 2..350 words');
-export const reason = z.string().max(500).nullish();
+export const body = z.string().min(1).max(BODY_LIMITS.maxRawCharacters).describe(`The exact text: ${BODY_RULE}`);
+export const reason = z.string().max(LIMITS.reason).nullish();
+export const title = z.string().max(LIMITS.title).nullish();
+export const summary = z.string().max(LIMITS.summary).nullish();
+export const jurisdiction = z.string().max(LIMITS.jurisdiction).nullish();
+export const lapseDays = z.number().int().min(LIMITS.lapseDays.min).max(LIMITS.lapseDays.max).nullish();
 export const namedParty = z.strictObject({
-  display_name: z.string().trim().min(1).max(50),
-  contact_point_value: z.string().trim().min(3).max(320).describe('Email address (or messenger handle with contact_point_type messenger)'),
+  display_name: z.string().trim().min(1).max(LIMITS.displayName),
+  contact_point_value: z.string().trim().min(3).max(LIMITS.contactPointValue).describe('Email address (or messenger handle with contact_point_type messenger)'),
   contact_point_type: z.enum(['email', 'messenger']).default('email'),
 });
 export const methodType = z

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { BODY_LIMITS } from '../../src/domain/text-rules.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp, INITIALIZE, postMcp } from '../support/mcp.js';
 
@@ -146,7 +147,9 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     }
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.create_agreement!.inputSchema.required).toEqual(expect.arrayContaining(['body', 'on_chain_full_text', 'on_chain_include_verified_parties']));
-    expect((byName.create_agreement!.inputSchema.properties as any).body).toMatchObject({ minLength: 10, maxLength: 7000 });
+    // The text as sent is capped; the spec's 10..7000 characters count the normalized text (the description says so).
+    expect((byName.create_agreement!.inputSchema.properties as any).body).toMatchObject({ minLength: 1, maxLength: BODY_LIMITS.maxRawCharacters });
+    expect((byName.create_agreement!.inputSchema.properties as any).body.description).toContain('10..7000 characters and 2..350 words after normalization');
     expect((byName.list_agreements!.inputSchema.properties as any).limit).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
     expect(byName.verify_agreement!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.cancel_agreement!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });

@@ -64,10 +64,10 @@ export class NotarizationService {
     const hashMatch = HASH.exec((input.contentHash ?? '').trim());
     if (!hashMatch) issues.add(['contentHash'], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
     const contentHash = hashMatch ? `sha256:${hashMatch[1]!.toLowerCase()}` : '';
-    const filename = optionalText(issues, input.filename, 'filename', 255);
-    const mimeType = optionalText(issues, input.mimeType, 'mimeType', 255);
-    const label = optionalText(issues, input.label, 'label', 200);
-    const agentIdentifier = optionalText(issues, input.agentIdentifier, 'agentIdentifier', 120);
+    const filename = optionalText(issues, input.filename, 'filename', LIMITS.notarizationFilename);
+    const mimeType = optionalText(issues, input.mimeType, 'mimeType', LIMITS.notarizationMimeType);
+    const label = optionalText(issues, input.label, 'label', LIMITS.notarizationLabel);
+    const agentIdentifier = optionalText(issues, input.agentIdentifier, 'agentIdentifier', LIMITS.agentIdentifier);
     if (input.sizeBytes != null && (!Number.isInteger(input.sizeBytes) || input.sizeBytes < 0)) issues.add(['sizeBytes'], 'Must be a whole number of bytes', 'out_of_range');
     const lapseDays = validateLapseDays(issues, input.lapseDays);
     const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
@@ -88,7 +88,7 @@ export class NotarizationService {
       issues,
       'coNotarizers',
       (input.coNotarizers ?? []).map((c) => ({ displayName: c.displayName, contactPointType: c.contactPointType === 'email' || c.contactPointType == null ? 'email' : null, contactPointValue: c.contactPointValue })),
-      LIMITS.parties,
+      LIMITS.coNotarizers,
       { rejectAliases: true },
     );
     const em = this.orm.em.fork();

@@ -6,7 +6,7 @@ import type { DomainEvents } from '../shared/events.js';
 import { openAuditTrail } from './audit-trail.js';
 import { Participant, SignedRecord } from './entities.js';
 import { transition } from './lifecycle.js';
-import { optionalText, validateBody } from './record-input.js';
+import { LIMITS, optionalText, validateBody } from './record-input.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
 import { newRecordReference } from './reference.js';
@@ -31,8 +31,8 @@ export class AmendmentService {
     return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'amend', async (locked) => {
       const issues = new IssueCollector();
       validateBody(issues, input.body);
-      const note = optionalText(issues, input.amendmentNote, 'amendmentNote', 500);
-      const summary = optionalText(issues, input.summary, 'summary', 500);
+      const note = optionalText(issues, input.amendmentNote, 'amendmentNote', LIMITS.reason);
+      const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);
       issues.throwIfAny();
       if (textHash(input.body) === locked.record.bodyHash) throw DomainError.invalid(['body'], 'The amendment must change the text', 'unchanged');
       return this.successor(locked, 'amend', {
@@ -51,8 +51,8 @@ export class AmendmentService {
   async cancel(principal: Principal | null, idOrReference: string, input: CancelInput): Promise<string> {
     return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'cancel', async (locked) => {
       const issues = new IssueCollector();
-      const reason = optionalText(issues, input.reason, 'reason', 500);
-      const summary = optionalText(issues, input.summary, 'summary', 500);
+      const reason = optionalText(issues, input.reason, 'reason', LIMITS.reason);
+      const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);
       issues.throwIfAny();
       const { record } = locked;
       if (record.status === 'draft') {

@@ -7,7 +7,7 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { CounterProposal, type Participant, type SignedRecord } from './entities.js';
-import { optionalText, validateBody } from './record-input.js';
+import { LIMITS, optionalText, validateBody } from './record-input.js';
 import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
 import { completeIfAllSigned } from './completion.js';
@@ -60,7 +60,7 @@ export class CounterService {
       if (record.status === 'counter_under_review') throw new DomainError('counter_active', 'Another counter-proposal is already under review');
       const issues = new IssueCollector();
       validateBody(issues, input.proposedBody, ['proposedBody']);
-      const rawInput = optionalText(issues, input.rawInput, 'rawInput', 7000);
+      const rawInput = optionalText(issues, input.rawInput, 'rawInput', LIMITS.counterRawInput);
       issues.throwIfAny();
       if (textHash(input.proposedBody) === record.bodyHash) throw DomainError.invalid(['proposedBody'], 'The proposal is the current text', 'unchanged');
       fire(locked, 'submit_counter', proposer.id);

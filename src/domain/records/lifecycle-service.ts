@@ -84,7 +84,7 @@ export class LifecycleService {
     return this.change(principal, idOrReference, 'cancel', async (locked) => {
       const { record, viewer, caller, now } = locked;
       const issues = new IssueCollector();
-      const declinedReason = optionalLine(issues, reason, 'reason', 500);
+      const declinedReason = optionalLine(issues, reason, 'reason', LIMITS.reason);
       issues.throwIfAny();
       const participant = record.participants
         .getItems()

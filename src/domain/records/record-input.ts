@@ -1,7 +1,7 @@
 import { isValidEmail, normalizeEmail, normalizeMessengerHandle } from '../identity/contact-points.js';
 import { IssueCollector } from '../shared/errors.js';
 import type { ParticipantContactPointType, RecordType } from './entities.js';
-import { BODY_LIMITS, countCharacters, countWords, normalizeText } from './text.js';
+import { BODY_LIMITS, LIMITS, countCharacters, countWords, normalizeText } from '../text-rules.js';
 import { cleanUnicode, lineIssue, optionalLine, textIssue } from '../shared/unicode.js';
 
 export type NamedPartyInput = {
@@ -27,15 +27,7 @@ export type CreateRecordInput = {
 /** A draft edit: only the given fields change; `null` clears an optional field. */
 export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type'>]?: CreateRecordInput[K] | null };
 
-export const LIMITS = {
-  title: 200,
-  summary: 500,
-  jurisdiction: 100,
-  displayName: 50,
-  parties: 14,
-  witnesses: 5,
-  lapseDays: { min: 1, max: 30 },
-} as const;
+export { LIMITS };
 
 export type NormalizedParty = {
   displayName: string;
@@ -51,6 +43,11 @@ export function validateBody(issues: IssueCollector, body: unknown, path: string
   const problem = textIssue(body);
   if (problem) {
     issues.add(path, problem.message, problem.type);
+    return;
+  }
+  // Kept as sent, so capped as sent too (what every answer's schema declares for it).
+  if (body.length > BODY_LIMITS.maxRawCharacters && countCharacters(body) > BODY_LIMITS.maxRawCharacters) {
+    issues.add(path, `Body must have at most ${BODY_LIMITS.maxRawCharacters} characters as sent`, 'too_long');
     return;
   }
   const normalized = normalizeText(body);

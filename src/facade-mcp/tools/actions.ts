@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment, UpdateAgreementInput } from '../../graph/catalog/generated.js';
 import { ToolError } from '../errors.js';
-import { agrReference, body, DESTRUCTIVE, namedParty, reason, WRITE, type ToolDefinition } from '../tool.js';
+import { LIMITS } from '../../domain/text-rules.js';
+import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, namedParty, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
 import { guarded } from './guarded.js';
 
 const { records, lifecycle } = catalog;
@@ -24,13 +25,13 @@ function requireStatus(record: RecordFieldsFragment, statuses: readonly string[]
 const who = (party: { displayName: string | null; role: string }) => `${party.displayName ?? 'a participant'} (${party.role})`;
 
 const draftFields = {
-  title: z.string().max(200).nullish(),
-  summary: z.string().max(500).nullish(),
+  title,
+  summary,
   body: body.optional(),
-  jurisdiction: z.string().max(100).nullish(),
-  parties: z.array(namedParty).max(14).optional().describe('Replaces the non-initiator parties'),
-  witnesses: z.array(namedParty).max(5).optional().describe('Replaces the witnesses'),
-  lapse_days: z.number().int().min(1).max(30).nullish(),
+  jurisdiction,
+  parties: z.array(namedParty).max(LIMITS.parties).optional().describe('Replaces the non-initiator parties'),
+  witnesses: z.array(namedParty).max(LIMITS.witnesses).optional().describe('Replaces the witnesses'),
+  lapse_days: lapseDays,
   required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional(),
   on_chain_full_text: z.boolean().optional(),
   on_chain_include_verified_parties: z.boolean().optional(),
@@ -51,7 +52,7 @@ export const guardedTools: ToolDefinition[] = [
     execute: 'amend_agreement',
     title: 'Amend a sealed record',
     purpose: 'Creates an amendment draft of a sealed record with a new text; once the amendment seals, it supersedes this record. Needs the `amend` scope.',
-    input: z.strictObject({ agr_reference: agrReference, body, amendment_note: z.string().max(500).nullish(), summary: z.string().max(500).nullish() }),
+    input: z.strictObject({ agr_reference: agrReference, body, amendment_note: reason, summary }),
     annotations: WRITE,
     operation: () => lifecycle.amend,
     operations: [lifecycle.amend],
@@ -169,7 +170,7 @@ export const guardedTools: ToolDefinition[] = [
     title: 'Rescind or cancel a record',
     purpose:
       '`action: rescind` ends a pending record for good (initiator only). `action: cancel` cancels a draft in place, or for a sealed record creates a mutual cancellation draft that everyone signs. Needs the `cancel` scope.',
-    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['rescind', 'cancel']), reason, summary: z.string().max(500).nullish() }),
+    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['rescind', 'cancel']), reason, summary }),
     annotations: DESTRUCTIVE,
     operation: (args) => (args.action === 'rescind' ? lifecycle.rescind : lifecycle.cancel),
     operations: [lifecycle.rescind, lifecycle.cancel],

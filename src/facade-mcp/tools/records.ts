@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
+import { LIMITS } from '../../domain/text-rules.js';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
 import { snakeKeys } from '../../graph/transport/case.js';
@@ -10,10 +11,14 @@ import {
   body,
   humanStep,
   identicon,
+  jurisdiction,
+  lapseDays,
   namedParty,
   nextAction,
   READ,
   recordOutput,
+  summary,
+  title,
   tool,
   visualRepresentation,
   WRITE,
@@ -69,18 +74,18 @@ export const recordTools: ToolDefinition[] = [
     input: z
       .strictObject({
         body,
-        title: z.string().max(200).nullish(),
-        summary: z.string().max(500).nullish(),
+        title,
+        summary,
         type: z.enum(['agreement', 'declaration', 'witnessed_agreement']).default('agreement'),
-        jurisdiction: z.string().max(100).nullish(),
-        other_party_email: z.email().max(320).optional().describe('Email address of the other party'),
-        other_party_name: z.string().trim().min(1).max(50).optional().describe('Display name of the other party (1..50 characters)'),
-        additional_parties: z.array(namedParty).max(13).optional().describe('Further parties (at most 14 non-initiator parties in all)'),
-        witnesses: z.array(namedParty).max(5).optional(),
+        jurisdiction,
+        other_party_email: z.email().max(LIMITS.contactPointValue).optional().describe('Email address of the other party'),
+        other_party_name: z.string().trim().min(1).max(LIMITS.displayName).optional().describe(`Display name of the other party (1..${LIMITS.displayName} characters)`),
+        additional_parties: z.array(namedParty).max(LIMITS.parties - 1).optional().describe(`Further parties (at most ${LIMITS.parties} non-initiator parties in all)`),
+        witnesses: z.array(namedParty).max(LIMITS.witnesses).optional(),
         on_chain_full_text: z.boolean().describe('Publish the sealed text on chain instead of only its hash'),
         on_chain_include_verified_parties: z.boolean().describe('Publish verified party details on chain (more public)'),
         required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1).describe('Distinct signature methods each signer must complete'),
-        lapse_days: z.number().int().min(1).max(30).nullish().describe('Days the others have to confirm (1..30)'),
+        lapse_days: lapseDays.describe(`Days the others have to confirm (${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max})`),
       })
       .refine((args) => (args.other_party_email === undefined) === (args.other_party_name === undefined), {
         message: 'Give other_party_email and other_party_name together',

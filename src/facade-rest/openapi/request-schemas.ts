@@ -2,7 +2,7 @@
  * Request bodies of the REST API (components.schemas). Constraints are the spec's limits; unknown
  * properties are rejected only where the spec says so (CreateNotarizationRequest), elsewhere ignored.
  */
-import { LIMITS } from '../../domain/records/record-input.js';
+import { BODY_LIMITS, BODY_RULE, LIMITS } from '../../domain/text-rules.js';
 import { API_KEY_NAME_MAX } from '../../domain/identity/api-key-service.js';
 import { arrayOf, bool, dateTime, enumOf, freeObject, int, nullable, obj, ref, str, uuid, type Schema } from './helpers.js';
 import {
@@ -22,33 +22,31 @@ export function requiredMethodCount(description?: string): Schema {
 }
 
 /**
- * The body limits (10..7000 characters, 2..350 words) apply to the normalized text (Unicode NFC,
- * whitespace runs collapsed, trimmed), which JSON Schema cannot express: the domain enforces them
- * with a 422 on `body`, and the schema only caps the raw transport size.
+ * The body limits count the normalized text (Unicode NFC, invisible characters removed, whitespace
+ * runs collapsed, trimmed), which JSON Schema cannot express: the domain enforces them with a 422 on
+ * `body`, and the schema caps the text as sent (which is also what answers declare, as it is kept).
  */
-/** The raw transport size of a text that is normalized (and then limited to 7000 characters) by the domain. */
-const RAW_TEXT_MAX = 28000;
+export const RAW_TEXT_MAX = BODY_LIMITS.maxRawCharacters;
 
 const recordBody = (description?: string): Schema =>
   str({
     minLength: 1,
     maxLength: RAW_TEXT_MAX,
-    'x-normalized-length': { minimum: 10, maximum: 7000 },
-    'x-normalized-words': { minimum: 2, maximum: 350 },
-    description:
-      description ??
-      'Exact text: 10..7000 characters and 2..350 words after normalization (Unicode NFC, whitespace runs collapsed to one space, trimmed).',
+    'x-normalized-length': { minimum: BODY_LIMITS.minCharacters, maximum: BODY_LIMITS.maxCharacters },
+    'x-normalized-words': { minimum: BODY_LIMITS.minWords, maximum: BODY_LIMITS.maxWords },
+    description: `${description ?? 'Exact text.'} ${BODY_RULE}.`,
   });
-const title = (): Schema => nullable(str({ maxLength: 200 }));
-const shortText = (): Schema => nullable(str({ maxLength: 500 }));
+const title = (): Schema => nullable(str({ maxLength: LIMITS.title }));
+const shortText = (): Schema => nullable(str({ maxLength: LIMITS.summary }));
+const reasonText = (): Schema => nullable(str({ maxLength: LIMITS.reason }));
 const lapseDays = (): Schema =>
-  nullable(int({ minimum: 1, maximum: 30 }), { description: 'Confirmation expiry override, in days.' });
+  nullable(int({ minimum: LIMITS.lapseDays.min, maximum: LIMITS.lapseDays.max }), { description: 'Confirmation expiry override, in days.' });
 const parties = (): Schema =>
   arrayOf(ref('NamedPartyInput'), {
-    maxItems: 14,
-    description: 'Non-initiator parties: 15 signing participants in total with the initiator.',
+    maxItems: LIMITS.parties,
+    description: `Non-initiator parties: ${LIMITS.parties + 1} signing participants in total with the initiator.`,
   });
-const witnesses = (): Schema => arrayOf(ref('NamedPartyInput'), { maxItems: 5, description: 'Active witnesses.' });
+const witnesses = (): Schema => arrayOf(ref('NamedPartyInput'), { maxItems: LIMITS.witnesses, description: 'Active witnesses.' });
 const onChainFullText = (): Schema =>
   bool({ description: 'Publish the reconstructed sealed text on chain instead of a hash-only payload.' });
 const onChainVerifiedParties = (): Schema =>
@@ -63,9 +61,9 @@ function recordRequests(): Record<string, Schema> {
   return {
     NamedPartyInput: obj(
       {
-        display_name: str({ minLength: 1, maxLength: 50 }),
+        display_name: str({ minLength: 1, maxLength: LIMITS.displayName }),
         contact_point_type: enumOf(INPUT_CONTACT_POINT_TYPES, { default: 'email' }),
-        contact_point_value: str({ minLength: 1, maxLength: 320, description: 'Email address or messenger handle.' }),
+        contact_point_value: str({ minLength: 1, maxLength: LIMITS.contactPointValue, description: 'Email address or messenger handle.' }),
       },
       ['display_name', 'contact_point_value'],
       { description: 'A party or witness to invite.' },
@@ -121,26 +119,23 @@ function recordRequests(): Record<string, Schema> {
     ),
 
     AmendAgreementRequest: obj(
-      { body: recordBody(), amendment_note: shortText(), summary: shortText() },
+      { body: recordBody(), amendment_note: reasonText(), summary: shortText() },
       ['body'],
     ),
     CancelAgreementRequest: obj({ reason: shortText(), summary: shortText() }),
-    DeclineRequest: obj({ reason: shortText() }),
+    DeclineRequest: obj({ reason: reasonText() }),
 
     SubmitCounterRequest: obj(
       {
         proposed_body: recordBody('The full proposed body (not a diff).'),
-        raw_input: nullable(str(), { description: 'What the party originally wrote, when assisted.' }),
+        raw_input: nullable(str({ maxLength: LIMITS.counterRawInput }), { description: 'What the party originally wrote, when assisted.' }),
       },
       ['proposed_body'],
     ),
     ResolveCounterRequest: obj(
       {
         decision: enumOf(COUNTER_DECISIONS),
-        resolved_body: nullable(
-          str({ minLength: 10, maxLength: 7000 }),
-          { description: 'The body to adopt; required for `partially_accept`.' },
-        ),
+        resolved_body: nullable(recordBody('The body to adopt; required for `partially_accept`.')),
       },
       ['decision'],
       {
@@ -158,9 +153,10 @@ function notarizationRequests(): Record<string, Schema> {
         contact_point_type: str({ const: 'email', default: 'email' }),
         contact_point_value: str({
           minLength: 3,
+          maxLength: LIMITS.contactPointValue,
           description: 'Email address; normalized to lowercase, `+` aliases rejected.',
         }),
-        display_name: str({ minLength: 1, maxLength: 50 }),
+        display_name: str({ minLength: 1, maxLength: LIMITS.displayName }),
       },
       ['contact_point_value', 'display_name'],
       // Like the request around it: an unknown property is refused, not ignored.
@@ -172,18 +168,18 @@ function notarizationRequests(): Record<string, Schema> {
         content_type: enumOf(NOTARIZATION_CONTENT_TYPES),
         content_hash: str({ description: 'SHA-256 of the exact file bytes or of the normalized text.' }),
         hash_algorithm: str({ const: 'sha256', default: 'sha256' }),
-        text: nullable(str({ maxLength: RAW_TEXT_MAX }), { description: 'Raw text to normalize, for `text` notarization.' }),
-        filename: nullable(str({ maxLength: 255 })),
+        text: nullable(recordBody('Raw text to normalize, for `text` notarization.')),
+        filename: nullable(str({ maxLength: LIMITS.notarizationFilename })),
         size_bytes: nullable(int({ minimum: 0, format: 'int64' })),
-        mime_type: nullable(str({ maxLength: 255 })),
-        label: nullable(str({ maxLength: 200 })),
+        mime_type: nullable(str({ maxLength: LIMITS.notarizationMimeType })),
+        label: nullable(str({ maxLength: LIMITS.notarizationLabel })),
         text_public: bool({ default: false }),
-        co_notarizers: arrayOf(ref('CoNotarizerInput'), { maxItems: 14 }),
+        co_notarizers: arrayOf(ref('CoNotarizerInput'), { maxItems: LIMITS.coNotarizers }),
         signature_mode: enumOf(NOTARIZATION_SIGNATURE_MODES, {
           default: 'pending_signature',
           description: '`auto_seal` is available to API-key callers only, not to bearer or OAuth sessions.',
         }),
-        agent_identifier: nullable(str({ maxLength: 120 })),
+        agent_identifier: nullable(str({ maxLength: LIMITS.agentIdentifier })),
         on_chain_include_verified_parties: bool({ default: false }),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
@@ -234,7 +230,7 @@ function identityRequests(): Record<string, Schema> {
   return {
     OTPRequest: obj(
       {
-        email: str({ format: 'email', maxLength: 320 }),
+        email: str({ format: 'email', maxLength: LIMITS.contactPointValue }),
         purpose: enumOf(OTP_PURPOSES, {
           description: 'Codes are bound to their purpose and cannot replace each other. Use `authenticate` to sign in.',
         }),

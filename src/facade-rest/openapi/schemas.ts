@@ -17,6 +17,7 @@ import {
   uuid,
   type Schema,
 } from './helpers.js';
+import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
 import {
@@ -41,6 +42,9 @@ import {
 } from './vocabulary.js';
 
 const nullableString = (description?: string): Schema => nullable(str(description ? { description } : {}));
+/** Record text as it is kept (as sent, within the request's cap): the one bound answers declare for it. */
+const recordText = (): Schema => str({ maxLength: BODY_LIMITS.maxRawCharacters });
+const line = (max: number): Schema => nullable(str({ maxLength: max }));
 const nullableDateTime = (description?: string): Schema =>
   nullable(dateTime(description ? { description } : {}));
 
@@ -52,12 +56,12 @@ function recordSchemas(): Record<string, Schema> {
         agr_reference: str({ description: 'Public reference of the record (AGR reference).' }),
         type: enumOf(RECORD_TYPES),
         status: enumOf(RECORD_STATUSES),
-        title: nullableString(),
-        body: str(),
+        title: line(LIMITS.title),
+        body: recordText(),
         body_hash: str(),
-        summary: nullableString(),
+        summary: line(LIMITS.summary),
         language: nullableString(),
-        jurisdiction: nullableString(),
+        jurisdiction: line(LIMITS.jurisdiction),
         initiated_via: str({ description: 'Channel the record was created through, e.g. `rest_api`, `mcp`.' }),
         current_version: int({ minimum: 1 }),
         required_signature_method_count: requiredMethodCount(
@@ -166,11 +170,11 @@ function recordSchemas(): Record<string, Schema> {
         agreement_id: uuid(),
         status: enumOf(COUNTER_STATUSES),
         proposed_by_contact_point_id: uuid(),
-        raw_input: nullableString(),
-        assisted_text: nullableString(),
-        proposed_body: str(),
+        raw_input: line(LIMITS.counterRawInput),
+        assisted_text: nullable(recordText()),
+        proposed_body: recordText(),
         diff_summary: nullableString(),
-        resolved_body: nullableString(),
+        resolved_body: nullable(recordText()),
         created_at: dateTime(),
         resolved_at: nullableDateTime(),
       },
@@ -291,7 +295,7 @@ function notarizationSchemas(): Record<string, Schema> {
       {
         ...payload,
         text_public: bool(),
-        text: nullableString('The notarized text, for readers in the record\'s identity graph; the public payload carries it only when `text_public` is true.'),
+        text: nullable(recordText(), { description: 'The notarized text, for readers in the record\'s identity graph; the public payload carries it only when `text_public` is true.' }),
         signature_mode: enumOf(NOTARIZATION_SIGNATURE_MODES),
         agent_identifier: nullableString(),
         co_notarizer_count: int({ minimum: 0 }),
@@ -300,7 +304,7 @@ function notarizationSchemas(): Record<string, Schema> {
     ),
 
     PublicNotarizationPayload: obj(
-      { ...payload, text: nullableString('Present only when the notarized text is public.') },
+      { ...payload, text: nullable(recordText(), { description: 'Present only when the notarized text is public.' }) },
       Object.keys(payload),
     ),
 

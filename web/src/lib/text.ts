@@ -1,27 +1,20 @@
-/** The service's text normalization (src/domain/records/text.ts): NFC, whitespace collapsed, trimmed. */
-export function normalizeText(text: string): string {
-  return text.normalize('NFC').replace(/\s+/gu, ' ').trim();
-}
+/**
+ * The service's own text rules (src/domain/text-rules.ts), imported rather than copied: what the
+ * page counts as people type is what the service will count, invisible characters included.
+ */
+import { BODY_LIMITS, LIMITS as SERVICE_LIMITS, countCharacters as countNormalized, countWords as countNormalizedWords, normalizeText } from '../../../src/domain/text-rules';
 
+export { normalizeText };
+
+/** Characters of a text after the service's normalization. */
 export function countCharacters(text: string): number {
-  return [...normalizeText(text)].length;
+  return countNormalized(normalizeText(text));
 }
 
+/** Words of a text after the service's normalization. */
 export function countWords(text: string): number {
-  const normalized = normalizeText(text);
-  return normalized === '' ? 0 : normalized.split(' ').length;
+  return countNormalizedWords(normalizeText(text));
 }
 
 /** The limits of the interface specification, shown as people type. */
-export const LIMITS = {
-  body: { minCharacters: 10, maxCharacters: 7000, minWords: 2, maxWords: 350 },
-  title: 200,
-  summary: 500,
-  reason: 500,
-  displayName: 50,
-  parties: 14,
-  witnesses: 5,
-  coNotarizers: 14,
-  label: 200,
-  lapseDays: { min: 1, max: 30 },
-} as const;
+export const LIMITS = { ...SERVICE_LIMITS, body: BODY_LIMITS, label: SERVICE_LIMITS.notarizationLabel } as const;
