@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { buildSchema, Kind, type GraphQLField, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { OPERATION_ACCESS, type DomainOperation, type OperationAccess } from '../../src/domain/identity/operation-access.js';
 import { domainOperationOf } from '../../src/facade-rest/bindings/index.js';
@@ -68,4 +70,33 @@ describe('Operation access: declared once in the domain, the same in every trans
     expect(accessInContract(doctored)).not.toBe(OPERATION_ACCESS[declared]);
     expect(accessInDescription('A record (scope create)')).not.toBe(OPERATION_ACCESS[declared]);
   });
+
+  /**
+   * Services name the operation they run (requireAccess and allows take a declared operation, never a
+   * scope: the compiler refuses one); this scan catches the other ways to write a scope into a check.
+   */
+  it('is the only place a scope is written for an access check', () => {
+    const root = join(import.meta.dirname, '../../src');
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('generated.ts'));
+    const scope = '(create|retrieve|verify|amend|cancel)';
+    const checks = [
+      /\brequireScope\(/,
+      new RegExp(`\\.scopes\\.includes\\(\\s*'${scope}'`),
+      new RegExp(`requiredScopes:\\s*\\[\\s*'${scope}'`),
+    ];
+    const found: string[] = [];
+    for (const file of files) {
+      if (file === join('domain', 'identity', 'operation-access.ts')) continue;
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (checks.some((check) => check.test(line))) found.push(`${relative(process.cwd(), join(root, file))}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(found).toEqual([]);
+    // The scan sees what it is for.
+    expect(checks.some((check) => check.test("const caller = requireScope(principal, 'retrieve');"))).toBe(true);
+    expect(checks.some((check) => check.test("if (!caller.scopes.includes('verify')) throw denied();"))).toBe(true);
+  });
 });
+

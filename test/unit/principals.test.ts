@@ -1,5 +1,6 @@
 import { CredentialResolverChain, type CredentialResolver } from '../../src/domain/identity/credential-resolver.js';
-import { requireScope, requireSession, SESSION_SCOPES, type Principal } from '../../src/domain/identity/principal.js';
+import { requireSession, SESSION_SCOPES, type Principal } from '../../src/domain/identity/principal.js';
+import { OPERATION_ACCESS, requireAccess, type ScopedOperation } from '../../src/domain/identity/operation-access.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 const oauth: Principal = { kind: 'oauth', identityId: 'i1', scopes: ['retrieve'], grantId: 'g1', clientId: 'c1' };
@@ -31,10 +32,11 @@ describe('Principals and the credential-resolver chain', () => {
 
   it('checks every kind against its own scopes: no kind holds scopes it does not carry', () => {
     for (const principal of [oauth, mcp]) {
-      expect(requireScope(principal, 'retrieve')).toBe(principal);
-      expect(() => requireScope(principal, 'create')).toThrow(expect.objectContaining({ code: 'missing_scope', details: { requiredScopes: ['create'] } }));
+      expect(requireAccess(principal, 'records.get')).toBe(principal);
+      expect(() => requireAccess(principal, 'records.createAgreement')).toThrow(expect.objectContaining({ code: 'missing_scope', details: { requiredScopes: ['create'] } }));
     }
-    for (const scope of SESSION_SCOPES) expect(requireScope(session, scope)).toBe(session);
+    const scoped = (Object.keys(OPERATION_ACCESS) as (keyof typeof OPERATION_ACCESS)[]).filter((name) => !['public', 'session'].includes(OPERATION_ACCESS[name]));
+    for (const operation of scoped) expect(requireAccess(session, operation as ScopedOperation)).toBe(session);
   });
 
   it('keeps session-only operations for sessions', () => {

@@ -1,6 +1,7 @@
 import { type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
-import { requireScope, type Principal } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
 import { canRead, findReadableRecordFor, findRecordAsReader, lockRecordRow, signerSnapshot, type SignatureRows, type SignerRow } from '../records/record-access.js';
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
@@ -30,6 +31,14 @@ type Loaded = {
   read: { executions?: SignatureRows['executions']; allMethods?: SignatureRows['methods']; methods?: { executionId: string; rows: SignatureRows['methods'] } };
 };
 
+/** The operation each method step runs, as the access declaration names it. */
+const STEP_OPERATIONS = {
+  start: 'ceremony.startMethod',
+  submit: 'ceremony.submitMethod',
+  refresh: 'ceremony.refreshMethod',
+  cancel: 'ceremony.cancelMethod',
+} as const satisfies Record<StepPreview['action'], ScopedOperation>;
+
 /**
  * The signature ceremony: a participant proves intent for one exact record version by satisfying
  * the required number of distinct methods, then finalizes. Authentication never counts.
@@ -58,7 +67,7 @@ export class CeremonyService {
 
   /** Starts the caller's execution for the current version, or resumes it. */
   async startOrResume(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
-    return this.mutate(principal, idOrReference, { only }, async (loaded) => {
+    return this.mutate(principal, idOrReference, { operation: 'ceremony.startExecution', only }, async (loaded) => {
       const { execution, created } = await this.currentExecution(loaded, true);
       // A new execution has no methods yet.
       const methods = created ? [] : await methodsOf(loaded, execution);
@@ -68,7 +77,7 @@ export class CeremonyService {
   }
 
   async get(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
-    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { forRead: true, only });
+    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { operation: 'ceremony.getExecution', forRead: true, only });
     const { execution } = await this.currentExecution(loaded, false);
     const methods = await methodsOf(loaded, execution);
     return toExecutionView(execution, methods, this.methodsFor(loaded));
@@ -116,7 +125,7 @@ export class CeremonyService {
     input: { acknowledgePublicVerifiedParties?: boolean | null },
     only?: RecordType,
   ): Promise<string> {
-    return this.mutate(principal, idOrReference, { only }, async (loaded) => {
+    return this.mutate(principal, idOrReference, { operation: 'ceremony.finalize', only }, async (loaded) => {
       await this.finalizeLoaded(loaded, input.acknowledgePublicVerifiedParties === true);
       return loaded.record.id;
     });
@@ -129,7 +138,7 @@ export class CeremonyService {
    * sessions can never get here (NotarizationService refuses them).
    */
   async autoSeal(principal: Principal | null, recordId: string, within?: SharedTransaction): Promise<void> {
-    await this.mutate(principal, recordId, { only: 'notarization', within }, async (loaded) => {
+    await this.mutate(principal, recordId, { operation: 'ceremony.finalize', only: 'notarization', within }, async (loaded) => {
       if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
         throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
       }
@@ -233,7 +242,7 @@ export class CeremonyService {
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
   ): Promise<ExecutionView> {
     const viewer = await this.countBefore(principal, idOrReference, adapter, action, input);
-    return this.mutate(principal, idOrReference, { viewer }, async (loaded) => {
+    return this.mutate(principal, idOrReference, { operation: STEP_OPERATIONS[action], viewer }, async (loaded) => {
       const { em } = loaded;
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
@@ -263,7 +272,7 @@ export class CeremonyService {
    */
   private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<Viewer | undefined> {
     if (action === 'cancel') return undefined;
-    const caller = requireScope(principal, 'verify');
+    const caller = requireAccess(principal, STEP_OPERATIONS[action]);
     const em = this.orm.em.fork();
     // The same checks as the step's own (404, then 403), on one statement's plain rows.
     const snapshot = await signerSnapshot(em, idOrReference, caller.identityId, adapter.type);
@@ -284,7 +293,7 @@ export class CeremonyService {
   private async mutate<T>(
     principal: Principal | null,
     idOrReference: string,
-    options: { only?: RecordType | undefined; viewer?: Viewer | undefined; within?: SharedTransaction | undefined },
+    options: { operation: ScopedOperation; only?: RecordType | undefined; viewer?: Viewer | undefined; within?: SharedTransaction | undefined },
     work: (loaded: Loaded) => Promise<T>,
   ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
@@ -306,9 +315,9 @@ export class CeremonyService {
     em: EntityManager,
     principal: Principal | null,
     idOrReference: string,
-    options: { forRead: boolean; only?: RecordType | undefined; viewer?: Viewer | undefined },
+    options: { operation: ScopedOperation; forRead: boolean; only?: RecordType | undefined; viewer?: Viewer | undefined },
   ): Promise<Loaded> {
-    const caller = requireScope(principal, 'verify');
+    const caller = requireAccess(principal, options.operation);
     // Changes to one record's signatures run one at a time: the last finalize sees every other.
     const lock = !options.forRead;
     // Locked, the executions and methods of the current version come with the participants.

@@ -1,11 +1,13 @@
-import type { Scope } from './principal.js';
+import { DomainError } from '../shared/errors.js';
+import { requireAuthenticated, type Principal, type Scope } from './principal.js';
 
 /**
  * Who may run each operation of the product: `public` (no credentials), `session` (a signed-in
  * person's bearer session only, never an API key or connector) or the one API-key scope it needs.
  * This is the single declaration: the operation catalog's entries are named by these keys, the
- * OpenAPI `x-required-scopes` and the GraphQL field descriptions are generated from it, and
- * test/unit/operation-access.test.ts fails when a transport disagrees.
+ * OpenAPI `x-required-scopes` and the GraphQL field descriptions are generated from it, the services
+ * enforce it by naming the operation they run (`requireAccess`: no scope is written anywhere else),
+ * and test/unit/operation-access.test.ts fails when a transport disagrees.
  */
 export const OPERATION_ACCESS = {
   'identity.requestOtp': 'public',
@@ -75,4 +77,27 @@ export function accessOf(operation: DomainOperation): OperationAccess {
 export function scopeOf(operation: DomainOperation): Scope | null {
   const access: OperationAccess = OPERATION_ACCESS[operation];
   return access === 'public' || access === 'session' ? null : access;
+}
+
+/** The operations that need an API-key scope (every other is public or for sessions only). */
+export type ScopedOperation = { [K in DomainOperation]: (typeof OPERATION_ACCESS)[K] extends Scope ? K : never }[DomainOperation];
+
+/** Whether the caller may run the operation: whatever its kind, only its own scopes count. */
+export function allows(principal: Principal, operation: ScopedOperation): boolean {
+  return principal.scopes.includes(OPERATION_ACCESS[operation]);
+}
+
+/**
+ * The caller, when the declaration lets it run `operation`: the one access check of the services,
+ * which name the operation they run and never a scope. Throws `unauthenticated` without a caller and
+ * `missing_scope` (naming the scope the declaration gives) when its credential lacks it.
+ */
+export function requireAccess(principal: Principal | null, operation: ScopedOperation): Principal {
+  const caller = requireAuthenticated(principal);
+  if (!allows(caller, operation)) {
+    const scope = OPERATION_ACCESS[operation];
+    const holder = caller.kind === 'api_key' ? 'This API key' : 'This credential';
+    throw new DomainError('missing_scope', `${holder} lacks the '${scope}' scope`, { requiredScopes: [scope] });
+  }
+  return caller;
 }

@@ -53,16 +53,6 @@ export type Principal =
 
 export type SessionPrincipal = Extract<Principal, { kind: 'session' }>;
 
-/** The caller, if it holds the scope; whatever its kind, only its own scopes count. */
-export function requireScope(principal: Principal | null, scope: Scope): Principal {
-  const caller = requireAuthenticated(principal);
-  if (!caller.scopes.includes(scope)) {
-    const holder = caller.kind === 'api_key' ? 'This API key' : 'This credential';
-    throw new DomainError('missing_scope', `${holder} lacks the '${scope}' scope`, { requiredScopes: [scope] });
-  }
-  return caller;
-}
-
 export function requireAuthenticated(principal: Principal | null): Principal {
   if (!principal) throw new DomainError('unauthenticated', 'Authentication required');
   return principal;

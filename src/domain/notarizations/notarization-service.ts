@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requireScope, type Principal } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { allows, requireAccess, scopeOf } from '../identity/operation-access.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, SignedRecord, type InitiatedVia, type NotarizationDetails } from '../records/entities.js';
@@ -56,7 +57,7 @@ export class NotarizationService {
   ) {}
 
   async create(principal: Principal | null, input: CreateNotarizationInput, via: InitiatedVia): Promise<{ recordId: string; autoSealed: boolean }> {
-    const caller = requireScope(principal, 'create');
+    const caller = requireAccess(principal, 'notarizations.create');
     const issues = new IssueCollector();
     const contentType = input.contentType;
     if (!['file', 'text', 'hash'].includes(contentType)) issues.add(['contentType'], "Must be 'file', 'text' or 'hash'", 'invalid_enum');
@@ -102,7 +103,11 @@ export class NotarizationService {
     if (signatureMode === 'auto_seal') {
       // Authentication 8: bearer and OAuth sessions can never activate auto_seal.
       if (caller.kind !== 'api_key') throw new DomainError('forbidden', 'auto_seal is available to API-key callers only');
-      if (!caller.scopes.includes('verify')) throw new DomainError('missing_scope', "auto_seal signs with the API key: it needs the 'verify' scope", { requiredScopes: ['verify'] });
+      // It signs and finalizes at once: the caller must be allowed to finalize as well.
+      if (!allows(caller, 'ceremony.finalize')) {
+        const scope = scopeOf('ceremony.finalize')!;
+        throw new DomainError('missing_scope', `auto_seal signs with the API key: it needs the '${scope}' scope`, { requiredScopes: [scope] });
+      }
       if (methodCount !== 1) throw DomainError.invalid(['requiredSignatureMethodCount'], 'auto_seal signs with the api_key method alone: use 1', 'not_allowed');
     }
 

@@ -28,7 +28,7 @@ export class AmendmentService {
   ) {}
 
   async amend(principal: Principal | null, idOrReference: string, input: AmendInput): Promise<string> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'amend', async (locked) => {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'lifecycle.amend', async (locked) => {
       const issues = new IssueCollector();
       validateBody(issues, input.body);
       const note = optionalText(issues, input.amendmentNote, 'amendmentNote', LIMITS.reason);
@@ -49,7 +49,7 @@ export class AmendmentService {
    * slip between the look at the status and the move.
    */
   async cancel(principal: Principal | null, idOrReference: string, input: CancelInput): Promise<string> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'cancel', async (locked) => {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'lifecycle.cancel', async (locked) => {
       const issues = new IssueCollector();
       const reason = optionalText(issues, input.reason, 'reason', LIMITS.reason);
       const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);

@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { ContactPoint } from '../identity/entities.js';
-import { requireScope, type Principal } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import { findRecordAsReader } from './record-access.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
@@ -51,7 +52,7 @@ export class CounterService {
   ) {}
 
   async submit(principal: Principal | null, idOrReference: string, input: { proposedBody: string; rawInput?: string | null }): Promise<CounterView> {
-    return this.change(principal, idOrReference, 'amend', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.submitCounter', async (locked) => {
       const { record, viewer, em, now } = locked;
       const proposer = record.participants
         .getItems()
@@ -80,7 +81,7 @@ export class CounterService {
 
   /** Any participant (anyone who can read the record) may read its counter-proposals; no lock taken. */
   async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
-    const caller = requireScope(principal, 'retrieve');
+    const caller = requireAccess(principal, 'lifecycle.getCounter');
     const em = this.orm.em.fork();
     const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
     return toCounterView(await this.find(em, record, counterId));
@@ -92,7 +93,7 @@ export class CounterService {
     counterId: string,
     input: { decision: string; resolvedBody?: string | null },
   ): Promise<string> {
-    return this.change(principal, idOrReference, 'amend', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.resolveCounter', async (locked) => {
       const { record, caller, em, now } = locked;
       requireInitiator(record, caller);
       const counter = await this.find(em, record, counterId);
@@ -129,7 +130,7 @@ export class CounterService {
   }
 
   async withdraw(principal: Principal | null, idOrReference: string, counterId: string): Promise<string> {
-    return this.change(principal, idOrReference, 'amend', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.withdrawCounter', async (locked) => {
       const { record, viewer, em, now } = locked;
       const counter = await this.find(em, record, counterId);
       if (!isViewerParticipant(counter.proposedBy, viewer)) throw new DomainError('forbidden', 'Only the proposing party can withdraw a counter-proposal');
@@ -142,8 +143,8 @@ export class CounterService {
     });
   }
 
-  private async change<T>(principal: Principal | null, idOrReference: string, scope: 'amend', work: (locked: LockedRecord) => Promise<T>): Promise<T> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work);
+  private async change<T>(principal: Principal | null, idOrReference: string, operation: ScopedOperation, work: (locked: LockedRecord) => Promise<T>): Promise<T> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, operation, work);
   }
 
   private async find(em: EntityManager, record: SignedRecord, counterId: string): Promise<CounterProposal> {

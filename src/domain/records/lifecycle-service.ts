@@ -1,5 +1,6 @@
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
-import type { Principal, Scope } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import type { ScopedOperation } from '../identity/operation-access.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
@@ -21,6 +22,13 @@ export type LifecycleSettings = { publicBaseUrl: string; defaultLapseDays: numbe
 
 type Invitation = { participant: Participant; record: SignedRecord };
 
+
+/** The operation each waiver runs, as the access declaration names it. */
+const WAIVE_OPERATIONS = {
+  complete_without: 'lifecycle.completeWithoutParticipant',
+  waive_witness: 'lifecycle.waiveWitness',
+  waive_co_notarizer: 'lifecycle.waiveCoNotarizer',
+} as const satisfies Record<string, ScopedOperation>;
 /**
  * Record-level and participant-level moves: submit, decline, rescind, draft cancellation,
  * waivers, witness replacement, invitation resends and expiry. Each runs on the locked record and
@@ -45,7 +53,7 @@ export class LifecycleService {
    */
   async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
     const invitations: Invitation[] = [];
-    const id = await this.change(principal, idOrReference, 'create', async (locked) => {
+    const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
       const { record, caller, now } = locked;
       requireInitiator(record, caller);
       const initiator = record.participants.getItems().find((p) => p.role === 'initiator');
@@ -81,7 +89,7 @@ export class LifecycleService {
    * (otherwise the initiator may complete without them, or rescind).
    */
   async decline(principal: Principal | null, idOrReference: string, reason: string | null | undefined): Promise<string> {
-    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.decline', async (locked) => {
       const { record, viewer, caller, now } = locked;
       const issues = new IssueCollector();
       const declinedReason = optionalLine(issues, reason, 'reason', LIMITS.reason);
@@ -115,7 +123,7 @@ export class LifecycleService {
 
   /** pending -> rescinded, by the initiator. */
   async rescind(principal: Principal | null, idOrReference: string): Promise<string> {
-    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.rescind', async (locked) => {
       requireInitiator(locked.record, locked.caller);
       fire(locked, 'rescind');
       return locked.record.id;
@@ -127,7 +135,7 @@ export class LifecycleService {
    * `complete-without` for parties, `waive` for witnesses and co-notarizers.
    */
   async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
-    return this.change(principal, idOrReference, 'cancel', async (locked) => {
+    return this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
       const { record, caller, now } = locked;
       requireInitiator(record, caller);
       const participant = this.participant(record, participantId);
@@ -150,7 +158,7 @@ export class LifecycleService {
   /** Replaces a declined or removed witness with a new one, who is invited at once. */
   async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
     const invitations: Invitation[] = [];
-    const id = await this.change(principal, idOrReference, 'amend', async (locked) => {
+    const id = await this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
       const { record, caller, now, em } = locked;
       requireInitiator(record, caller);
       const old = this.participant(record, participantId);
@@ -190,7 +198,7 @@ export class LifecycleService {
   /** Mails the invitation again (rate-limited per participant). */
   async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
     const invitations: Invitation[] = [];
-    const id = await this.change(principal, idOrReference, 'amend', async (locked) => {
+    const id = await this.change(principal, idOrReference, 'lifecycle.resendInvitation', async (locked) => {
       const { record, caller } = locked;
       requireInitiator(record, caller);
       const participant = this.participant(record, participantId);
@@ -238,8 +246,8 @@ export class LifecycleService {
 
   // ---- internals -------------------------------------------------------------------------------
 
-  private async change<T>(principal: Principal | null, idOrReference: string, scope: Scope, work: (locked: LockedRecord) => Promise<T>, within?: SharedTransaction): Promise<T> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, scope, work, within);
+  private async change<T>(principal: Principal | null, idOrReference: string, operation: ScopedOperation, work: (locked: LockedRecord) => Promise<T>, within?: SharedTransaction): Promise<T> {
+    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, operation, work, within);
   }
 
   /** The participant-level table decides in which record statuses a move is possible. */

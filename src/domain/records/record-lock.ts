@@ -1,5 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requireScope, type Principal, type Scope } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
@@ -37,7 +38,7 @@ export async function inOneTransaction<T>(orm: MikroORM, events: DomainEvents, w
 }
 
 /**
- * Runs one change of one record: scope check, row lock with a fresh read (a racing request that
+ * Runs one change of one record: the access the operation declares, row lock with a fresh read (a racing request that
  * committed first is visible now, so its loser fails the table's guard instead of overwriting),
  * then the identity-graph read check. Events are journaled in the transaction and delivered after it.
  * `within`: the change is part of a shared transaction, which delivers them after its own commit.
@@ -48,11 +49,11 @@ export async function withLockedRecord<T>(
   now: () => Date,
   principal: Principal | null,
   idOrReference: string,
-  scope: Scope,
+  operation: ScopedOperation,
   work: (locked: LockedRecord) => Promise<T>,
   within?: SharedTransaction,
 ): Promise<T> {
-  const caller = requireScope(principal, scope);
+  const caller = requireAccess(principal, operation);
   const pending: RecordLifecycleEvent[] = [];
   const change = async (em: EntityManager) => {
     const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId, { lock: true });

@@ -1,5 +1,6 @@
 import { OptimisticLockError, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { requireAuthenticated, requireScope, type Principal } from '../identity/principal.js';
+import { requireAuthenticated, type Principal } from '../identity/principal.js';
+import { requireAccess } from '../identity/operation-access.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type InitiatedVia, type RecordType } from './entities.js';
@@ -55,7 +56,7 @@ export class RecordService {
   ) {}
 
   async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
-    const caller = requireScope(principal, 'create');
+    const caller = requireAccess(principal, input.type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
     const em = this.orm.em.fork();
     const type: RecordType = input.type ?? 'agreement';
     const issues = new IssueCollector();
@@ -116,7 +117,7 @@ export class RecordService {
   }
 
   async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
-    return this.read(requireScope(principal, 'retrieve'), idOrReference);
+    return this.read(requireAccess(principal, 'records.get'), idOrReference);
   }
 
   /**
@@ -129,7 +130,7 @@ export class RecordService {
 
   /** Whether the caller may read the record (scope retrieve and identity graph); never throws for a missing one. */
   async isReadable(principal: Principal | null, idOrReference: string): Promise<boolean> {
-    const caller = requireScope(principal, 'retrieve');
+    const caller = requireAccess(principal, 'records.activity');
     const em = this.orm.em.fork();
     const record = await findRecord(em, idOrReference);
     return record !== null && canRead(record, await viewerFor(em, caller.identityId));
@@ -152,7 +153,7 @@ export class RecordService {
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
-    const caller = requireScope(principal, 'retrieve');
+    const caller = requireAccess(principal, 'records.list');
     const limit = input.limit ?? 20;
     const offset = input.offset ?? 0;
     const issues = new IssueCollector();
@@ -180,7 +181,7 @@ export class RecordService {
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
   async update(principal: Principal | null, idOrReference: string, input: UpdateRecordInput): Promise<RecordView> {
-    const caller = requireScope(principal, 'create');
+    const caller = requireAccess(principal, 'records.update');
     const em = this.orm.em.fork();
     const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId);
     if (record.initiatorIdentity !== caller.identityId) {

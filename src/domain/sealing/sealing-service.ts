@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { requireScope, type Principal } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import { auditTrail, verifyAuditChain, type AuditTrailEntry } from '../records/audit-trail.js';
 import { findRecordAsReader } from '../records/record-access.js';
 import type { RecordType } from '../records/entities.js';
@@ -43,7 +44,7 @@ export class SealingService {
   ) {}
 
   async auditTrail(principal: Principal | null, idOrReference: string): Promise<AuditTrailView> {
-    const { record, em } = await this.readable(principal, idOrReference);
+    const { record, em } = await this.readable(principal, 'artifacts.getAuditTrail', idOrReference);
     const entries = await auditTrail(em, record.id);
     const check = verifyAuditChain(record.id, entries);
     return { recordId: record.id, reference: record.reference, entries, head: check.valid ? check.head : (entries.at(-1)?.entry_hash ?? null), chainValid: check.valid };
@@ -51,7 +52,7 @@ export class SealingService {
 
   /** The sealed, signed PDF. Not for notarizations (404); 409 artifact_pending while it is being made. */
   async document(principal: Principal | null, idOrReference: string): Promise<ArtifactDownload> {
-    const { record, em } = await this.readable(principal, idOrReference);
+    const { record, em } = await this.readable(principal, 'artifacts.getDocument', idOrReference);
     if (record.type === 'notarization') throw DomainError.notFound('Document');
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no sealed document yet');
     const stored = await this.store.read(em, record.id, 'sealed_pdf');
@@ -61,13 +62,13 @@ export class SealingService {
 
   /** The private share card, made now if it does not exist yet. `only`: the /notarizations routes. */
   async card(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ArtifactDownload> {
-    const { record } = await this.readable(principal, idOrReference, only);
+    const { record } = await this.readable(principal, 'artifacts.getCard', idOrReference, only);
     return this.cardOf(record.id, record.sealedAt !== null);
   }
 
   /** A short-lived, single-use URL for the caller's card; only the token's hash is stored. */
   async createCardTicket(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<CardTicketView> {
-    const { record, em, caller } = await this.readable(principal, idOrReference, only);
+    const { record, em, caller } = await this.readable(principal, 'artifacts.createCardTicket', idOrReference, only);
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
     const token = randomToken(32);
     const expiresAt = new Date(this.clock.now().getTime() + this.settings.cardTicketTtlSeconds * 1000);
@@ -102,8 +103,8 @@ export class SealingService {
     return download(stored.artifact, stored.bytes);
   }
 
-  private async readable(principal: Principal | null, idOrReference: string, only?: RecordType) {
-    const caller = requireScope(principal, 'retrieve');
+  private async readable(principal: Principal | null, operation: ScopedOperation, idOrReference: string, only?: RecordType) {
+    const caller = requireAccess(principal, operation);
     const em = this.orm.em.fork();
     const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
     if (only && record.type !== only) throw DomainError.notFound('Record');
