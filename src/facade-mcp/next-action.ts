@@ -6,40 +6,50 @@ export type Guidance = { nextAction: NextAction | null; humanStep: string | null
 const call = (tool: string, args: Record<string, unknown>, description: string): NextAction => ({ tool, arguments: args, description });
 
 /**
- * The way on from a record's state, for a client that knows nothing else: the initiator signs the
- * draft, submits it, the others sign their invitations, and a sealed record has a card and a proof.
+ * The way on from a record's state for this caller, for a client that knows nothing else: the moves
+ * the service offers now (`available_actions`, from the lifecycle table) first (sign, submit, resolve
+ * a counter), then what the status leaves (wait, the card of a sealed record, its successor).
  */
 export function recordGuidance(record: RecordFieldsFragment): Guidance {
   const ref = { agr_reference: record.agrReference };
+  const offered = new Set(record.availableActions);
+  if (offered.has('sign')) {
+    return {
+      nextAction: call('start_or_resume_signature_execution', ref, 'Start (or resume) the caller\'s signature on this version.'),
+      humanStep: `The human must read the exact text of ${record.agrReference} (version ${record.currentVersion}) and decide to sign it; signing needs ${record.requiredSignatureMethodCount} signature method(s) they complete themselves.`,
+    };
+  }
+  if (offered.has('submit')) {
+    return {
+      nextAction: call('preview_draft_change', { ...ref, action: 'submit' }, 'Preview submitting the signed draft to the other participants, then confirm it.'),
+      humanStep: `Ask the human whether to send ${record.agrReference} to the other participants now.`,
+    };
+  }
+  const counter = record.activeCounter?.status === 'pending' ? record.activeCounter : null;
+  if (offered.has('resolve_counter') && counter) {
+    return {
+      nextAction: call('preview_counter_resolution', { ...ref, counter_id: counter.id, decision: 'accept' }, 'Preview resolving the pending counter-proposal (accept, partially_accept or reject).'),
+      humanStep: 'The initiator must read the counter-proposal and decide how to resolve it.',
+    };
+  }
+  if (offered.has('edit')) {
+    return {
+      nextAction: call('get_agreement', ref, 'The draft is signed but cannot be submitted yet: add the participants its type needs (preview_draft_change with action update).'),
+      humanStep: `Ask the human who else takes part in ${record.agrReference}.`,
+    };
+  }
   switch (record.status) {
-    case 'draft': {
-      const signature = record.initiatorSignature;
-      if (signature?.status === 'finalized') {
-        return {
-          nextAction: call('preview_draft_change', { ...ref, action: 'submit' }, 'Preview submitting the signed draft to the other participants, then confirm it.'),
-          humanStep: `Ask the human whether to send ${record.agrReference} to the other participants now.`,
-        };
-      }
-      return {
-        nextAction: call('start_or_resume_signature_execution', ref, 'Start (or resume) the initiator\'s signature on this version.'),
-        humanStep: `The human must read the exact text of ${record.agrReference} (version ${record.currentVersion}) and decide to sign it; signing needs ${record.requiredSignatureMethodCount} signature method(s) they complete themselves.`,
-      };
-    }
+    case 'draft':
     case 'pending_confirmation':
     case 'counter_under_review': {
       const waiting = record.parties.filter((party) => party.role !== 'initiator' && !party.declinedAt && !party.waivedAt && party.confirmedVersion !== record.currentVersion);
-      const counter = record.activeCounter?.status === 'pending' ? record.activeCounter : null;
-      if (counter) {
-        return {
-          nextAction: call('preview_counter_resolution', { ...ref, counter_id: counter.id, decision: 'accept' }, 'Preview resolving the pending counter-proposal (accept, partially_accept or reject).'),
-          humanStep: 'The initiator must read the counter-proposal and decide how to resolve it.',
-        };
-      }
       return {
         nextAction: call('get_agreement', ref, 'Check the record again later; it seals when every participant has signed.'),
-        humanStep: waiting.length
-          ? `Waiting for ${waiting.map((party) => party.displayName ?? 'a participant').join(', ')} to sign with their invitation (a participant signs with start_or_resume_signature_execution under their own credentials).`
-          : 'Waiting for the record to seal.',
+        humanStep: counter
+          ? 'A counter-proposal is under review: signing resumes once the initiator resolves it.'
+          : waiting.length
+            ? `Waiting for ${waiting.map((party) => party.displayName ?? 'a participant').join(', ')} to sign with their invitation (a participant signs with start_or_resume_signature_execution under their own credentials).`
+            : 'Waiting for the record to seal.',
       };
     }
     case 'sealed':

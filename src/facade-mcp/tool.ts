@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Principal } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
+import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
 import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
 import type { RetryAction } from './errors.js';
 import type { ImageBlock } from './views.js';
@@ -101,6 +102,7 @@ export const recordOutput = z.object({
   status: z.string(),
   agreement_version: z.number().int(),
   initiator_signature: signatureState,
+  available_actions: z.array(z.enum(RECORD_ACTIONS)).describe('The moves the caller may make on the record now; previews refuse any other'),
   next_action: nextAction,
   human_step: humanStep,
   agreement,

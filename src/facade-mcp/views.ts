@@ -48,6 +48,8 @@ export function recordResult(record: RecordFieldsFragment, guidance: { nextActio
     status: record.status,
     agreement_version: record.currentVersion,
     initiator_signature: snakeKeys<Record<string, unknown> | null>(record.initiatorSignature),
+    /** The moves the caller may make on the record now (the lifecycle table's answer): previews refuse any other. */
+    available_actions: record.availableActions,
     next_action: guidance.nextAction,
     human_step: guidance.humanStep,
     agreement: snakeKeys<Record<string, unknown>>(record),

@@ -44,8 +44,17 @@ describe('Web UI: lifecycle actions on the record page', () => {
     expect(await seriousViolations(bob)).toEqual([]);
     await proposal.getByRole('button', { name: 'Send proposal' }).click();
     await bob.getByRole('heading', { name: 'Counter-proposal (pending)' }).waitFor();
+    // Under counter review the terms may change: nobody is offered signing (the server refuses it), the
+    // proposer may withdraw. The page shows exactly the moves the service lists for the reader.
+    const signLinks = (page: Page) => page.getByRole('link', { name: /^(Sign|Continue signing)$/ }).count();
+    await bob.getByRole('button', { name: 'Withdraw my proposal' }).waitFor();
+    expect(await signLinks(bob)).toBe(0);
 
     const carol = await openAs('carol@example.com');
+    await carol.getByRole('button', { name: 'Decline' }).waitFor();
+    expect(await signLinks(carol)).toBe(0);
+    const listed = await t.request('GET', `/api/v1/agreements/${reference}`, { token: await t.signIn('carol@example.com') });
+    expect(listed.body).toMatchObject({ status: 'counter_under_review', available_actions: ['decline'] });
     await carol.getByRole('button', { name: 'Decline' }).click();
     const decline = carol.getByRole('dialog', { name: 'Decline to sign?' });
     await decline.getByLabel('Reason (optional)').fill('I was not there');

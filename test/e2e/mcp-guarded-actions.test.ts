@@ -159,6 +159,36 @@ describe('MCP guarded actions: previews, confirmation tokens and their misuse', 
     expect(['conflict', 'signature_incomplete']).toContain(again.structured.error_code);
   });
 
+  it('refuses a preview of a move the record does not offer (decline on a sealed record): no token, and no way back to the same preview', async () => {
+    const record = await pending();
+    // The initiator cannot decline a pending record: the preview says so at once.
+    const initiatorDecline = await keyA.call('preview_decline', { agr_reference: record.agr_reference });
+    expect(initiatorDecline).toMatchObject({ isError: true, structured: { error_code: 'conflict', retry_action: { tool: 'get_agreement' } } });
+    expect(initiatorDecline.structured.confirmation_token).toBeUndefined();
+
+    const bobToken = await t.signIn('bob@example.com');
+    await signWithEmailOtp(t, bobToken, 'bob@example.com', record.id);
+    const sealed = await signWithEmailOtp(t, await t.signIn('carol@example.com'), 'carol@example.com', record.id);
+    expect(sealed.body.status).toBe('sealed');
+    const bobKey = await t.request('POST', '/api/v1/api-keys', { token: bobToken, body: { scopes: ['retrieve', 'cancel', 'amend'] } });
+    const bob = await connectMcp(t.url, { bearer: bobKey.body.key });
+    try {
+      const preview = await bob.call('preview_decline', { agr_reference: record.agr_reference });
+      expect(preview).toMatchObject({ isError: true, structured: { error_code: 'conflict', retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agr_reference } } } });
+      expect(preview.structured.confirmation_token).toBeUndefined();
+      expect(preview.structured.message).toMatch(/sealed; you may now: amend, cancel/);
+      // The retry action reads the record, which offers what Bob may do: declining is not among it.
+      const read = await bob.call(preview.structured.retry_action.tool, preview.structured.retry_action.arguments);
+      expect(read.structured.available_actions).toEqual(['amend', 'cancel']);
+      // A move it does offer previews as usual.
+      const amend = await bob.call('preview_amendment', { agr_reference: record.agr_reference, body: PROPOSED_BODY });
+      expect(amend.isError).toBe(false);
+      expect(amend.structured.confirmation_token).toEqual(expect.any(String));
+    } finally {
+      await bob.close();
+    }
+  });
+
   it('housekeeping deletes spent and expired confirmation tokens, and a swept token is stale', async () => {
     const record = await pending();
     const live = await previewResend(keyA, record);

@@ -143,7 +143,8 @@ describe('Participant-level moves over REST', () => {
         });
       }
 
-      for (const status of rule.statuses) {
+      // A notarization is never under counter review (counters are for negotiated records: see the next test).
+      for (const status of rule.statuses.filter((s) => !(route.kind === 'notarization' && s === 'counter_under_review'))) {
         it(`allows ${rule.move} on a ${status} record for an eligible participant`, async () => {
           const record = await recordIn(route.kind, status);
           const target = carolOf(record);
@@ -342,6 +343,16 @@ describe('Participant-level moves over REST', () => {
       expect(toDeclined.status).toBe(409);
       await signWithEmailOtp(t, bob(), 'bob@example.com', record.id);
     });
+  });
+
+  it('refuses a counter-proposal on a notarization: its text is fixed by the notarized hash', async () => {
+    const record = await pending('notarization');
+    const counter = await t.request('POST', agreement(record.id, '/counter'), {
+      token: carol(),
+      body: { proposed_body: 'We agree to share the garden equally and to water it on weekends.' },
+    });
+    expect(counter).toMatchObject({ status: 409, body: { error_code: 'invalid_transition' } });
+    expect((await t.request('GET', agreement(record.id), { token: alice() })).body.status).toBe('pending_confirmation');
   });
 
   describe('who and whom', () => {

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RECORD_STATUSES } from '../../src/domain/records/entities.js';
-import { LIFECYCLE_TRIGGERS, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
+import { LIFECYCLE_TRIGGERS, PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 describe('Record lifecycle table', () => {
@@ -34,5 +36,40 @@ describe('Record lifecycle table', () => {
     for (const terminal of ['superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded'] as const) {
       expect(TRANSITIONS.filter((row) => row.from === terminal)).toEqual([]);
     }
+  });
+});
+
+/** The rows of the first markdown table after `header` in the README, as cells. */
+function readmeTable(header: string): string[][] {
+  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+  const start = readme.indexOf(header);
+  if (start < 0) throw new Error(`README has no table headed ${header}`);
+  const lines = readme.slice(start).split('\n');
+  const rows: string[][] = [];
+  for (const line of lines.slice(2)) {
+    if (!line.startsWith('|')) break;
+    rows.push(line.split('|').slice(1, -1).map((cell) => cell.trim()));
+  }
+  return rows;
+}
+
+const unquote = (cell: string) => cell.replace(/`/g, '');
+const list = (cell: string) => unquote(cell).split(', ');
+
+describe("The README's lifecycle tables say what the rows say", () => {
+  it('lists every transition with its actor and guard, and nothing else', () => {
+    const documented = readmeTable('| From | Trigger | To | Who | Condition |').flatMap(([from, trigger, to, who, condition]) =>
+      list(from!).map((status) => `${status} ${unquote(trigger!)} ${unquote(to!)} ${who} ${condition}`),
+    );
+    const rows = TRANSITIONS.map((row) => `${row.from} ${row.trigger} ${row.to} ${row.actor} ${row.guard}${row.types ? ` (${row.types.join(', ')} only)` : ''}`);
+    expect(documented.sort()).toEqual([...rows].sort());
+  });
+
+  it('lists every participant move with its statuses, actor, roles and record types', () => {
+    const documented = readmeTable('| Move | Record status | Who |').map(([move, statuses, who, roles, types, applies]) =>
+      [unquote(move!), list(statuses!).join(','), who, list(roles!).join(','), types === 'all' ? '' : list(types!).join(','), applies].join(' | '),
+    );
+    const rows = PARTICIPANT_MOVES.map((row) => [row.move, row.statuses.join(','), row.actor, row.roles.join(','), row.types?.join(',') ?? '', row.when].join(' | '));
+    expect(documented).toEqual(rows);
   });
 });

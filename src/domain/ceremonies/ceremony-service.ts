@@ -1,5 +1,6 @@
 import { type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
+import { signingClosed } from '../records/lifecycle.js';
 import type { Principal } from '../identity/principal.js';
 import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
@@ -327,12 +328,9 @@ export class CeremonyService {
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
     const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {
-      if (record.status === 'draft' && participant.role !== 'initiator') {
-        throw new DomainError('invalid_transition', 'Only the initiator signs a draft; others sign after it is submitted');
-      }
-      if (record.status !== 'draft' && record.status !== 'pending_confirmation') {
-        throw new DomainError('invalid_transition', `Signing is closed: the record is ${record.status}`);
-      }
+      // The lifecycle table's signing window decides.
+      const closed = signingClosed(record.status, participant.role);
+      if (closed) throw new DomainError('invalid_transition', closed);
     }
     return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
   }

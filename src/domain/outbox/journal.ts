@@ -8,13 +8,8 @@ import { isSealingEvent, type DomainEvent, type DomainEvents } from '../shared/e
 import { PUBSUB_CHANNEL } from '../shared/record-changes.js';
 import type { OutboxSubscriber } from './dispatcher.js';
 import { markClaimCommitted } from '../idempotency/claim-context.js';
+import { INITIATOR_MOVES, SYSTEM_MOVES } from '../records/lifecycle.js';
 
-/** Moves made by the initiator whatever participant they concern. */
-const INITIATOR_MOVES = new Set([
-  'edit_draft', 'submit', 'cancel_draft', 'rescind', 'resolve_counter', 'complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness', 'resend_invitation',
-]);
-/** Moves the service makes on its own. */
-const SYSTEM_MOVES = new Set(['lapse', 'complete_signatures', 'successor_sealed']);
 
 /**
  * Events every subscriber delivers by notifying alone (`OutboxSubscriber.notifications`) are sent with

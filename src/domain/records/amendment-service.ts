@@ -81,7 +81,7 @@ export class AmendmentService {
     const { record, viewer, caller, em, now } = locked;
     const self = record.participants.getItems().find((p) => p.role !== 'witness' && !p.removedAt && isViewerParticipant(p, viewer));
     if (!self && record.initiatorIdentity !== caller.identityId) throw new DomainError('forbidden', 'Only a party to the record can propose this');
-    transition(record.status, trigger);
+    transition(record.status, trigger, record.type);
     const open = await em.count(SignedRecord, { supersedesRecordId: record.id, status: { $in: ['draft', 'pending_confirmation', 'counter_under_review'] } });
     if (open > 0) throw new DomainError('conflict', 'An amendment or cancellation of this record is already in progress');
     const next = em.create(SignedRecord, {

@@ -6,6 +6,8 @@ export type CounterView = {
   agreementId: string;
   status: CounterProposal['status'];
   proposedByContactPointId: string;
+  /** The participant row that proposed it (not exposed: it decides who may withdraw). */
+  proposedByParticipantId: string;
   rawInput: string | null;
   assistedText: string | null;
   proposedBody: string;
@@ -21,6 +23,7 @@ export function toCounterView(counter: CounterProposal): CounterView {
     agreementId: counter.record.id,
     status: counter.status,
     proposedByContactPointId: counter.proposedByContactPointId,
+    proposedByParticipantId: counter.proposedBy.id,
     rawInput: counter.rawInput,
     assistedText: counter.assistedText,
     proposedBody: counter.proposedBody,

@@ -10,7 +10,7 @@ import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
 import { CounterProposal, Participant, SignedRecord } from './entities.js';
 import { invitationMail } from './invitations.js';
-import { PARTICIPANT_MOVES, type ParticipantMove } from './lifecycle.js';
+import { participantMove, type ParticipantMove } from './lifecycle.js';
 import { LIMITS, normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord, type SharedTransaction } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
@@ -140,10 +140,9 @@ export class LifecycleService {
       requireInitiator(record, caller);
       const participant = this.participant(record, participantId);
       const rule = this.allow(move, record);
-      if (rule.roles && !rule.roles.includes(participant.role)) {
+      if (!rule.roles.includes(participant.role)) {
         throw new DomainError('conflict', `This participant is a ${participant.role}; use the ${participant.role === 'witness' ? 'witness waiver' : 'complete-without'} route`);
       }
-      if (move === 'waive_co_notarizer' && record.type !== 'notarization') throw new DomainError('conflict', 'Only notarizations have co-notarizers');
       if (!participant.declinedAt && !participant.removedAt) {
         throw new DomainError('conflict', 'Only a participant who declined or was removed can be waived');
       }
@@ -250,13 +249,9 @@ export class LifecycleService {
     return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, operation, work, within);
   }
 
-  /** The participant-level table decides in which record statuses a move is possible. */
+  /** The participant-level table decides in which record statuses (and types) a move is possible. */
   private allow(move: ParticipantMove, record: SignedRecord) {
-    const rule = PARTICIPANT_MOVES.find((row) => row.move === move);
-    if (!rule || !rule.statuses.includes(record.status)) {
-      throw new DomainError('invalid_transition', `A record in status '${record.status}' does not allow ${move.replace(/_/g, ' ')}`);
-    }
-    return rule;
+    return participantMove(move, record.status, record.type);
   }
 
   private participant(record: SignedRecord, participantId: string): Participant {

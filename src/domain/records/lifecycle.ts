@@ -1,11 +1,12 @@
 import { DomainError } from '../shared/errors.js';
-import type { ParticipantRole, RecordStatus } from './entities.js';
+import type { ParticipantRole, RecordStatus, RecordType } from './entities.js';
 
 /**
- * Every move a record can make, as data. Every path that changes a record's status (or edits it in a
- * state-dependent way) asks this table first; anything not listed is an illegal move, which is a
- * domain `invalid_transition` (409 over REST). The README's lifecycle section is generated from the
- * same rows.
+ * Every move a record can make, as data, with who may make it and the guards as code beside the
+ * rows. Every path that changes a record's status (or edits it in a state-dependent way) asks this
+ * table first; anything not listed is an illegal move, which is a domain `invalid_transition` (409
+ * over REST). The moves a reader may make now (`availableActions`) are computed from the same rows,
+ * and the README's lifecycle table is checked against them (test/unit/lifecycle.test.ts).
  */
 export const LIFECYCLE_TRIGGERS = [
   'edit_draft',
@@ -24,56 +25,228 @@ export const LIFECYCLE_TRIGGERS = [
 ] as const;
 export type LifecycleTrigger = (typeof LIFECYCLE_TRIGGERS)[number];
 
+/**
+ * Who makes a move: the initiator; a participant other than the initiator (party or witness); a
+ * party (never a witness); the party who proposed the active counter; a signatory (the initiator or
+ * a party, never a witness); or the service itself.
+ */
+export const ACTORS = ['initiator', 'participant', 'party', 'proposer', 'signatory', 'system'] as const;
+export type Actor = (typeof ACTORS)[number];
+
 export type Transition = {
   from: RecordStatus;
   trigger: LifecycleTrigger;
   to: RecordStatus;
+  actor: Actor;
+  /** Only records of these types make the move (all when absent). */
+  types?: readonly RecordType[];
   /** The condition, in words; enforced by the service that fires the trigger. */
   guard: string;
 };
 
-const PENDING: RecordStatus[] = ['pending_confirmation', 'counter_under_review'];
+const PENDING: readonly RecordStatus[] = ['pending_confirmation', 'counter_under_review'];
+/** Records with parties who negotiate terms (declarations have no party, notarizations fix a hash). */
+const NEGOTIATED: readonly RecordType[] = ['agreement', 'witnessed_agreement'];
 
 export const TRANSITIONS: readonly Transition[] = [
-  { from: 'draft', trigger: 'edit_draft', to: 'draft', guard: 'caller is the initiator' },
-  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', guard: 'initiator finalized the current version; required participants present' },
-  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', guard: 'caller is the initiator' },
-  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', guard: 'caller is an eligible non-initiator party; no active counter' },
-  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', guard: 'caller is the initiator' },
-  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', guard: 'caller proposed the counter' },
-  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', guard: 'every required participant finalized the current version' },
-  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', guard: 'the last party still able to sign declines' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', guard: 'expires_at has passed' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', guard: 'caller is the initiator' })),
-  { from: 'sealed', trigger: 'amend', to: 'sealed', guard: 'caller is a party; valid body (creates an amendment draft)' },
-  { from: 'sealed', trigger: 'cancel', to: 'sealed', guard: 'caller is a party (creates a mutual cancellation draft)' },
-  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', guard: 'its amendment or mutual cancellation sealed' },
+  { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator' },
+  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present' },
+  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator' },
+  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter' },
+  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator' },
+  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', actor: 'proposer', guard: 'caller proposed the counter' },
+  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', actor: 'system', guard: 'every required participant finalized the current version' },
+  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', actor: 'participant', guard: 'the last party still able to sign declines' })),
+  ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', actor: 'system', guard: 'expires_at has passed' })),
+  ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', actor: 'initiator', guard: 'caller is the initiator' })),
+  { from: 'sealed', trigger: 'amend', to: 'sealed', actor: 'signatory', guard: 'caller is a party; valid body (creates an amendment draft)' },
+  { from: 'sealed', trigger: 'cancel', to: 'sealed', actor: 'signatory', guard: 'caller is a party (creates a mutual cancellation draft)' },
+  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', actor: 'system', guard: 'its amendment or mutual cancellation sealed' },
 ];
+
+/** A participant as the rules need it (an entity, a row of the read model, or a view). */
+export type ParticipantState = {
+  id: string;
+  role: ParticipantRole;
+  declinedAt: Date | null;
+  waivedAt: Date | null;
+  removedAt?: Date | null;
+  confirmedVersion: number | null;
+};
+
+const active = (p: ParticipantState) => !p.declinedAt && !p.waivedAt && !p.removedAt;
+const signedVersion = (p: ParticipantState, version: number) => p.confirmedVersion === version;
+/** Declined or removed, and not yet waived: someone the record still waits for in vain. */
+const stepsOut = (p: ParticipantState) => Boolean(p.declinedAt || p.removedAt) && !p.waivedAt;
 
 export type ParticipantMove = 'decline' | 'complete_without' | 'waive_witness' | 'waive_co_notarizer' | 'replace_witness' | 'resend_invitation';
 
 /**
- * Participant-level moves: in which record statuses each is possible, who may make it, and which
- * participants it applies to. They change a participant row; some may then complete the record.
+ * Participant-level moves: in which record statuses each is possible, who may make it, on which
+ * participants (roles, and `applies`, the guard in code), for which record types. They change a
+ * participant row; some may then complete the record.
  */
-export const PARTICIPANT_MOVES: readonly { move: ParticipantMove; statuses: readonly RecordStatus[]; actor: string; roles?: readonly ParticipantRole[]; applies: string }[] = [
-  { move: 'decline', statuses: PENDING, actor: 'the participant (not the initiator)', applies: 'an active party or witness who has not signed the current version' },
-  { move: 'complete_without', statuses: PENDING, actor: 'initiator', roles: ['party'], applies: 'a party who declined or was removed' },
-  { move: 'waive_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: 'a witness who declined or was removed' },
-  { move: 'waive_co_notarizer', statuses: PENDING, actor: 'initiator', roles: ['party'], applies: 'a co-notarizer who declined or was removed' },
-  { move: 'replace_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: 'a witness who declined or was removed; the new witness is invited' },
-  { move: 'resend_invitation', statuses: PENDING, actor: 'initiator', applies: 'a participant with an open invitation (rate-limited)' },
+export const PARTICIPANT_MOVES: readonly {
+  move: ParticipantMove;
+  statuses: readonly RecordStatus[];
+  actor: Actor;
+  roles: readonly ParticipantRole[];
+  types?: readonly RecordType[];
+  /** The participant it concerns qualifies (the record is at `version`). */
+  applies: (participant: ParticipantState, version: number) => boolean;
+  /** In words, for the README and error messages. */
+  when: string;
+}[] = [
+  { move: 'decline', statuses: PENDING, actor: 'participant', roles: ['party', 'witness'], applies: (p, v) => active(p) && !signedVersion(p, v), when: 'an active party or witness who has not signed the current version (their own row)' },
+  { move: 'complete_without', statuses: PENDING, actor: 'initiator', roles: ['party'], types: NEGOTIATED, applies: stepsOut, when: 'a party who declined or was removed' },
+  { move: 'waive_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: stepsOut, when: 'a witness who declined or was removed' },
+  { move: 'waive_co_notarizer', statuses: PENDING, actor: 'initiator', roles: ['party'], types: ['notarization'], applies: stepsOut, when: 'a co-notarizer who declined or was removed' },
+  { move: 'replace_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: stepsOut, when: 'a witness who declined or was removed; the new witness is invited' },
+  { move: 'resend_invitation', statuses: PENDING, actor: 'initiator', roles: ['party', 'witness'], applies: (p, v) => active(p) && !signedVersion(p, v), when: 'a participant with an open invitation (rate-limited)' },
 ];
 
-export function findTransition(from: RecordStatus, trigger: LifecycleTrigger): Transition | undefined {
-  return TRANSITIONS.find((row) => row.from === from && row.trigger === trigger);
+/**
+ * The signing window: in which record statuses a participant of each role may sign. A draft is
+ * signed by its initiator alone; everyone signs a pending record; nobody signs while a counter is
+ * under review (the terms may change) or once the record has ended.
+ */
+export const SIGNING_WINDOWS: readonly { status: RecordStatus; roles: readonly ParticipantRole[] }[] = [
+  { status: 'draft', roles: ['initiator'] },
+  { status: 'pending_confirmation', roles: ['initiator', 'party', 'witness'] },
+];
+
+/** Why a participant of `role` cannot sign a record in `status`, or null when they can. */
+export function signingClosed(status: RecordStatus, role: ParticipantRole): string | null {
+  if (SIGNING_WINDOWS.some((window) => window.status === status && window.roles.includes(role))) return null;
+  if (status === 'draft') return 'Only the initiator signs a draft; others sign after it is submitted';
+  if (status === 'counter_under_review') return 'Signing is paused while a counter-proposal is under review';
+  return `Signing is closed: the record is ${status}`;
 }
 
-/** The target status of `trigger` from `from`, or an `invalid_transition` error naming both. */
-export function transition(from: RecordStatus, trigger: LifecycleTrigger): RecordStatus {
-  const row = findTransition(from, trigger);
+export function findTransition(from: RecordStatus, trigger: LifecycleTrigger, type?: RecordType): Transition | undefined {
+  return TRANSITIONS.find((row) => row.from === from && row.trigger === trigger && (!type || !row.types || row.types.includes(type)));
+}
+
+/** The target status of `trigger` from `from` (for a record of `type`), or an `invalid_transition` error naming both. */
+export function transition(from: RecordStatus, trigger: LifecycleTrigger, type?: RecordType): RecordStatus {
+  const row = findTransition(from, trigger, type);
   if (!row) {
-    throw new DomainError('invalid_transition', `A record in status '${from}' cannot ${trigger.replace(/_/g, ' ')}`);
+    const which = type && findTransition(from, trigger) ? `A ${type.replace(/_/g, ' ')}` : `A record in status '${from}'`;
+    throw new DomainError('invalid_transition', `${which} cannot ${trigger.replace(/_/g, ' ')}`);
   }
   return row.to;
+}
+
+/** The participant-level rule for `move` on a record in `status` of `type`, or an `invalid_transition` error. */
+export function participantMove(move: ParticipantMove, status: RecordStatus, type: RecordType) {
+  const rule = PARTICIPANT_MOVES.find((row) => row.move === move)!;
+  if (!rule.statuses.includes(status)) throw new DomainError('invalid_transition', `A record in status '${status}' does not allow ${move.replace(/_/g, ' ')}`);
+  if (rule.types && !rule.types.includes(type)) throw new DomainError('invalid_transition', `A ${type.replace(/_/g, ' ')} does not allow ${move.replace(/_/g, ' ')}`);
+  return rule;
+}
+
+/** Moves the initiator makes whatever participant they concern (the audit trail's actor). */
+export const INITIATOR_MOVES: ReadonlySet<string> = new Set([
+  ...TRANSITIONS.filter((row) => row.actor === 'initiator').map((row) => row.trigger),
+  ...PARTICIPANT_MOVES.filter((row) => row.actor === 'initiator').map((row) => row.move),
+]);
+/** Moves the service makes on its own. */
+export const SYSTEM_MOVES: ReadonlySet<string> = new Set(TRANSITIONS.filter((row) => row.actor === 'system').map((row) => row.trigger));
+
+/** What a reader may ask for on a record as a whole (participant moves are offered per participant). */
+export const RECORD_ACTIONS = [
+  'edit',
+  'submit',
+  'cancel_draft',
+  'sign',
+  'decline',
+  'propose_counter',
+  'resolve_counter',
+  'withdraw_counter',
+  'rescind',
+  'amend',
+  'cancel',
+] as const;
+export type RecordAction = (typeof RECORD_ACTIONS)[number];
+
+/** The trigger behind each record action (`sign` is the signing window's, `decline` the participant move's). */
+const ACTION_TRIGGERS = {
+  edit: 'edit_draft',
+  submit: 'submit',
+  cancel_draft: 'cancel_draft',
+  propose_counter: 'submit_counter',
+  resolve_counter: 'resolve_counter',
+  withdraw_counter: 'withdraw_counter',
+  rescind: 'rescind',
+  amend: 'amend',
+  cancel: 'cancel',
+} as const satisfies Partial<Record<RecordAction, LifecycleTrigger>>;
+
+export const PARTICIPANT_ACTIONS = ['complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness', 'resend_invitation'] as const;
+export type ParticipantAction = (typeof PARTICIPANT_ACTIONS)[number];
+
+/** A record as the rules see it for one reader: which rows are the reader's. */
+export type ActionContext = {
+  type: RecordType;
+  status: RecordStatus;
+  currentVersion: number;
+  participants: readonly ParticipantState[];
+  /** The reader is the initiator. */
+  isInitiator: boolean;
+  /** Ids of the participant rows that are the reader (linked identity or verified contact point). */
+  readerRows: ReadonlySet<string>;
+  /** The draft may be submitted now (initiator signed, roles filled). */
+  readyForSubmission: boolean;
+  /** The participant who proposed the pending counter, if one is pending. */
+  counterProposerId: string | null;
+};
+
+function actorHolds(actor: Actor, context: ActionContext): boolean {
+  const mine = context.participants.filter((p) => context.readerRows.has(p.id) && !p.removedAt);
+  switch (actor) {
+    case 'initiator':
+      return context.isInitiator;
+    case 'participant':
+      return mine.some((p) => p.role !== 'initiator' && active(p));
+    case 'party':
+      return mine.some((p) => p.role === 'party' && active(p));
+    case 'proposer':
+      return context.counterProposerId !== null && context.readerRows.has(context.counterProposerId);
+    case 'signatory':
+      return context.isInitiator || mine.some((p) => p.role !== 'witness');
+    case 'system':
+      return false;
+  }
+}
+
+/** The record-level moves the reader may make now, from the table (its extra guards included). */
+export function availableActions(context: ActionContext): RecordAction[] {
+  const { status, type, currentVersion } = context;
+  const mine = context.participants.filter((p) => context.readerRows.has(p.id) || (p.role === 'initiator' && context.isInitiator));
+  return RECORD_ACTIONS.filter((action) => {
+    if (action === 'sign') return mine.some((p) => active(p) && !signedVersion(p, currentVersion) && signingClosed(status, p.role) === null);
+    if (action === 'decline') {
+      const rule = PARTICIPANT_MOVES.find((row) => row.move === 'decline')!;
+      return rule.statuses.includes(status) && mine.some((p) => p.role !== 'initiator' && rule.applies(p, currentVersion));
+    }
+    const row = findTransition(status, ACTION_TRIGGERS[action], type);
+    if (!row || !actorHolds(row.actor, context)) return false;
+    if (action === 'submit') return context.readyForSubmission;
+    if (action === 'resolve_counter') return context.counterProposerId !== null;
+    return true;
+  });
+}
+
+/** The participant-level moves the reader may make on `participant` now. */
+export function participantActions(context: ActionContext, participant: ParticipantState): ParticipantAction[] {
+  return PARTICIPANT_ACTIONS.filter((move) => {
+    const rule = PARTICIPANT_MOVES.find((row) => row.move === move)!;
+    return (
+      rule.statuses.includes(context.status) &&
+      (!rule.types || rule.types.includes(context.type)) &&
+      rule.roles.includes(participant.role) &&
+      actorHolds(rule.actor, context) &&
+      rule.applies(participant, context.currentVersion)
+    );
+  });
 }

@@ -75,7 +75,7 @@ export function lifecycleEvent(record: SignedRecord, trigger: string, from: stri
 export function fire(locked: Pick<LockedRecord, 'record' | 'events' | 'now'>, trigger: LifecycleTrigger, participantId: string | null = null): void {
   const { record, now } = locked;
   const from = record.status;
-  record.status = transition(from, trigger);
+  record.status = transition(from, trigger, record.type);
   record.updatedAt = now;
   locked.events.push(lifecycleEvent(record, trigger, from, participantId, now));
 }

@@ -62,6 +62,7 @@ const SELECT = `
         'satisfied', (select count(distinct m.method_type) from signature_methods m where m.execution_id = e.id and m.status = 'satisfied')))
        from signature_executions e where e.record_id = r.id and e.record_version = r.current_version and e.status <> 'superseded') as signatures,
     (select json_build_object('id', c.id, 'agreementId', c.record_id, 'status', c.status, 'proposedByContactPointId', c.proposed_by_contact_point_id,
+        'proposedByParticipantId', c.proposed_by_id,
         'rawInput', c.raw_input, 'assistedText', c.assisted_text, 'proposedBody', c.proposed_body, 'diffSummary', c.diff_summary,
         'resolvedBody', c.resolved_body, 'createdAt', c.created_at, 'resolvedAt', c.resolved_at)
        from counter_proposals c where c.record_id = r.id and c.status = 'pending' limit 1) as counter,

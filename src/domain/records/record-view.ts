@@ -3,6 +3,7 @@ import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
 import type { CounterView } from './counter-view.js';
 import type { BlockchainView, SealedDocumentView, SealingView, ShareCardView } from '../sealing/sealing-view.js';
+import { availableActions, participantActions, type ActionContext, type ParticipantAction, type RecordAction } from './lifecycle.js';
 
 /** A participant row as views need it (an entity or a row of the read model). */
 export type ParticipantData = Pick<
@@ -55,6 +56,8 @@ export type PartyView = {
   signatureIdenticon: IdenticonView | null;
   /** Where the participant stands in signing the current version (no method details). */
   signatureState: PartySignatureView;
+  /** The participant-level moves the reader may make on this participant now (from the lifecycle table). */
+  availableActions: ParticipantAction[];
 };
 
 export type PartySignatureView = { status: 'not_started' | 'in_progress' | 'finalized'; satisfiedMethodCount: number; canFinalize: boolean };
@@ -101,6 +104,8 @@ export type RecordView = {
   llmAnalysis: Record<string, unknown> | null;
   initiatorSignature: InitiatorSignatureView | null;
   readyForSubmission: boolean | null;
+  /** The moves the reader may make on the record now, computed from the lifecycle table. */
+  availableActions: RecordAction[];
   /** Document identicon (from the seal's metadata hash), share card and sealed PDF, once each exists. */
   identicon: IdenticonView | null;
   shareCard: ShareCardView | null;
@@ -142,6 +147,17 @@ export function toRecordView(
   const witnesses = participants.filter((p) => p.role === 'witness');
   const parties = participants.filter((p) => p.role === 'party');
   const hasWitnessRole = record.type === 'witnessed_agreement' || witnesses.length > 0;
+  const readyForSubmission = record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null;
+  const actions: ActionContext = {
+    type: record.type,
+    status: record.status,
+    currentVersion: record.currentVersion,
+    participants,
+    isInitiator: viewerIsInitiator,
+    readerRows: new Set(participants.filter((p) => isViewerParticipant(p, viewer)).map((p) => p.id)),
+    readyForSubmission: readyForSubmission === true,
+    counterProposerId: activeCounter?.status === 'pending' ? activeCounter.proposedByParticipantId : null,
+  };
 
   return {
     id: record.id,
@@ -174,6 +190,7 @@ export function toRecordView(
       waivedAt: p.waivedAt,
       signatureIdenticon: p.confirmedVersion === record.currentVersion ? (signatures.get(p.id)?.identicon ?? null) : null,
       signatureState: partySignature(record, p, signatures.get(p.id)),
+      availableActions: participantActions(actions, p),
     })),
     activeCounter,
     witnessSummary: hasWitnessRole
@@ -198,7 +215,8 @@ export function toRecordView(
       : null,
     llmAnalysis: null,
     initiatorSignature: initiator ? initiatorSignature(record, initiator, signatures.get(initiator.id)) : null,
-    readyForSubmission: record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null,
+    readyForSubmission,
+    availableActions: availableActions(actions),
     identicon: sealing?.identicon ?? null,
     shareCard: sealing?.shareCard ?? null,
     document: sealing?.document ?? null,

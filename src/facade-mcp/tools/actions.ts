@@ -16,10 +16,17 @@ function participant(record: RecordFieldsFragment, partyId: string) {
   return found;
 }
 
-function requireStatus(record: RecordFieldsFragment, statuses: readonly string[], what: string): void {
-  if (!statuses.includes(record.status)) {
-    throw ToolError.of('conflict', `${what} is not possible while ${record.agrReference} is ${record.status}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
-  }
+/**
+ * The move must be one the service offers the caller now (`available_actions`, from the lifecycle
+ * table): a preview never issues a confirmation for a move that cannot succeed, and its refusal sends
+ * the client to read the record, never back to the same preview.
+ */
+function requireOffered(record: RecordFieldsFragment, offered: readonly string[], actions: readonly string[], what: string): void {
+  if (actions.some((action) => offered.includes(action))) return;
+  const now = record.availableActions.length > 0 ? `you may now: ${record.availableActions.join(', ')}` : 'you have no move on it now';
+  throw ToolError.of('conflict', `${what} is not possible on ${record.agrReference} (${record.status}; ${now})`, {
+    retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } },
+  });
 }
 
 const who = (party: { displayName: string | null; role: string }) => `${party.displayName ?? 'a participant'} (${party.role})`;
@@ -57,7 +64,7 @@ export const guardedTools: ToolDefinition[] = [
     operation: () => lifecycle.amend,
     operations: [lifecycle.amend],
     target: (_args, record) => {
-      requireStatus(record, ['sealed'], 'An amendment');
+      requireOffered(record, record.availableActions, ['amend'], 'An amendment');
       return 'record';
     },
     changes: (_args, record) => [`A new amendment draft of ${record.agrReference} is created with the new text;`, 'once it is signed by everyone and sealed, it supersedes this record.'],
@@ -74,7 +81,7 @@ export const guardedTools: ToolDefinition[] = [
     operation: (args) => (args.action === 'submit' ? lifecycle.submit : records.update),
     operations: [records.update, lifecycle.submit],
     target: (args, record) => {
-      requireStatus(record, ['draft'], args.action === 'submit' ? 'Submitting' : 'Changing the draft');
+      requireOffered(record, record.availableActions, [args.action === 'submit' ? 'submit' : 'edit'], args.action === 'submit' ? 'Submitting' : 'Changing the draft');
       const given = DRAFT_FIELD_NAMES.filter((name) => (args as Record<string, unknown>)[name] !== undefined);
       if (args.action === 'update' && given.length === 0) {
         throw ToolError.of('validation_error', 'Give at least one field to change', { issues: [{ path: ['action'], message: 'update needs at least one field', type: 'missing' }] });
@@ -125,10 +132,11 @@ export const guardedTools: ToolDefinition[] = [
     operation: (args) => PARTICIPANT_ACTIONS[args.action].entry,
     operations: Object.values(PARTICIPANT_ACTIONS).map((action) => action.entry),
     target: (args, record) => {
-      participant(record, args.party_id);
+      const party = participant(record, args.party_id);
       if ((args.action === 'replace_witness') !== (args.replacement !== undefined)) {
         throw ToolError.of('validation_error', 'replacement goes with replace_witness, and only with it', { issues: [{ path: ['replacement'], message: 'Required for replace_witness only', type: 'invalid' }] });
       }
+      requireOffered(record, party.availableActions, [args.action], `${args.action.replace(/_/g, ' ')} for ${who(party)}`);
       return `party:${args.party_id}:${args.action}`;
     },
     changes: (args, record) => [
@@ -158,7 +166,8 @@ export const guardedTools: ToolDefinition[] = [
     operation: () => lifecycle.resendInvitation,
     operations: [lifecycle.resendInvitation],
     target: (args, record) => {
-      participant(record, args.party_id);
+      const party = participant(record, args.party_id);
+      requireOffered(record, party.availableActions, ['resend_invitation'], `Resending the invitation of ${who(party)}`);
       return `party:${args.party_id}`;
     },
     changes: (args, record) => [`The invitation to sign ${record.agrReference} is sent again to ${who(participant(record, args.party_id))}.`],
@@ -174,7 +183,10 @@ export const guardedTools: ToolDefinition[] = [
     annotations: DESTRUCTIVE,
     operation: (args) => (args.action === 'rescind' ? lifecycle.rescind : lifecycle.cancel),
     operations: [lifecycle.rescind, lifecycle.cancel],
-    target: (args) => `record:${args.action}`,
+    target: (args, record) => {
+      requireOffered(record, record.availableActions, args.action === 'rescind' ? ['rescind'] : ['cancel_draft', 'cancel'], args.action === 'rescind' ? 'Rescinding' : 'Cancelling');
+      return `record:${args.action}`;
+    },
     changes: (args, record) =>
       args.action === 'rescind'
         ? [`${record.agrReference} is rescinded: it ends for every participant and can no longer be signed.`]
@@ -195,7 +207,10 @@ export const guardedTools: ToolDefinition[] = [
     annotations: DESTRUCTIVE,
     operation: () => lifecycle.decline,
     operations: [lifecycle.decline],
-    target: () => 'record:decline',
+    target: (_args, record) => {
+      requireOffered(record, record.availableActions, ['decline'], 'Declining');
+      return 'record:decline';
+    },
     changes: (_args, record) => [`You decline ${record.agrReference}; the initiator is told and may complete without you or end the record.`],
     run: (args, graph, record) => runEntry(graph, lifecycle.decline, { id: record.id, input: { reason: args.reason ?? null } }),
   }),
@@ -215,6 +230,7 @@ export const guardedTools: ToolDefinition[] = [
     operation: () => lifecycle.resolveCounter,
     operations: [lifecycle.resolveCounter],
     target: (args, record) => {
+      requireOffered(record, record.availableActions, ['resolve_counter'], 'Resolving a counter-proposal');
       if (record.activeCounter?.id !== args.counter_id) {
         throw ToolError.of('not_found', `No active counter-proposal ${args.counter_id} on ${record.agrReference}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
       }

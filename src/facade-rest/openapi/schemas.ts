@@ -18,6 +18,7 @@ import {
   type Schema,
 } from './helpers.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
+import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
 import {
@@ -85,6 +86,11 @@ function recordSchemas(): Record<string, Schema> {
         on_chain_full_text: bool({ description: 'The sealed text itself, not only its hash, goes on chain.' }),
         on_chain_include_verified_parties: bool({ description: 'Verified signer and witness details go into the on-chain metadata.' }),
         ready_for_submission: nullable(bool()),
+        available_actions: arrayOf(enumOf(RECORD_ACTIONS), {
+          uniqueItems: true,
+          maxItems: RECORD_ACTIONS.length,
+          description: 'The moves the reader may make on the record now, computed from the lifecycle table: a client offers exactly these (a move not listed is refused).',
+        }),
         identicon: nullable(ref('ExternalIdenticonResponse'), {
           description: 'Document identicon metadata of a sealed record.',
         }),
@@ -138,6 +144,11 @@ function recordSchemas(): Record<string, Schema> {
         waived_at: nullableDateTime(),
         signature_identicon: nullable(ref('ExternalIdenticonResponse')),
         signature_state: ref('PartySignatureState'),
+        available_actions: arrayOf(enumOf(PARTICIPANT_ACTIONS), {
+          uniqueItems: true,
+          maxItems: PARTICIPANT_ACTIONS.length,
+          description: "The initiator's moves on this participant now (complete without, waive, replace, resend), from the lifecycle table; empty for other readers.",
+        }),
       },
       [
         'id',

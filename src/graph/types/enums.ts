@@ -3,6 +3,7 @@ import { CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES }
 import { OTP_PURPOSES } from '../../domain/identity/entities.js';
 import { API_KEY_SCOPES } from '../../domain/identity/principal.js';
 import { CONNECTOR_SCOPES } from '../../domain/identity/connector-grants.js';
+import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 
 /** GraphQL enums use the product's own lowercase values, identical to REST. */
 export function asEnum<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
@@ -18,6 +19,8 @@ export const OtpPurposeEnum = asEnum(OTP_PURPOSES);
 export const ApiKeyScopeEnum = asEnum(API_KEY_SCOPES);
 export const ConnectorScopeEnum = asEnum(CONNECTOR_SCOPES);
 export const InitiatorSignatureStatusEnum = asEnum(['not_started', 'in_progress', 'finalized'] as const);
+export const RecordActionEnum = asEnum(RECORD_ACTIONS);
+export const ParticipantActionEnum = asEnum(PARTICIPANT_ACTIONS);
 
 registerEnumType(RecordTypeEnum, { name: 'RecordType', description: 'agreement, declaration, witnessed_agreement or notarization' });
 registerEnumType(RecordStatusEnum, { name: 'RecordStatus', description: 'Lifecycle status of a record' });
@@ -28,3 +31,5 @@ registerEnumType(OtpPurposeEnum, { name: 'OtpPurpose', description: 'Each purpos
 registerEnumType(ApiKeyScopeEnum, { name: 'ApiKeyScope', description: 'Exact, non-hierarchical API key scopes' });
 registerEnumType(ConnectorScopeEnum, { name: 'ConnectorScope', description: 'What a hosted assistant connector was granted: record scopes and offline_access' });
 registerEnumType(InitiatorSignatureStatusEnum, { name: 'InitiatorSignatureStatus' });
+registerEnumType(RecordActionEnum, { name: 'RecordAction', description: 'A move a reader may ask for on a record, as the lifecycle table offers it' });
+registerEnumType(ParticipantActionEnum, { name: 'ParticipantAction', description: "An initiator's move on one participant, as the lifecycle table offers it" });

@@ -5,7 +5,9 @@ import { BlockchainRecordObject, CounterProposalObject, IdenticonObject, ShareCa
 import {
   ContactPointTypeEnum,
   InitiatorSignatureStatusEnum,
+  ParticipantActionEnum,
   ParticipantRoleEnum,
+  RecordActionEnum,
   RecordStatusEnum,
   RecordTypeEnum,
 } from './enums.js';
@@ -65,6 +67,9 @@ export class PartyObject {
 
   @Field(() => PartySignatureStateObject, { description: 'Where the participant stands in signing the current version' })
   signatureState!: PartySignatureStateObject;
+
+  @Field(() => [ParticipantActionEnum], { description: 'The moves the reader (the initiator) may make on this participant now, from the lifecycle table' })
+  availableActions!: string[];
 }
 
 @ObjectType('InitiatorSignature', { simpleResolvers: true, description: "State of the initiator's signature for the current version" })
@@ -230,6 +235,9 @@ export class RecordObject {
 
   @Field(() => Boolean, { nullable: true, description: 'For drafts: whether submit would succeed now' })
   readyForSubmission!: boolean | null;
+
+  @Field(() => [RecordActionEnum], { description: 'The moves the reader may make on the record now, computed from the lifecycle table (a move not listed is refused)' })
+  availableActions!: string[];
 
   @Field(() => IdenticonObject, { nullable: true, description: 'Document identicon, once sealed' })
   identicon!: IdenticonObject | null;

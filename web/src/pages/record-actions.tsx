@@ -23,8 +23,6 @@ import { describeError } from '../lib/errors';
 import { LIMITS } from '../lib/text';
 import { Link, navigate } from '../router';
 
-const PENDING = new Set(['pending_confirmation', 'counter_under_review']);
-
 /** A mutation whose failure is shown beside the action; resolves true when it succeeded. */
 function useAction<Data, Variables extends AnyVariables>(document: TypedDocumentNode<Data, Variables>) {
   const [state, run] = useMutation(document);
@@ -37,13 +35,16 @@ function useAction<Data, Variables extends AnyVariables>(document: TypedDocument
   return { act, error, fetching: state.fetching };
 }
 
-export type Viewer = { me: SignerStateFragment | null; isInitiator: boolean; myContactPointIds: Set<string> };
+export type Viewer = { me: SignerStateFragment | null };
 
-/** Every move the caller may make on the record in its current state, consequential ones behind a confirmation. */
+/**
+ * The moves the service offers the caller on the record now (`availableActions`, computed from the
+ * lifecycle table), consequential ones behind a confirmation: the page decides nothing by itself.
+ */
 export function RecordActions({ record, viewer, onChanged }: { record: RecordDetailFragment; viewer: Viewer; onChanged: () => void }) {
-  const { me, isInitiator } = viewer;
+  const { me } = viewer;
   const id = record.id;
-  const pending = PENDING.has(record.status);
+  const offered = new Set(record.availableActions);
   const submit = useAction(SubmitRecordDocument);
   const rescind = useAction(RescindRecordDocument);
   const cancel = useAction(CancelRecordDocument);
@@ -57,12 +58,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
   const [note, setNote] = useState('');
   const [resolvedBody, setResolvedBody] = useState(record.activeCounter?.proposedBody ?? '');
 
-  const mySignatureOpen = me && !me.declinedAt && !me.waivedAt && me.signatureState.status !== 'finalized';
-  const canSign = mySignatureOpen && ((record.status === 'draft' && isInitiator) || pending);
-  const participant = me && !me.declinedAt && !me.waivedAt;
-  const counterEligible = pending && me?.role === 'party' && !isInitiator && !record.activeCounter && record.type !== 'notarization' && record.type !== 'declaration';
   const activeCounter = record.activeCounter?.status === 'pending' ? record.activeCounter : null;
-  const myCounter = activeCounter && viewer.myContactPointIds.has(activeCounter.proposedByContactPointId);
   const error = describeError(submit.error ?? rescind.error ?? cancel.error ?? decline.error ?? amend.error ?? counter.error ?? resolve.error ?? withdraw.error);
   const done = (ok: unknown) => {
     if (ok) onChanged();
@@ -70,28 +66,27 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
   };
 
   const actions = [
-    canSign && (
+    offered.has('sign') && (
       <Link key="sign" className="button primary" href={`/records/${record.agrReference}/sign`}>
         {me?.signatureState.status === 'in_progress' ? 'Continue signing' : 'Sign'}
       </Link>
     ),
-    record.status === 'draft' && isInitiator && (
+    offered.has('submit') && (
       <ConfirmAction key="submit" primary error={describeError(submit.error)} label="Submit for signatures" title="Submit this record?" confirmLabel="Submit and invite"
         description={<p>Invitations go out to every participant now. After this, the terms can only change through a counter-proposal or, once sealed, an amendment.</p>}
-        disabled={!record.readyForSubmission}
         onConfirm={async () => done(await submit.act({ id }))} />
     ),
-    record.status === 'draft' && isInitiator && (
+    offered.has('cancel_draft') && (
       <ConfirmAction key="cancel-draft" error={describeError(cancel.error)} label="Cancel draft" danger title="Cancel this draft?" confirmLabel="Cancel draft"
         description={<p>The draft is closed for good; nobody is invited.</p>}
         onConfirm={async () => done(await cancel.act({ id }))} />
     ),
-    pending && isInitiator && (
+    offered.has('rescind') && (
       <ConfirmAction key="rescind" error={describeError(rescind.error)} label="Rescind" danger title="Rescind this record?" confirmLabel="Rescind record"
         description={<p>The record ends now for everyone; signatures already given no longer lead to a seal.</p>}
         onConfirm={async () => done(await rescind.act({ id }))} />
     ),
-    pending && participant && !isInitiator && (
+    offered.has('decline') && (
       <ConfirmAction key="decline" error={describeError(decline.error)} label="Decline" danger title="Decline to sign?" confirmLabel="Decline"
         description={<p>{me?.role === 'witness' ? 'You step out as a witness; the initiator may waive or replace you.' : 'If nobody else can still sign, the record ends as declined.'}</p>}
         onConfirm={async () => done(await decline.act({ id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
@@ -100,14 +95,14 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
         </Field>
       </ConfirmAction>
     ),
-    counterEligible && (
+    offered.has('propose_counter') && (
       <ConfirmAction key="counter" error={describeError(counter.error)} label="Propose changes" title="Propose a counter-proposal" confirmLabel="Send proposal"
         description={<p>The initiator reviews your full replacement text. If accepted, everyone signs the new version.</p>}
         onConfirm={async () => (bodyWithinLimits(newBody) ? done(await counter.act({ id, proposedBody: newBody })) : false)}>
         <BodyField label="Proposed terms" value={newBody} onChange={setNewBody} />
       </ConfirmAction>
     ),
-    activeCounter && isInitiator && (
+    offered.has('resolve_counter') && activeCounter && (
       <ConfirmAction key="resolve" error={describeError(resolve.error)} label="Review counter-proposal" title="Resolve the counter-proposal" confirmLabel="Accept as shown"
         description={<p>Accepting changes the terms: a new version that everyone signs again, you included. Edit the text below to accept in part.</p>}
         onConfirm={async () =>
@@ -119,12 +114,12 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
         </button>
       </ConfirmAction>
     ),
-    myCounter && activeCounter && (
+    offered.has('withdraw_counter') && activeCounter && (
       <ConfirmAction key="withdraw" error={describeError(withdraw.error)} label="Withdraw my proposal" title="Withdraw your counter-proposal?" confirmLabel="Withdraw"
         description={<p>The record returns to collecting signatures on the current terms.</p>}
         onConfirm={async () => done(await withdraw.act({ id, counterId: activeCounter.id }))} />
     ),
-    record.status === 'sealed' && participant && (
+    offered.has('amend') && (
       <ConfirmAction key="amend" error={describeError(amend.error)} label="Amend" title="Propose an amendment" confirmLabel="Create amendment draft"
         description={<p>A new draft with the same participants; when it is sealed it supersedes this record.</p>}
         onConfirm={async () => {
@@ -139,7 +134,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
         </Field>
       </ConfirmAction>
     ),
-    record.status === 'sealed' && participant && (
+    offered.has('cancel') && (
       <ConfirmAction key="cancel-sealed" error={describeError(cancel.error)} label="Cancel by agreement" danger title="Propose a mutual cancellation?" confirmLabel="Create cancellation draft"
         description={<p>A cancellation record is drafted; it takes effect only when everyone signs it.</p>}
         onConfirm={async () => {
@@ -157,7 +152,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
   return (
     <div className="card">
       <h2>What you can do</h2>
-      {record.status === 'draft' && isInitiator && !record.readyForSubmission && (
+      {offered.has('edit') && !offered.has('submit') && (
         <p className="muted small">Sign the draft first; then you can submit it for the others to sign.</p>
       )}
       <Alert>{error}</Alert>
@@ -166,7 +161,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
   );
 }
 
-/** Initiator moves on one participant: resend, waive, complete without, replace. */
+/** Initiator moves on one participant (resend, waive, complete without, replace), as the service offers them. */
 export function ParticipantActions({ record, party, onChanged }: { record: RecordDetailFragment; party: SignerStateFragment; onChanged: () => void }) {
   const resend = useAction(ResendInvitationDocument);
   const waiveWitness = useAction(WaiveWitnessDocument);
@@ -181,29 +176,28 @@ export function ParticipantActions({ record, party, onChanged }: { record: Recor
     if (ok) onChanged();
     return Boolean(ok);
   };
-  const pending = PENDING.has(record.status);
-  const declined = Boolean(party.declinedAt) && !party.waivedAt;
+  const offered = new Set(party.availableActions);
   const error = describeError(resend.error ?? waiveWitness.error ?? waiveCoNotarizer.error ?? completeWithout.error ?? replace.error);
-  if (party.role === 'initiator' || !pending) return null;
+  if (offered.size === 0) return null;
 
   return (
     <>
       <div className="actions">
-        {!declined && !party.waivedAt && party.signatureState.status !== 'finalized' && (
+        {offered.has('resend_invitation') && (
           <button type="button" className="button secondary small" disabled={resend.fetching} onClick={() => void resend.act(vars).then(done)}>
             Resend invitation<span className="visually-hidden"> to {who}</span>
           </button>
         )}
-        {declined && party.role === 'witness' && (
+        {offered.has('waive_witness') && (
           <ConfirmAction label={`Waive ${who}`} title={`Waive ${who}?`} description={<p>The record no longer waits for this witness.</p>} onConfirm={async () => done(await waiveWitness.act(vars))} />
         )}
-        {declined && party.role === 'party' && record.type === 'notarization' && (
+        {offered.has('waive_co_notarizer') && (
           <ConfirmAction label={`Waive ${who}`} title={`Waive ${who}?`} description={<p>The notarization no longer waits for this co-notarizer.</p>} onConfirm={async () => done(await waiveCoNotarizer.act(vars))} />
         )}
-        {declined && party.role === 'party' && record.type !== 'notarization' && (
+        {offered.has('complete_without') && (
           <ConfirmAction label={`Complete without ${who}`} title={`Complete without ${who}?`} description={<p>The record can seal with the remaining signers.</p>} onConfirm={async () => done(await completeWithout.act(vars))} />
         )}
-        {declined && party.role === 'witness' && (
+        {offered.has('replace_witness') && (
           <ConfirmAction label={`Replace ${who}`} title={`Replace ${who}`} confirmLabel="Invite replacement"
             description={<p>The new witness is invited; {who} loses access to the record.</p>}
             onConfirm={async () => done(await replace.act({ ...vars, input: { displayName: name.trim(), contactPointValue: email.trim() } }))}>

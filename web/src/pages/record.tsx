@@ -52,7 +52,7 @@ export function RecordPage({ id }: { id: string }) {
   }
 
   const mine = findMe(record.parties, me.emails);
-  const viewer: Viewer = { me: mine, isInitiator: mine?.role === 'initiator', myContactPointIds: me.contactPointIds };
+  const viewer: Viewer = { me: mine };
   const progress = signatureProgress(record.parties);
 
   return (
@@ -81,7 +81,7 @@ export function RecordPage({ id }: { id: string }) {
           {editing ? (
             <EditDraft record={record} onDone={() => { setEditing(false); reload(); }} />
           ) : (
-            <Terms record={record} onEdit={viewer.isInitiator && record.status === 'draft' ? () => setEditing(true) : null} />
+            <Terms record={record} onEdit={record.availableActions.includes('edit') ? () => setEditing(true) : null} />
           )}
           {record.activeCounter && (
             <div className="card">
@@ -108,7 +108,7 @@ export function RecordPage({ id }: { id: string }) {
                     {party.confirmedAt ? ` · signed ${formatDate(party.confirmedAt)}` : ''}
                   </div>
                   {party.declinedReason && <div className="small">Reason: {party.declinedReason}</div>}
-                  {viewer.isInitiator && <ParticipantActions record={record} party={party} onChanged={reload} />}
+                  <ParticipantActions record={record} party={party} onChanged={reload} />
                 </li>
               ))}
             </ul>
