@@ -1,0 +1,121 @@
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
+import { withClaimSlot } from '../domain/idempotency/claim-context.js';
+import { budgetRefusal, checkedDocument, graphArmor, graphqlBudget, refuseDeepDocuments } from '../graph/armor.js';
+import type { GraphAuthenticator } from '../graph/authenticate.js';
+import type { GraphContext, LiveUpdates } from '../graph/context.js';
+import type { ErrorFormatter } from '../graph/executor.js';
+import { idempotencyPlugin } from '../graph/idempotency.js';
+import { ClientBudget } from '../graph/transport/client-budget.js';
+import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
+
+export type GraphqlDeps = {
+  schema: GraphQLSchema;
+  config: Pick<Config, 'graphqlIntrospection' | 'graphqlOperationsPerMinute' | 'websocket'>;
+  authenticator: GraphAuthenticator;
+  idempotency: IdempotencyStore;
+  live: LiveUpdates;
+  formatError: ErrorFormatter;
+  logger: Logger;
+};
+
+/**
+ * `/graphql` over HTTP (Apollo) and graphql-ws on the same path, with the same limits, budget and
+ * error model on both. Returns the check of live sockets' credentials (after a revocation or merge)
+ * and the stop.
+ */
+export async function mountGraphql(app: Express, server: Server, deps: GraphqlDeps): Promise<{ recheckCredentials: () => void; stop: () => Promise<void> }> {
+  const { schema, config, authenticator, logger, formatError } = deps;
+  const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
+  // GraphQL operations per client address and minute, over HTTP and graphql-ws together (this instance's CPU).
+  const graphqlOperations = new ClientBudget(config.graphqlOperationsPerMinute);
+  const ws = guardedWebSocketServer(server, '/graphql', config.websocket, clientAddressResolver(app.get('trust proxy fn') as (address: string, hop: number) => boolean), logger);
+  const wsCleanup = useServer<Record<string, unknown>>(
+    {
+      schema,
+      connectionInitWaitTimeout: config.websocket.initTimeoutMs,
+      // The same limits as over HTTP, in the same order: nesting before parsing, tokens while parsing,
+      // then depth, aliases, directives, cost and introspection; refusals carry the same codes.
+      onSubscribe: (ctx, _id, payload) => {
+        const { admitted, quota } = graphqlOperations.take(ws.clientAddressOf(ctx.extra.request));
+        return admitted ? checkedDocument(schema, payload, armor) : [budgetRefusal(quota.resetSeconds)];
+      },
+      // The same error model as over HTTP: domain codes in extensions.code, nothing unexpected leaks.
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => formatError(error.toJSON(), error)),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => formatError(error.toJSON(), error)) } : undefined,
+      // Presented but invalid credentials close the connection (4403) before any operation runs;
+      // each operation then authenticates again, so a revoked key stops working mid-connection too.
+      onConnect: async (ctx) => {
+        try {
+          await authenticator.fromConnectionParams(ctx.connectionParams ?? {});
+        } catch (error) {
+          if (error instanceof GraphQLError) return false;
+          throw error;
+        }
+        const params = ctx.connectionParams ?? {};
+        const presented = Object.keys(params).length > 0;
+        const stillValid = async () => (await authenticator.fromConnectionParams(params).then((principal) => principal !== null, () => false));
+        ws.watchOperations(ctx.extra.socket, () => Object.keys(ctx.subscriptions).length, presented ? stillValid : null);
+        return true;
+      },
+      context: async (ctx) => ({
+        principal: await authenticator.fromConnectionParams(ctx.connectionParams ?? {}),
+        via: 'graphql' as const,
+        requestId: randomUUID(),
+        clientAddress: ws.clientAddressOf(ctx.extra.request),
+        live: deps.live,
+      }),
+    },
+    ws.wss,
+  );
+  ws.takeOverSocketErrors();
+
+  const apollo = new ApolloServer<GraphContext>({
+    schema,
+    formatError,
+    includeStacktraceInErrorResponses: false,
+    introspection: config.graphqlIntrospection,
+    validationRules: armor.validationRules,
+    parseOptions: armor.parseOptions,
+    plugins: [
+      ...armor.plugins,
+      idempotencyPlugin(deps.idempotency, logger),
+      ApolloServerPluginDrainHttpServer({ httpServer: server }),
+      // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
+      ApolloServerPluginCacheControlDisabled(),
+      // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
+      ApolloServerPluginInlineTraceDisabled(),
+      { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
+    ],
+  });
+  await apollo.start();
+
+  app.use(
+    '/graphql',
+    // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).
+    (_req, _res, next) => withClaimSlot(next),
+    graphqlBudget(graphqlOperations),
+    express.json({ limit: '256kb' }),
+    refuseDeepDocuments,
+    expressMiddleware(apollo, {
+      context: async ({ req }) => ({
+        principal: await authenticator.fromHeaders(req.headers),
+        via: 'graphql' as const,
+        requestId: typeof req.id === 'string' ? req.id : randomUUID(),
+        clientAddress: req.ip ?? null,
+      }),
+    }),
+  );
+  return { recheckCredentials: () => void ws.recheckCredentials(), stop: () => apollo.stop() };
+}

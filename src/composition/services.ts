@@ -1,0 +1,272 @@
+/**
+ * The domain and its GraphQL schema, composed: every service with only what it uses, the credential
+ * chain, the outbox, the seal key and the chain, the read caches (read-caches.ts). The transports
+ * (composition/http.ts, graphql.ts, connectors.ts) and the jobs (jobs.ts) are mounted on what this
+ * returns.
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config.js';
+import { resilientPool } from '../domain/database.js';
+import { ApiKeyService } from '../domain/identity/api-key-service.js';
+import { IdentityService } from '../domain/identity/identity-service.js';
+import { OtpService } from '../domain/identity/otp-service.js';
+import { SessionService } from '../domain/identity/session-service.js';
+import { McpSessions } from '../domain/mcp/sessions.js';
+import { McpGrants } from '../domain/mcp/grants.js';
+import { McpConfirmations } from '../domain/mcp/confirmations.js';
+import type { Mailer } from '../domain/mail/mailer.js';
+import { OutboxMailer, SmtpMailer } from '../domain/mail/nodemailer-mailer.js';
+import { MailQueue } from '../domain/mail/mail-queue.js';
+import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
+import { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
+import { RecordService } from '../domain/records/record-service.js';
+import type { Clock } from '../domain/shared/clock.js';
+import { RateLimiter } from '../domain/shared/rate-limiter.js';
+import { ClientLimits } from '../domain/shared/client-limits.js';
+import { AuthResolver } from '../graph/resolvers/auth.resolver.js';
+import { IdentityResolver } from '../graph/resolvers/identity.resolver.js';
+import { RecordResolver } from '../graph/resolvers/record.resolver.js';
+import { CeremonyResolver, IdenticonResolver } from '../graph/resolvers/ceremony.resolver.js';
+import { LifecycleResolver } from '../graph/resolvers/lifecycle.resolver.js';
+import { NotarizationResolver } from '../graph/resolvers/notarization.resolver.js';
+import { NotarizationService } from '../domain/notarizations/notarization-service.js';
+import { VerificationResolver } from '../graph/resolvers/verification.resolver.js';
+import { SealingResolver } from '../graph/resolvers/sealing.resolver.js';
+import { SealingService } from '../domain/sealing/sealing-service.js';
+import { VerificationService } from '../domain/verification/verification-service.js';
+import { LifecycleService } from '../domain/records/lifecycle-service.js';
+import { CounterService } from '../domain/records/counter-service.js';
+import { AmendmentService } from '../domain/records/amendment-service.js';
+import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
+import { liveSubscriber, liveUpdates } from '../graph/live.js';
+import { watchCredentialChanges } from '../graph/invalidation.js';
+import { CredentialEpoch } from '../domain/identity/credential-epoch.js';
+import { OutboxDispatcher, type OutboxSubscriber } from '../domain/outbox/dispatcher.js';
+import { EventJournal } from '../domain/outbox/journal.js';
+import type { SealContext } from '../domain/sealing/seal.js';
+import { loadSealKey } from '../domain/sealing/seal-key.js';
+import { SealArtifacts } from '../domain/sealing/artifacts-service.js';
+import { threadRenderer } from '../domain/sealing/renderer.js';
+import { madeOnFirstUse } from '../domain/shared/first-use.js';
+import { PostgresArtifactStore } from '../domain/sealing/artifact-store.js';
+import { AnchoringService } from '../domain/anchoring/anchoring-service.js';
+import type { AnchorChain } from '../domain/anchoring/chain.js';
+import { PostgresPubSub } from '../graph/pubsub.js';
+import { CeremonyService } from '../domain/ceremonies/ceremony-service.js';
+import { EmailOtpMethod } from '../domain/ceremonies/methods/email-otp.js';
+import { ApiKeyMethod } from '../domain/ceremonies/methods/api-key.js';
+import { proofPostMethods } from '../domain/ceremonies/methods/proof-post.js';
+import { WebAuthnPasskeyMethod } from '../domain/ceremonies/methods/webauthn-passkey.js';
+import { MessengerMethod } from '../domain/ceremonies/methods/messenger.js';
+import { MessengerInbox } from '../domain/ceremonies/messenger-inbox.js';
+import { InboundResolver } from '../graph/resolvers/inbound.resolver.js';
+import { buildGraphSchema } from '../graph/schema.js';
+import { GraphAuthenticator } from '../graph/authenticate.js';
+import { apiKeyResolver, CredentialResolverChain, sessionTokenResolver } from '../domain/identity/credential-resolver.js';
+import { ConnectorGrants } from '../domain/identity/connector-grants.js';
+import { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
+import { readCaches } from './read-caches.js';
+import { loadServerSecret } from '../domain/shared/server-secret.js';
+import { claimCommitSubscriber } from '../domain/idempotency/claim-context.js';
+
+export type ServiceOptions = {
+  /** A mail transport of the caller's (tests); otherwise SMTP_URL, or the local outbox folder. */
+  mailer?: Mailer;
+  /** Node options of the sealing render threads (default: this process's). */
+  workerExecArgv?: string[];
+};
+
+export type Services = Awaited<ReturnType<typeof buildServices>>;
+
+export async function buildServices(config: Config, options: ServiceOptions, orm: MikroORM, logger: Logger, clock: Clock) {
+  const transport: Mailer =
+    options.mailer ??
+    (config.smtpUrl ? new SmtpMailer(config.smtpUrl, config.mailFrom) : new OutboxMailer(config.mailOutboxDir, config.mailFrom));
+  if (!config.smtpUrl && !options.mailer) logger.info({ outbox: config.mailOutboxDir }, 'SMTP_URL not set: mail goes to the local outbox');
+
+  // Domain services: each takes only what it uses.
+  const rateLimiter = new RateLimiter(clock);
+  const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
+  // Mail goes through the outbox: requests and record locks never wait for a mail server.
+  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue);
+  const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
+  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret);
+  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
+  const mcpSessions = new McpSessions(
+    orm,
+    clock,
+    {
+      idleSeconds: config.mcp.sessionIdleSeconds,
+      unusedSeconds: config.mcp.sessionUnusedSeconds,
+      initializePerMinute: config.mcp.initializePerMinute,
+      maxSessions: config.mcp.maxSessions,
+    },
+    rateLimiter,
+  );
+  const mcpGrants = new McpGrants(orm, otp, clock, config.mcp.grantTtlSeconds);
+  const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
+  const oauthStorage = new OAuthPayloadStore(orm, clock);
+  const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
+  // An Idempotency-Key's claim commits with the change its request made (claim-context.ts).
+  orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
+  const housekeeping = new HousekeepingService(orm, clock);
+  // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
+  const idempotency = new IdempotencyStore(orm, clock, serverSecret);
+  // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
+  // A connection the server drops (restart, failover) must not crash the process.
+  const pubSubPool = resilientPool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
+    logger.warn({ err: error }, 'pubsub pool connection lost'),
+  );
+  const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
+  await pubSub.start();
+  // The read caches, with every signal that drops them (one module: read-caches.ts).
+  const caches = readCaches(config.caches, orm, pubSub);
+  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings: caches.listings, views: caches.recordViews });
+  // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
+  // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
+  // A revocation advances the credential epoch before its answer leaves; a reused answer is checked against it.
+  const credentialEpoch = new CredentialEpoch(orm);
+  const principalCache = config.caches.principalSeconds > 0 ? { ttlMs: config.caches.principalSeconds * 1000, clock, epoch: credentialEpoch } : null;
+  const credentialChain = new CredentialResolverChain([sessionTokenResolver(orm, clock), apiKeyResolver(orm, clock)], principalCache);
+  // Live graphql-ws sockets check their credentials again on every revocation or merge (onCredentialsChanged).
+  const credentialListeners: (() => void)[] = [];
+  const credentials = watchCredentialChanges(
+    pubSub,
+    () => {
+      credentialChain.invalidate();
+      for (const listener of credentialListeners) listener();
+    },
+    () => credentialEpoch.advance(),
+  );
+  const authenticator = new GraphAuthenticator(credentialChain);
+  const identities = new IdentityService(orm, otp, clock, credentials.changed);
+  const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
+  // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
+  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub)];
+  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs });
+  // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
+  const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
+  // The seal key is checked now, never at the first seal: a production start without one fails here.
+  // A render thread opens it: this thread never loads the signing library.
+  const sealKey = await loadSealKey({
+    p12Path: config.sealing.p12Path,
+    p12Password: config.sealing.p12Password,
+    production: config.env === 'production',
+    localDir: config.localStateDir,
+    serviceName: 'Record Signing',
+    certificateOf: (p12, password) => renderer.certificate(p12, password),
+  }).catch(async (error: unknown) => {
+    await renderer.close();
+    throw error;
+  });
+  const sealContext: SealContext = { sealCertificateSha256: sealKey.fingerprint.replace(/^sha256:/, ''), anchor: null, publicBaseUrl: config.publicBaseUrl };
+  // The chain, connected lazily (an outage at start only delays anchoring); seals name it once known.
+  const chain = config.chain ? lazyChain(config.chain, config.localStateDir, (c) => (sealContext.anchor = { network: c.networkName(), chainId: c.chainId, registryAddress: c.registryAddress })) : null;
+  if (chain) await chain().catch((error: unknown) => logger.warn({ err: error }, 'chain unreachable at start; anchoring will retry'));
+  else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
+  // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
+  // only when a committed transaction left it events (a seal's jobs).
+  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() });
+  orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ({ em }) => domainEvents.afterCommit(em) });
+  // One adapter per signature method; the order is the contract's.
+  const methods = [
+    new EmailOtpMethod(otp),
+    ...proofPostMethods(config.proofPosts, rateLimiter),
+    new WebAuthnPasskeyMethod(config.webauthn),
+    new MessengerMethod(config.messenger),
+    new ApiKeyMethod(),
+  ];
+  const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600 };
+  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, startLimit);
+  const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
+  if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
+  const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
+  const lifecycleSettings = {
+    publicBaseUrl: config.publicBaseUrl,
+    defaultLapseDays: config.defaultLapseDays,
+    resendsPerHour: config.invitationResendsPerHour,
+  };
+  const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, lifecycleSettings, messengerSender, logger);
+  const counters = new CounterService(orm, clock, domainEvents);
+  const amendments = new AmendmentService(orm, clock, domainEvents);
+  const live = liveUpdates(pubSub, records);
+  const artifactStore = new PostgresArtifactStore();
+  const anchoring = chain
+    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds })
+    : null;
+  // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
+  const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer);
+
+  const resolvers = {
+    auth: new AuthResolver(otp, sessions, mcpGrants),
+    identity: new IdentityResolver(identities, apiKeys, connectorGrants),
+    records: new RecordResolver(records),
+    ceremonies: new CeremonyResolver(ceremonies, records),
+    identicons: new IdenticonResolver(),
+    inbound: new InboundResolver(messengerInbox),
+    lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
+    notarizations: new NotarizationResolver(
+      new NotarizationService(orm, clock, {
+        events: domainEvents,
+        sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
+        submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+      }),
+      ceremonies,
+      records,
+    ),
+    verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
+    sealing: new SealingResolver(
+      new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
+    ),
+  };
+  const schema = await buildGraphSchema(resolvers, { pubSub });
+
+  return {
+    schema,
+    live,
+    authenticator,
+    credentialChain,
+    /** Called on every credential revocation or identity merge, on any instance. */
+    onCredentialsChanged: (listener: () => void) => void credentialListeners.push(listener),
+    credentials,
+    idempotency,
+    clientLimits,
+    mcp: { sessions: mcpSessions, grants: mcpGrants, confirmations: mcpConfirmations },
+    oauth: { storage: oauthStorage, grants: connectorGrants },
+    messengerInbox,
+    caches,
+    pubSub,
+    pubSubPool,
+    outboxSubscribers,
+    dispatcher,
+    mailer,
+    renderer,
+    housekeeping,
+    lifecycle,
+    sealArtifacts,
+    anchoring,
+  };
+}
+
+/** The configured chain, connected on first use and again after a failed attempt. */
+function lazyChain(settings: NonNullable<Config['chain']>, localStateDir: string, connected: (chain: AnchorChain) => void): () => Promise<AnchorChain> {
+  // The chain's code (ox) is loaded with the first connection: a service without a chain never loads it.
+  return madeOnFirstUse(async () => {
+    const { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } = await import('../domain/anchoring/evm-chain.js');
+    const chain = await EvmAnchorChain.connect({
+      rpcUrl: settings.rpcUrl,
+      // The well-known development key is refused by the adapter on any chain but the development one.
+      signerKey: settings.signerKey ?? DEVELOPMENT_SIGNER_KEY,
+      registryAddress: settings.registryAddress,
+      confirmations: settings.confirmations,
+      deployIfMissing: !settings.registryAddress,
+      addressFile: path.join(localStateDir, 'chain', 'registry.json'),
+      networkName: settings.networkName,
+    });
+    connected(chain);
+    return chain;
+  });
+}
+
