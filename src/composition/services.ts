@@ -25,7 +25,7 @@ import { RecordService } from '../domain/records/record-service.js';
 import type { Clock } from '../domain/shared/clock.js';
 import { RateLimiter } from '../domain/shared/rate-limiter.js';
 import { ClientLimits } from '../domain/shared/client-limits.js';
-import { AuthResolver } from '../graph/resolvers/auth.resolver.js';
+import { AuthResolver } from '../graph/resolvers/identity-auth.resolver.js';
 import { IdentityResolver } from '../graph/resolvers/identity.resolver.js';
 import { RecordResolver } from '../graph/resolvers/record.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from '../graph/resolvers/ceremony.resolver.js';
@@ -33,7 +33,7 @@ import { LifecycleResolver } from '../graph/resolvers/lifecycle.resolver.js';
 import { NotarizationResolver } from '../graph/resolvers/notarization.resolver.js';
 import { NotarizationService } from '../domain/notarizations/notarization-service.js';
 import { VerificationResolver } from '../graph/resolvers/verification.resolver.js';
-import { SealingResolver } from '../graph/resolvers/sealing.resolver.js';
+import { ArtifactsResolver } from '../graph/resolvers/artifacts.resolver.js';
 import { SealingService } from '../domain/sealing/sealing-service.js';
 import { VerificationService } from '../domain/verification/verification-service.js';
 import { LifecycleService } from '../domain/records/lifecycle-service.js';
@@ -217,7 +217,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       records,
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
-    sealing: new SealingResolver(
+    artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
     ),
   };

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, type NonEmptyArray, type PubSub } from 'type-graphql';
-import { AuthResolver } from './resolvers/auth.resolver.js';
+import { AuthResolver } from './resolvers/identity-auth.resolver.js';
 import { CeremonyResolver, IdenticonResolver } from './resolvers/ceremony.resolver.js';
 import { LifecycleResolver } from './resolvers/lifecycle.resolver.js';
 import { NotarizationResolver } from './resolvers/notarization.resolver.js';
@@ -8,7 +8,7 @@ import { VerificationResolver } from './resolvers/verification.resolver.js';
 import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
-import { SealingResolver } from './resolvers/sealing.resolver.js';
+import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -20,7 +20,7 @@ export type Resolvers = {
   lifecycle: LifecycleResolver;
   notarizations: NotarizationResolver;
   verification: VerificationResolver;
-  sealing: SealingResolver;
+  artifacts: ArtifactsResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -33,7 +33,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   InboundResolver,
   NotarizationResolver,
   VerificationResolver,
-  SealingResolver,
+  ArtifactsResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../tool.js';
-import { guardedTools } from './actions.js';
+import { lifecycleTools } from './lifecycle.js';
 import { authenticationTools } from './authentication.js';
 import { ceremonyTools } from './ceremony.js';
 import { recordTools } from './records.js';
@@ -8,7 +8,7 @@ import { recordTools } from './records.js';
  * The discovery catalogue, shared by /mcp and /mcp/oauth: 13 tools plus seven guarded actions
  * (a preview and an execute tool each). Each binds a name and zod schemas to catalog operations.
  */
-export const TOOLS: readonly ToolDefinition[] = [...authenticationTools, ...recordTools, ...ceremonyTools, ...guardedTools];
+export const TOOLS: readonly ToolDefinition[] = [...authenticationTools, ...recordTools, ...ceremonyTools, ...lifecycleTools];
 
 const names = TOOLS.map((tool) => tool.name);
 if (new Set(names).size !== names.length) throw new Error(`MCP tool names repeat: ${names.join(', ')}`);

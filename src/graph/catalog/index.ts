@@ -11,7 +11,8 @@ import { identity } from './identity.js';
 import { lifecycle } from './lifecycle.js';
 import { notarizations } from './notarizations.js';
 import { records } from './records.js';
-import { inbound, verification } from './verification.js';
+import { inbound } from './inbound.js';
+import { verification } from './verification.js';
 
 export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound };
 

@@ -1,5 +1,5 @@
 import { described } from '../describe.js';
-import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { Arg, Ctx, ID, Mutation, Query, Resolver, Root, Subscription } from 'type-graphql';
 import type { AmendmentService } from '../../domain/records/amendment-service.js';
 import type { CounterService } from '../../domain/records/counter-service.js';
 import type { CounterView } from '../../domain/records/counter-view.js';
@@ -9,99 +9,9 @@ import type { RecordView } from '../../domain/records/record-view.js';
 import type { RecordLifecycleEvent } from '../../domain/shared/events.js';
 import type { GraphContext } from '../context.js';
 import type { RecordActivity } from '../context.js';
-import { CounterProposalObject } from '../types/artifact.types.js';
+import { AmendInput, CounterProposalObject, CancelInput, DeclineInput, RecordActivityObject, RecordLifecycleEventObject, ResolveCounterInput, SubmitCounterInput } from '../types/lifecycle.types.js';
 import { NamedPartyInput } from '../types/record.inputs.js';
 import { RecordObject } from '../types/record.types.js';
-
-@ObjectType('RecordLifecycleEvent', { simpleResolvers: true, description: 'A lifecycle move of a record, pushed live' })
-export class RecordLifecycleEventObject {
-  @Field(() => ID)
-  recordId!: string;
-
-  @Field({ description: 'The trigger of the transition table that fired (or a participant-level move)' })
-  trigger!: string;
-
-  @Field()
-  fromStatus!: string;
-
-  @Field()
-  toStatus!: string;
-
-  @Field(() => ID, { nullable: true })
-  participantId!: string | null;
-
-  @Field(() => Int)
-  recordVersion!: number;
-
-  @Field()
-  at!: string;
-}
-
-@ObjectType('RecordActivity', { simpleResolvers: true, description: "A lifecycle move, ceremony step or sealed artifact on any record the subscriber may read (a dashboard's feed)" })
-export class RecordActivityObject {
-  @Field(() => ID)
-  recordId!: string;
-
-  @Field({ description: 'lifecycle, signature or artifact' })
-  kind!: string;
-
-  @Field({ description: 'The lifecycle trigger, the ceremony event, or for artifacts `sealed_pdf_ready`, `share_card_ready`, `blockchain_pending`, `blockchain_retrying`, `blockchain_confirmed`' })
-  event!: string;
-
-  @Field(() => String, { nullable: true, description: 'The record status after a lifecycle move' })
-  status!: string | null;
-
-  @Field(() => ID, { nullable: true })
-  participantId!: string | null;
-
-  @Field()
-  at!: string;
-}
-
-@InputType('DeclineInput')
-export class DeclineInput {
-  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
-  reason?: string | null;
-}
-
-@InputType('AmendInput')
-export class AmendInput {
-  @Field({ description: '10..7000 characters and 2..350 words after normalization' })
-  body!: string;
-
-  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
-  amendmentNote?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
-  summary?: string | null;
-}
-
-@InputType('CancelInput')
-export class CancelInput {
-  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
-  reason?: string | null;
-
-  @Field(() => String, { nullable: true, description: 'At most 500 characters' })
-  summary?: string | null;
-}
-
-@InputType('SubmitCounterInput')
-export class SubmitCounterInput {
-  @Field({ description: 'The full proposed body' })
-  proposedBody!: string;
-
-  @Field(() => String, { nullable: true })
-  rawInput?: string | null;
-}
-
-@InputType('ResolveCounterInput')
-export class ResolveCounterInput {
-  @Field({ description: 'accept, partially_accept or reject' })
-  decision!: string;
-
-  @Field(() => String, { nullable: true, description: 'Required for partially_accept' })
-  resolvedBody?: string | null;
-}
 
 @Resolver()
 export class LifecycleResolver {

@@ -1,50 +1,12 @@
-import { Field, ID, Int, ObjectType } from 'type-graphql';
+import { Field, Int, ObjectType } from 'type-graphql';
 import { registerEnumType } from 'type-graphql';
-import { BLOCKCHAIN_STATUSES, COUNTER_STATUSES, IDENTICON_KINDS } from '../../domain/vocabulary.js';
+import { BLOCKCHAIN_STATUSES, IDENTICON_KINDS } from '../../domain/vocabulary.js';
 import { asEnum } from './enums.js';
 
-export const CounterStatusEnum = asEnum(COUNTER_STATUSES);
 export const BlockchainStatusEnum = asEnum(BLOCKCHAIN_STATUSES);
 export const IdenticonKindEnum = asEnum(IDENTICON_KINDS);
-registerEnumType(CounterStatusEnum, { name: 'CounterStatus' });
 registerEnumType(BlockchainStatusEnum, { name: 'BlockchainStatus' });
 registerEnumType(IdenticonKindEnum, { name: 'IdenticonKind' });
-
-@ObjectType('CounterProposal', { simpleResolvers: true, description: 'A proposed replacement body from a non-initiator party' })
-export class CounterProposalObject {
-  @Field(() => ID)
-  id!: string;
-
-  @Field(() => ID)
-  agreementId!: string;
-
-  @Field(() => CounterStatusEnum)
-  status!: string;
-
-  @Field(() => ID)
-  proposedByContactPointId!: string;
-
-  @Field(() => String, { nullable: true })
-  rawInput!: string | null;
-
-  @Field(() => String, { nullable: true })
-  assistedText!: string | null;
-
-  @Field()
-  proposedBody!: string;
-
-  @Field(() => String, { nullable: true })
-  diffSummary!: string | null;
-
-  @Field(() => String, { nullable: true })
-  resolvedBody!: string | null;
-
-  @Field(() => Date)
-  createdAt!: Date;
-
-  @Field(() => Date, { nullable: true })
-  resolvedAt!: Date | null;
-}
 
 @ObjectType('BlockchainRecord', { simpleResolvers: true, description: 'Where and how a sealed record was anchored on chain' })
 export class BlockchainRecordObject {

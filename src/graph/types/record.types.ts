@@ -1,7 +1,8 @@
 import { SealedDocumentObject } from './sealing.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
-import { BlockchainRecordObject, CounterProposalObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
+import { BlockchainRecordObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
+import { CounterProposalObject } from './lifecycle.types.js';
 import {
   ContactPointTypeEnum,
   InitiatorSignatureStatusEnum,

@@ -4,7 +4,7 @@ import type { GraphContext } from '../context.js';
 import { ArtifactFileObject, AuditTrailObject, CardTicketObject } from '../types/sealing.types.js';
 
 @Resolver()
-export class SealingResolver {
+export class ArtifactsResolver {
   constructor(private readonly sealing: SealingService) {}
 
   @Query(() => AuditTrailObject, { description: "A record's hash-chained audit trail, checked on read; participants only (scope retrieve)" })

@@ -52,8 +52,8 @@ const PARTICIPANT_ACTIONS = {
   replace_witness: { entry: lifecycle.replaceWitness, says: 'replaces the witness' },
 } as const;
 
-/** The seven guarded lifecycle actions, each a preview tool paired with its execute tool. */
-export const guardedTools: ToolDefinition[] = [
+/** The lifecycle tools: seven guarded actions, each a preview tool paired with its execute tool. */
+export const lifecycleTools: ToolDefinition[] = [
   ...guarded({
     preview: 'preview_amendment',
     execute: 'amend_agreement',
