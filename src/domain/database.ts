@@ -9,7 +9,6 @@ import { Connector, OAuthPayload, OAuthServerKey } from './identity/connector-en
 import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
 import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
-import { DomainError } from './shared/errors.js';
 import { OutboxEvent } from './outbox/entities.js';
 import { QueuedMessage } from './mail/mail-queue.js';
 import { AuditEntry } from './records/audit-trail.js';
@@ -18,6 +17,8 @@ import { CardTicket, SealedArtifact } from './sealing/entities.js';
 import { AnchorBatch } from './anchoring/entities.js';
 import { McpConfirmation, McpGrant, McpSession } from './mcp/entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
+export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
+import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
 export const entities = [
   Identity,
@@ -113,58 +114,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
   return MikroORM.init(ormConfig(options));
 }
 
-/** The part of Kysely's pooled connection that transaction control statements go through. */
-type TransactionConnection = { executeQuery(query: { sql: string }): Promise<unknown> };
-
-/** SQLSTATE classes and driver messages that mean the connection itself is gone. */
-const CONNECTION_LOST_STATES = /^(08|57P)/;
-const CONNECTION_LOST_MESSAGES = /not queryable|Connection terminated|ECONNRESET|EPIPE/;
-const TRANSACTION_CONTROL = /^\s*(begin|start transaction|rollback)\b/i;
-
-/**
- * Whether an error means the database cannot be reached or did not answer in time (refused or lost
- * connections, the pool's acquire timeout, the client's query timeout, a server starting or
- * stopping): the request may be retried, and the answer is 503 `unavailable`, never 500.
- */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  if (isConnectionLost(error)) return true;
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  if (typeof code === 'string' && /^(ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|53300)$/.test(code)) return true;
-  // pg's own timeouts carry no code: the pool's acquire timeout, and the client's query timeout.
-  return typeof message === 'string' && /timeout exceeded when trying to connect|Query read timeout/.test(message);
-}
-
-/** The domain error a request gets when the database is unavailable: retry in a few seconds. */
-export function databaseUnavailable(): DomainError {
-  return new DomainError('unavailable', 'The service cannot reach its database right now; try again shortly', { retryAfterSeconds: 5 });
-}
-
-export function isConnectionLost(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return (typeof code === 'string' && CONNECTION_LOST_STATES.test(code)) || (typeof message === 'string' && CONNECTION_LOST_MESSAGES.test(message));
-}
-
-/**
- * Kysely's controlled transactions hand their connection back to the pool only when `begin`,
- * `commit` or `rollback` succeeds (kysely-org/kysely#1990): on a connection the server has just
- * dropped, `rollback` fails and the connection stays checked out forever, until the pool is
- * exhausted and every request waits out the acquire timeout. When the connection is gone, its
- * transaction is gone with it: `begin` and `rollback` are let through so the transaction is closed
- * and the connection released, and pg's pool discards a released connection that is no longer
- * queryable. The statements that fail report the loss themselves (the next query, or `commit`).
- */
-function releasableWhenLost(connection: TransactionConnection): void {
-  const execute = connection.executeQuery.bind(connection);
-  connection.executeQuery = async (query) => {
-    try {
-      return await execute(query);
-    } catch (error) {
-      if (TRANSACTION_CONTROL.test(query.sql) && isConnectionLost(error)) return { rows: [] };
-      throw error;
-    }
-  };
-}
-
 /**
  * A pg pool whose connections never end the process when the server drops them (restart, failover,
  * `pg_terminate_backend`). pg-pool listens for errors only on its idle connections and during
@@ -224,7 +173,7 @@ export async function preparedQuery<Row>(em: EntityManager, sql: string, values:
     let n = 0;
     statement = { name: `q${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
     prepared.set(sql, statement);
-    preparedNames.set(statement.text, statement.name);
+    rememberPreparedName(statement.text, statement.name);
   }
   const transaction = em.isInTransaction() ? em.getTransactionContext<QueryRunner | undefined>() : undefined;
   if (transaction) {
@@ -237,23 +186,6 @@ export async function preparedQuery<Row>(em: EntityManager, sql: string, values:
   }
   const pool = await em.getConnection().getNativeClient();
   return (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows;
-}
-
-/** The `$n` texts of preparedQuery's statements, and their prepared names. */
-const preparedNames = new Map<string, string>();
-
-/**
- * Inside a transaction, preparedQuery's statements reach the connection through Kysely as text and
- * values, which pg sends unnamed: PostgreSQL parses and plans them on every execution. Each pooled
- * connection of the ORM sends those texts under their prepared names instead (parsed once per
- * connection); any other text goes through as it came.
- */
-function preparedOnConnection(client: pg.PoolClient): void {
-  const query = client.query.bind(client) as (config: unknown, values?: unknown, callback?: unknown) => unknown;
-  (client as { query: typeof query }).query = (config, values, callback) => {
-    const name = typeof config === 'string' && Array.isArray(values) ? preparedNames.get(config) : undefined;
-    return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
-  };
 }
 
 /** What a transaction context of the ORM runs a compiled statement with (Kysely's transaction). */

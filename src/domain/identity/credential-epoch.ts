@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { preparedQuery } from '../database.js';
 
 /**
  * Reads that begin after the call: callers that arrive while no read has been sent share the next
@@ -41,8 +42,9 @@ export class CredentialEpoch {
   private readonly reads: FreshReads<string>;
 
   constructor(private readonly orm: MikroORM) {
+    // A hot statement (every reused principal waits for one): prepared once per connection, on the pool.
     this.reads = new FreshReads(async () => {
-      const [row] = await this.orm.em.getConnection().execute<{ epoch: string }[]>('select last_value::text as epoch from credential_epoch');
+      const [row] = await preparedQuery<{ epoch: string }>(this.orm.em.fork(), 'select last_value::text as epoch from credential_epoch', []);
       return row!.epoch;
     });
   }
