@@ -1,4 +1,5 @@
-import { BODY_LIMITS, LIMITS } from '../../src/domain/text-rules.js';
+import { BODY_LIMITS, LIMITS, countCharacters, normalizeText } from '../../src/domain/text-rules.js';
+import { LIMITS as WEB_LIMITS, countCharacters as webCharacters, countWords as webWords } from '../../web/src/lib/text.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp } from '../support/mcp.js';
 
@@ -77,5 +78,15 @@ describe('Record text limits, declared once', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("the web UI's counters count with the service's own rules and limits", () => {
+    expect(WEB_LIMITS.body).toBe(BODY_LIMITS);
+    for (const [name, value] of Object.entries(LIMITS)) expect(WEB_LIMITS[name as keyof typeof LIMITS]).toBe(value);
+    // Invisible characters and whitespace runs count as the service counts them (the web's own copy once did not).
+    const typed = 'We\u200b agree  to\u2060 share\n\nthe garden.';
+    expect(webCharacters(typed)).toBe(countCharacters(normalizeText(typed)));
+    expect(webCharacters(typed)).toBe('We agree to share the garden.'.length);
+    expect(webWords(typed)).toBe(6);
   });
 });
