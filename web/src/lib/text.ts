@@ -2,7 +2,7 @@
  * The service's own text rules (src/domain/text-rules.ts), imported rather than copied: what the
  * page counts as people type is what the service will count, invisible characters included.
  */
-import { BODY_LIMITS, LIMITS as SERVICE_LIMITS, countCharacters as countNormalized, countWords as countNormalizedWords, normalizeText } from '../../../src/domain/text-rules';
+import { BODY_LIMITS, LIMITS as SERVICE_LIMITS, countCharacters as countNormalized, countWords as countNormalizedWords, normalizeText } from '../../../src/domain/text-rules.js';
 
 export { normalizeText };
 
