@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { agreementBody, type TestApp } from '../support/harness.js';
-import { launchChromium, newContext, startBrowserApp } from '../support/browser.js';
+import { assistantCallback, launchChromium, newContext, startBrowserApp } from '../support/browser.js';
 
 const CALLBACK = 'https://assistant.example/oauth/callback';
 
@@ -82,12 +82,7 @@ describe('The official MCP SDK client connects with auth()', () => {
 
     // The person, in Chromium: the mailed code is the consent; the browser lands on the assistant's callback.
     const context = await newContext(browser, t.origin);
-    let landed!: (url: URL) => void;
-    const callback = new Promise<URL>((resolve) => (landed = resolve));
-    await context.route('https://assistant.example/**', async (route) => {
-      landed(new URL(route.request().url()));
-      await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Assistant</title><h1>Back at the assistant</h1>' });
-    });
+    const landed = await assistantCallback(context);
     const page = await context.newPage();
     await page.goto(authorizationUrl.href);
     await page.getByRole('heading', { name: 'Connect SDK Assistant?' }).waitFor();
@@ -97,7 +92,7 @@ describe('The official MCP SDK client connects with auth()', () => {
     const code = await t.smtp.codeFor('sdk-person@example.com', before);
     await page.getByLabel('Six-digit code').fill(code);
     await page.getByRole('button', { name: 'Allow access' }).click();
-    const back = await callback;
+    const back = await landed();
     await context.close();
     expect(back.searchParams.get('state')).toBe(authorizationUrl.searchParams.get('state'));
     const authorizationCode = back.searchParams.get('code')!;

@@ -1,25 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import * as oauth from 'oauth4webapi';
 import type { TestApp } from '../support/harness.js';
-import { collectCspViolations, launchChromium, newContext, screenshots, seriousViolations, startBrowserApp } from '../support/browser.js';
+import { assistantCallback, collectCspViolations, launchChromium, newContext, screenshots, seriousViolations, startBrowserApp } from '../support/browser.js';
 import { authorizationRequest, discover, exchangeCode, insecure, refresh, registerClient, tokens, type Discovered } from '../support/oauth.js';
 
 const CALLBACK = 'https://assistant.example/oauth/callback';
-
-/** The assistant's redirect endpoint, played by the browser context: it records where the browser lands. */
-async function assistantCallback(context: BrowserContext): Promise<() => Promise<URL>> {
-  let resolve!: (url: URL) => void;
-  let landed = new Promise<URL>((r) => (resolve = r));
-  await context.route('https://assistant.example/**', async (route) => {
-    resolve(new URL(route.request().url()));
-    await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Assistant</title><h1>Back at the assistant</h1>' });
-  });
-  return async () => {
-    const url = await landed;
-    landed = new Promise<URL>((r) => (resolve = r));
-    return url;
-  };
-}
 
 describe('Connector consent page in Chromium', () => {
   let t: TestApp & { origin: string };

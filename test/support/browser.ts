@@ -111,3 +111,18 @@ export async function dropFile(page: Page, name: string, bytes: Buffer, type = '
   );
   await page.dispatchEvent('.drop-zone', 'drop', { dataTransfer });
 }
+
+/** The assistant's redirect endpoint, played by the browser context: it records where the browser lands. */
+export async function assistantCallback(context: BrowserContext): Promise<() => Promise<URL>> {
+  let resolve!: (url: URL) => void;
+  let landed = new Promise<URL>((r) => (resolve = r));
+  await context.route('https://assistant.example/**', async (route) => {
+    resolve(new URL(route.request().url()));
+    await route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Assistant</title><h1>Back at the assistant</h1>' });
+  });
+  return async () => {
+    const url = await landed;
+    landed = new Promise<URL>((r) => (resolve = r));
+    return url;
+  };
+}
