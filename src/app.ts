@@ -99,6 +99,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       meta: metaOperations({ readiness: () => ready.check(), mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
       guards: inboundGuards({ messenger: services.messengerInbox }),
       idempotency: services.idempotency,
+      listingAnswers: services.caches.listingAnswers,
       logger,
     }),
   );

@@ -54,8 +54,9 @@ const schema = z.object({
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   OAUTH_CONSENT_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(3600),
-  // In-memory caches (0 turns one off): public answers of sealed records, resolved credentials and record reads.
+  // In-memory caches (0 turns one off): public answers of sealed records, resolved credentials, identities' record listings and record reads.
   PUBLIC_ANSWER_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  LISTING_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   RECORD_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   DEFAULT_LAPSE_DAYS: z.coerce.number().int().min(1).max(30).default(14),
@@ -149,7 +150,7 @@ export type Config = {
    * identities' listing pages on every write to what a record view is made from (any instance, any
    * path: a database trigger notifies). The TTL bounds what a lost notification could leave.
    */
-  caches: { publicAnswerSeconds: number; principalSeconds: number; recordSeconds: number };
+  caches: { publicAnswerSeconds: number; principalSeconds: number; listingSeconds: number; recordSeconds: number };
   /** Hosted assistant connectors: how long a consent page stays usable (seconds). */
   oauth: { consentTtlSeconds: number };
   defaultLapseDays: number;
@@ -257,7 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       registrationsPerHour: e.OAUTH_REGISTRATIONS_PER_HOUR,
     },
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
-    caches: { publicAnswerSeconds: e.PUBLIC_ANSWER_CACHE_SECONDS, principalSeconds: e.PRINCIPAL_CACHE_SECONDS, recordSeconds: e.RECORD_CACHE_SECONDS },
+    caches: { publicAnswerSeconds: e.PUBLIC_ANSWER_CACHE_SECONDS, principalSeconds: e.PRINCIPAL_CACHE_SECONDS, listingSeconds: e.LISTING_CACHE_SECONDS, recordSeconds: e.RECORD_CACHE_SECONDS },
     oauth: { consentTtlSeconds: e.OAUTH_CONSENT_TTL_SECONDS },
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,

@@ -1,14 +1,20 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PubSub } from 'type-graphql';
 import type { Config } from '../config.js';
+import type { RecordPage } from '../domain/records/record-service.js';
 import type { RecordView } from '../domain/records/record-view.js';
 import { AnswerCache } from '../domain/shared/answer-cache.js';
 import type { PublicRecordView, VerificationView } from '../domain/verification/verification-service.js';
+import type { RestReply } from '../facade-rest/operation.js';
 import { watchRecordChanges } from '../graph/invalidation.js';
 
 export type ReadCaches = {
+  /** An identity's listing pages (GraphQL myRecords, REST /identity/agreements). */
+  listings: AnswerCache<RecordPage> | null;
   /** A reader's record views. */
   recordViews: AnswerCache<RecordView> | null;
+  /** The REST listing's answers as sent, per credential and query: kept and dropped with the pages. */
+  listingAnswers: AnswerCache<RestReply> | null;
   /** Sealed records' public answers (public record, public verification without a supplied artifact). */
   publicAnswers: AnswerCache<PublicRecordView | VerificationView> | null;
   /** This instance committed domain events (the journal calls it). */
@@ -19,28 +25,36 @@ export type ReadCaches = {
 /**
  * Every in-memory read cache of an instance, in one place: what is kept, for how long, and every
  * signal that drops it.
- * - Record views: each committed transaction of this
+ * - Record views, listing pages and the REST listing's bytes: each committed transaction of this
  *   instance (a caller reads what it just wrote), every RECORDS_CHANGED or activity notification from
  *   any instance (a trigger notifies every committed write to the tables views are made from, by any
  *   path), and a LISTEN connection that comes back (what was notified meanwhile is unknown).
  * - Sealed records' public answers: this instance's committed events, and the same notifications.
  * Each is off at `0` seconds. Reused principals are the credential chain's (dropped by the credential
- * epoch and its notification), not a read cache. Listing pages are not kept: measured, a kept page
- * answered no faster than two prepared statements (bench/README.md, 2026-11-26).
+ * epoch and its notification), not a read cache. What each earns is measured in bench/README.md
+ * (2026-11-26: listing 18x, record read 2.4x, public reads 13-17x, principals 4.4x).
  */
 export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: PubSub): ReadCaches {
   const seconds = (value: number) => value * 1000;
+  const listings = settings.listingSeconds > 0
+    ? new AnswerCache<RecordPage>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000, maxSize: 5_000, sizeOf: (page) => page.records.length })
+    : null;
   const recordViews = settings.recordSeconds > 0 ? new AnswerCache<RecordView>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
+  const listingAnswers = listings ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000 }) : null;
   const publicAnswers = settings.publicAnswerSeconds > 0
     ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 })
     : null;
-  const dropRecordViews = () => recordViews?.invalidate();
-  if (recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
-  const stopWatching = publicAnswers || recordViews
+  const dropRecordViews = () => {
+    listings?.invalidate();
+    listingAnswers?.invalidate();
+    recordViews?.invalidate();
+  };
+  if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
+  const stopWatching = publicAnswers || listings || recordViews
     ? watchRecordChanges(pubSub, () => {
         publicAnswers?.invalidate();
         dropRecordViews();
       })
     : async () => undefined;
-  return { recordViews, publicAnswers, eventsCommitted: () => publicAnswers?.invalidate(), stop: stopWatching };
+  return { listings, recordViews, listingAnswers, publicAnswers, eventsCommitted: () => publicAnswers?.invalidate(), stop: stopWatching };
 }

@@ -123,7 +123,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   await pubSub.start();
   // The read caches, with every signal that drops them (one module: read-caches.ts).
   const caches = readCaches(config.caches, orm, pubSub);
-  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { views: caches.recordViews });
+  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings: caches.listings, views: caches.recordViews });
   // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
   // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
   // A revocation advances the credential epoch before its answer leaves; a reused answer is checked against it.

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import type { ErrorObject } from 'ajv';
 import type { Logger } from 'pino';
 import { DomainError } from '../domain/shared/errors.js';
-import { type Principal } from '../domain/identity/principal.js';
+import { credentialKey, type Principal } from '../domain/identity/principal.js';
 import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
 import { camelKeys } from '../graph/transport/case.js';
@@ -23,7 +23,7 @@ import { plannedRoutes } from './bindings/planned.js';
 import { pruneToSchema } from './prune.js';
 import { idempotently } from './idempotency.js';
 import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
-
+import type { AnswerCache } from '../domain/shared/answer-cache.js';
 
 export type RestFacadeDeps = {
   executor: GraphExecutor;
@@ -33,8 +33,17 @@ export type RestFacadeDeps = {
   guards?: Record<string, (request: Pick<RestRequest, 'headers' | 'query'>) => void>;
   /** Idempotency-Key on mutating routes (absent: the header is ignored). */
   idempotency?: IdempotencyStore;
+  /**
+   * Answers of the identity's listing kept as the bytes sent, per credential and query: a cached
+   * page otherwise pays its GraphQL execution, key conversion and serialization on every request.
+   * Dropped with the listing pages (the composition root invalidates both on the same signals).
+   */
+  listingAnswers?: AnswerCache<RestReply> | null;
   logger: Logger;
 };
+
+/** Routes whose 200 answers `listingAnswers` keeps. */
+const LISTING_OPERATIONS = new Set(['listIdentityAgreements']);
 
 /**
  * `/api/v1` (and the meta routes) served from the OpenAPI document: routing through a route table
@@ -87,7 +96,12 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
         'application/json'
       ]?.schema;
       const body = pruneToSchema(c.request.requestBody ?? {}, requestBody, schemas);
-      return runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      const run = () => runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      if (!deps.listingAnswers || !principal || !LISTING_OPERATIONS.has(operationId)) return run();
+      // Per credential (another credential of the same identity may have other scopes) and the query, canonical.
+      const key = `${operationId} ${credentialKey(principal)} ${canonicalQuery(req.originalUrl)}`;
+      // Only a 200 is kept, as the bytes sent: a refusal or an error is answered afresh every time.
+      return deps.listingAnswers.get(key, async () => asSentBytes(await run()), (reply) => reply.status === 200 && reply.file !== undefined);
     });
   }
   await api.init();
@@ -159,6 +173,18 @@ function decodable(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A URL's query as one string whatever the order of its parameters or their percent-encoding: the same
+ * question asked two ways is one kept answer. Repeated parameters keep their order among themselves.
+ */
+export function canonicalQuery(url: string): string {
+  const query = url.indexOf('?');
+  if (query < 0) return '';
+  const params = new URLSearchParams(url.slice(query + 1));
+  params.sort();
+  return params.toString();
 }
 
 /** Who may call an operation, read from its `security` in the contract (the one declaration). */
@@ -247,6 +273,13 @@ function coerceQuery(c: Context): Record<string, unknown> {
     else if (parameter.schema?.type === 'boolean') query[parameter.name] = value === 'true';
   }
   return query;
+}
+
+/** A JSON reply as the bytes `send` would write (kept answers are sent without serializing again). */
+function asSentBytes(reply: RestReply | RestError): RestReply {
+  if ('file' in reply && reply.file) return reply;
+  if (reply.body === undefined || reply.status !== 200) return reply;
+  return { status: reply.status, headers: { ...reply.headers, 'content-type': 'application/json; charset=utf-8' }, file: Buffer.from(JSON.stringify(reply.body)) };
 }
 
 function send(res: Response, reply: RestReply | RestError): void {

@@ -25,7 +25,7 @@ describe('A database restart', () => {
   beforeAll(async () => {
     scratch = await startScratchPostgres();
     t = await startTestApp(
-      { JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', REQUEST_TIMEOUT_SECONDS: '3' },
+      { JOBS_ENABLED: 'true', RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300', REQUEST_TIMEOUT_SECONDS: '3' },
       { databaseUrl: scratch.url },
     );
     other = await startInstanceProcess(scratch.url, t.config.smtpUrl!, { JOB_LOCK_SECONDS: '2' });

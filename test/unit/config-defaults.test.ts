@@ -11,8 +11,8 @@ describe('Configuration defaults', () => {
   });
 
   it('keeps listing pages and record reads 10 s by default; 0 turns a cache off, and a value out of range is refused by name', () => {
-    expect(loadConfig(base).caches).toMatchObject({ recordSeconds: 10 });
-    expect(loadConfig({ ...base, RECORD_CACHE_SECONDS: '0' }).caches).toMatchObject({ recordSeconds: 0 });
+    expect(loadConfig(base).caches).toMatchObject({ listingSeconds: 10, recordSeconds: 10 });
+    expect(loadConfig({ ...base, RECORD_CACHE_SECONDS: '0', LISTING_CACHE_SECONDS: '0' }).caches).toMatchObject({ listingSeconds: 0, recordSeconds: 0 });
     for (const value of ['301', '-1', 'soon']) {
       expect(() => loadConfig({ ...base, RECORD_CACHE_SECONDS: value })).toThrow(ConfigError);
       expect(() => loadConfig({ ...base, RECORD_CACHE_SECONDS: value })).toThrow(/RECORD_CACHE_SECONDS/);
