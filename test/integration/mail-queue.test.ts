@@ -75,11 +75,12 @@ describe('Mail queue', () => {
     let most = 0;
     const order: string[] = [];
     const slow = {
+      // The order the queue hands messages over (their sends overlap, so they may finish in another).
       send: async (message: { subject: string }) => {
+        order.push(message.subject);
         inFlight += 1;
         most = Math.max(most, inFlight);
         await new Promise((resolve) => setTimeout(resolve, 30));
-        order.push(message.subject);
         inFlight -= 1;
       },
     };
