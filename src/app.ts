@@ -28,6 +28,7 @@ import { createHttp } from './composition/http.js';
 import { mountGraphql } from './composition/graphql.js';
 import { mountConnectors } from './composition/connectors.js';
 import { startJobs } from './composition/jobs.js';
+import { createMetrics } from './composition/metrics.js';
 
 export type AppOptions = {
   logger?: Logger;
@@ -73,7 +74,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const services = await buildServices(config, options, orm, logger, clock);
   const { schema, pubSub } = services;
 
-  const { app, server } = createHttp(config, logger);
+  const metrics = createMetrics(orm, config.metricsToken);
+  const { app, server } = createHttp(config, logger, metrics?.observe);
   const formatError = formatGraphError(logger);
   const graphql = await mountGraphql(app, server, {
     schema,
@@ -89,6 +91,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const executor = new GraphExecutor(schema, formatError);
   const ready = readiness(config.databaseUrl, () => pubSub.listening);
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
+  if (metrics) app.use(metrics.endpoint);
   // The web UI answers only its own pages and assets; the REST facade below takes every other path.
   app.use(webUiRouter());
   app.use(mcp.router);

@@ -38,6 +38,8 @@ const schema = z.object({
   JOBS_ENABLED: bool.default(true),
   JOB_LOCK_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   SERVER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // GET /metrics (Prometheus text format) for this bearer token; unset: not served.
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   GRAPHQL_OPERATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
@@ -132,6 +134,8 @@ export type Config = {
   jobsEnabled: boolean;
   /** The key of stored code hashes (never logged); unset outside production: generated under LOCAL_STATE_DIR. */
   serverSecret: string | undefined;
+  /** The bearer token `GET /metrics` answers to; null: metrics are not served. */
+  metricsToken: string | null;
   /** GraphQL operations (HTTP requests and graphql-ws subscribe messages) per client address per minute, per instance. */
   graphqlOperationsPerMinute: number;
   /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
@@ -243,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLockSeconds: e.JOB_LOCK_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     serverSecret: e.SERVER_SECRET,
+    metricsToken: e.METRICS_TOKEN ?? null,
     graphqlOperationsPerMinute: e.GRAPHQL_OPERATIONS_PER_MINUTE,
     websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -16,7 +16,7 @@ import { httpLogger, requestIdOf } from '../logger.js';
  * security headers, the request log, request deadlines, quota headers on anonymous routes, and the
  * liveness probe answered before express.
  */
-export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger): { app: Express; server: Server } {
+export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger, observe?: RequestHandler): { app: Express; server: Server } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -36,6 +36,8 @@ export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger
     res.setHeaders(securityHeaders);
     next();
   });
+  // Every request is timed for the metrics (the liveness probe above is not: it is answered before express).
+  if (observe) app.use(observe);
   app.use(httpLogger(logger));
   // A request unanswered at its deadline gets 503 `unavailable`, in its route's own error shape.
   const late = { retryAfterSeconds: DEADLINE_RETRY_AFTER_SECONDS };

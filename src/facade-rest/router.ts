@@ -130,6 +130,8 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     if (matched === 'not_found') return send(res, restError('not_found', 'No such route'));
     if (matched === 'method_not_allowed') return send(res, restError('method_not_allowed', 'Method not allowed on this route'));
     const { operation } = matched;
+    // The metrics count the request under its route template, never its ids.
+    res.locals.route = operation.path;
     const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: read.body };
     const handle = async () => {
       const context = { api, request: contractRouter.parseRequest(request, operation), operation } as unknown as Context;

@@ -1,0 +1,118 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * The route a request is counted under: a template, never an id, a reference or an address (the
+ * REST facade names its matched operation's path in `res.locals.route`; other mounts by prefix).
+ */
+function routeOf(req: Request, res: Response): string {
+  const named = (res.locals as { route?: unknown }).route;
+  if (typeof named === 'string') return named;
+  const path = req.path;
+  for (const prefix of ['/graphql', '/mcp/oauth', '/mcp', '/oauth', '/health/ready', '/health', '/api/openapi.json', '/metrics']) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return prefix;
+  }
+  if (path.startsWith('/.well-known/')) return '/.well-known';
+  return path.startsWith('/api/') ? 'unmatched' : 'web';
+}
+
+/** What the database says, read when scraped: the same on every instance. */
+const BACKLOG = `
+  select
+    (select count(*) from outbox_events where delivered_at is null)::int as outbox_pending,
+    coalesce(extract(epoch from now() - (select min(created_at) from outbox_events where delivered_at is null)), 0)::float as outbox_oldest,
+    (select count(*) from record_seals)::int as sealed,
+    (select count(*) from record_seals s where not exists (select 1 from sealed_artifacts a where a.record_id = s.record_id and a.kind = 'share_card'))::int as seals_waiting,
+    coalesce(extract(epoch from now() - (select min(s.sealed_at) from record_seals s where not exists (select 1 from sealed_artifacts a where a.record_id = s.record_id and a.kind = 'share_card'))), 0)::float as seals_waiting_oldest,
+    (select coalesce(json_object_agg(anchor_status, n), '{}') from (select anchor_status, count(*)::int as n from record_seals group by anchor_status) x) as anchors,
+    (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail`;
+
+type Backlog = {
+  outbox_pending: number;
+  outbox_oldest: number;
+  sealed: number;
+  seals_waiting: number;
+  seals_waiting_oldest: number;
+  anchors: Record<string, number>;
+  mail: Record<string, number>;
+};
+
+export type Metrics = {
+  /** Times every request (mounted first). */
+  observe: (req: Request, res: Response, next: NextFunction) => void;
+  /** `GET /metrics`: the Prometheus text format for a bearer of the token. */
+  endpoint: (req: Request, res: Response, next: NextFunction) => void;
+};
+
+/**
+ * Prometheus metrics of one instance (`prom-client`): its process, its HTTP requests by method, route
+ * template and status class, and the backlogs the database holds (outbox, seals waiting for their
+ * artifacts, anchoring, mail), read at each scrape.
+ */
+export function createMetrics(orm: MikroORM, token: string | null): Metrics | null {
+  // Without a token nothing is collected and `/metrics` is not served (404, as any unknown path).
+  if (!token) return null;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const requests = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP requests of this instance by method, route template and status class, and how long they took',
+    labelNames: ['method', 'route', 'status_class'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const answered = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests of this instance by method, route template and status class',
+    labelNames: ['method', 'route', 'status_class'],
+    registers: [registry],
+  });
+  const fromDatabase = ' (from the database: the same on every instance)';
+  const gauges = {
+    outboxPending: new Gauge({ name: 'rss_outbox_pending_events', help: `Domain events not yet delivered${fromDatabase}`, registers: [registry] }),
+    outboxOldest: new Gauge({ name: 'rss_outbox_oldest_pending_age_seconds', help: `Age of the oldest undelivered event${fromDatabase}`, registers: [registry] }),
+    sealed: new Gauge({ name: 'rss_sealed_records', help: `Records sealed so far${fromDatabase}`, registers: [registry] }),
+    sealsWaiting: new Gauge({ name: 'rss_seals_waiting_artifacts', help: `Sealed records whose PDF and card are not made yet${fromDatabase}`, registers: [registry] }),
+    sealsWaitingOldest: new Gauge({ name: 'rss_seals_waiting_oldest_age_seconds', help: `How long the oldest seal has waited for its artifacts${fromDatabase}`, registers: [registry] }),
+    anchors: new Gauge({ name: 'rss_anchors', help: `Seals by anchoring status (pending, retrying, confirmed)${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
+    mail: new Gauge({ name: 'rss_mail_messages', help: `Mail in the outbox by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
+  };
+  const readBacklog = async () => {
+    const [row] = await orm.em.fork().execute<Backlog[]>(BACKLOG);
+    if (!row) return;
+    gauges.outboxPending.set(row.outbox_pending);
+    gauges.outboxOldest.set(row.outbox_oldest);
+    gauges.sealed.set(row.sealed);
+    gauges.sealsWaiting.set(row.seals_waiting);
+    gauges.sealsWaitingOldest.set(row.seals_waiting_oldest);
+    gauges.anchors.reset();
+    for (const [status, n] of Object.entries(row.anchors)) gauges.anchors.set({ status }, n);
+    gauges.mail.reset();
+    for (const [status, n] of Object.entries(row.mail)) gauges.mail.set({ status }, n);
+  };
+  const expected = Buffer.from(`Bearer ${token}`);
+  return {
+    observe: (req, res, next) => {
+      const end = requests.startTimer();
+      res.on('finish', () => {
+        const labels = { method: req.method, route: routeOf(req, res), status_class: `${Math.floor(res.statusCode / 100)}xx` };
+        end(labels);
+        answered.inc(labels);
+      });
+      next();
+    },
+    endpoint: (req, res, next) => {
+      if (req.method !== 'GET' || req.path !== '/metrics') return next();
+      const presented = Buffer.from(req.headers.authorization ?? '');
+      if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+        res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"').json({ detail: 'A valid metrics bearer token is required', error_code: 'unauthenticated' });
+        return;
+      }
+      void readBacklog()
+        .then(() => registry.metrics())
+        .then((text) => res.setHeader('Content-Type', registry.contentType).send(text), next);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import { startTestApp, type TestApp } from '../support/harness.js';
+import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
+
+type Family = { name: string; type: string; metrics: { value?: string; labels?: Record<string, string>; count?: string; buckets?: Record<string, string> }[] };
+
+const TOKEN = 'metrics-token-for-the-test-0123456789';
+
+/**
+ * `GET /metrics` in the Prometheus text format, read with an independent parser
+ * (parse-prometheus-text-format, a port of the Prometheus Python client's): the process's figures,
+ * requests by route template, and the backlogs from the database, which a sealed record moves.
+ */
+describe('Prometheus metrics', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ METRICS_TOKEN: TOKEN });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  const scrape = async (): Promise<Family[]> => {
+    const response = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    return parsePrometheusTextFormat(await response.text());
+  };
+  const gauge = (families: Family[], name: string, labels: Record<string, string> = {}) =>
+    Number(
+      families
+        .find((family) => family.name === name)
+        ?.metrics.find((metric) => Object.entries(labels).every(([key, value]) => metric.labels?.[key] === value))?.value ?? 'NaN',
+    );
+
+  it('answers only its bearer token', async () => {
+    expect((await fetch(`${t.url}/metrics`)).status).toBe(401);
+    expect((await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const without = await startTestApp({}, { sameDatabaseAs: t });
+    try {
+      expect((await fetch(`${without.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    } finally {
+      await without.stop();
+    }
+  });
+
+  it("moves the seal and request figures when a record is sealed, under route templates, never ids", async () => {
+    const before = await scrape();
+    expect(before.map((family) => family.name)).toEqual(expect.arrayContaining(['process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds', 'http_request_duration_seconds']));
+    const sealedBefore = gauge(before, 'rss_sealed_records');
+    const waitingBefore = gauge(before, 'rss_seals_waiting_artifacts');
+
+    const sealed = await sealTwoPartyAgreement(t, {}, { initiator: 'metrics-a@example.com', party: 'metrics-b@example.com' });
+    expect((await t.request('GET', `/api/v1/agreements/${sealed.id}`, { token: await t.signIn('metrics-a@example.com') })).status).toBe(200);
+    const after = await scrape();
+    expect(gauge(after, 'rss_sealed_records')).toBe(sealedBefore + 1);
+    // Jobs are off here: the seal waits for its PDF and card until they are made.
+    expect(gauge(after, 'rss_seals_waiting_artifacts')).toBe(waitingBefore + 1);
+    expect(gauge(after, 'rss_anchors', { status: 'pending' })).toBeGreaterThanOrEqual(1);
+    await t.app.services.sealArtifacts.make(sealed.id);
+    expect(gauge(await scrape(), 'rss_seals_waiting_artifacts')).toBe(waitingBefore);
+
+    expect(after.find((family) => family.name === 'http_request_duration_seconds')?.type).toBe('HISTOGRAM');
+    const requests = after.find((family) => family.name === 'http_requests_total')!;
+    expect(requests.type).toBe('COUNTER');
+    const routes = requests.metrics.map((metric) => metric.labels?.route ?? '');
+    expect(routes).toContain('/api/v1/agreements/{agr_id}');
+    expect(routes.every((route) => !route.includes(sealed.id) && !route.includes(sealed.reference) && !route.includes('@'))).toBe(true);
+    const read = requests.metrics.find((metric) => metric.labels?.route === '/api/v1/agreements/{agr_id}' && metric.labels.method === 'GET' && metric.labels.status_class === '2xx');
+    expect(Number(read?.value)).toBeGreaterThanOrEqual(1);
+  }, 60_000);
+});
