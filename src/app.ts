@@ -54,6 +54,8 @@ export type App = {
     /** The in-process GraphQL executor every facade runs the catalog with. */
     graph: GraphExecutor;
   };
+  /** The metrics listener of its own (METRICS_PORT), or null. */
+  metricsUrl: string | null;
   server: Server;
   orm: MikroORM;
   agenda: Agenda | null;
@@ -74,7 +76,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const services = await buildServices(config, options, orm, logger, clock);
   const { schema, pubSub } = services;
 
-  const metrics = createMetrics(orm, config.metricsToken);
+  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort });
   const { app, server } = createHttp(config, logger, metrics?.observe);
   const formatError = formatGraphError(logger);
   const graphql = await mountGraphql(app, server, {
@@ -116,6 +118,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const address = server.address() as AddressInfo;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${address.port}`;
   logger.info({ url }, 'record signing service listening');
+  const metricsListener = metrics && config.metricsPort !== null ? await metrics.listen(config.metricsHost, config.metricsPort) : null;
+  if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
 
   const { sealArtifacts, dispatcher, housekeeping, anchoring, mailer } = services;
   return {
@@ -123,6 +127,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, connectorAuth, graph: executor },
     server,
     orm,
+    metricsUrl: metricsListener?.url ?? null,
     agenda: jobs.agenda,
     logger,
     stop: async () => {
@@ -133,6 +138,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await step('job queue pool', jobs.close);
       await step('graphql', graphql.stop);
       await step('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
+      if (metricsListener) await step('metrics listener', metricsListener.close);
       await step('mail worker', async () => mailer.close?.());
       await step('render threads', () => services.renderer.close());
       await step('activity watch', services.caches.stop);

@@ -40,6 +40,9 @@ const schema = z.object({
   SERVER_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   // GET /metrics (Prometheus text format) for this bearer token; unset: not served.
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Or on a port of its own, without a token, bound to METRICS_HOST (a private address).
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   GRAPHQL_OPERATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
@@ -136,6 +139,9 @@ export type Config = {
   serverSecret: string | undefined;
   /** The bearer token `GET /metrics` answers to; null: metrics are not served. */
   metricsToken: string | null;
+  /** A port of its own for `GET /metrics` (no token), on `metricsHost`; null: none. */
+  metricsPort: number | null;
+  metricsHost: string;
   /** GraphQL operations (HTTP requests and graphql-ws subscribe messages) per client address per minute, per instance. */
   graphqlOperationsPerMinute: number;
   /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
@@ -248,6 +254,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
     serverSecret: e.SERVER_SECRET,
     metricsToken: e.METRICS_TOKEN ?? null,
+    metricsPort: e.METRICS_PORT ?? null,
+    metricsHost: e.METRICS_HOST,
     graphqlOperationsPerMinute: e.GRAPHQL_OPERATIONS_PER_MINUTE,
     websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {

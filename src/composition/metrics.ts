@@ -1,4 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -42,8 +44,10 @@ type Backlog = {
 export type Metrics = {
   /** Times every request (mounted first). */
   observe: (req: Request, res: Response, next: NextFunction) => void;
-  /** `GET /metrics`: the Prometheus text format for a bearer of the token. */
+  /** `GET /metrics` on the main port: the Prometheus text format for a bearer of the token (none: not served there). */
   endpoint: (req: Request, res: Response, next: NextFunction) => void;
+  /** A listener of its own that answers `GET /metrics` without a token (bind it to a private address). */
+  listen: (host: string, port: number) => Promise<{ url: string; close: () => Promise<void> }>;
 };
 
 /**
@@ -51,9 +55,10 @@ export type Metrics = {
  * template and status class, and the backlogs the database holds (outbox, seals waiting for their
  * artifacts, anchoring, mail), read at each scrape.
  */
-export function createMetrics(orm: MikroORM, token: string | null): Metrics | null {
-  // Without a token nothing is collected and `/metrics` is not served (404, as any unknown path).
-  if (!token) return null;
+export function createMetrics(orm: MikroORM, settings: { token: string | null; port: number | null }): Metrics | null {
+  // Neither a token nor a port of its own: nothing is collected and `/metrics` is not served (404, as any unknown path).
+  const { token } = settings;
+  if (!token && settings.port === null) return null;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const requests = new Histogram({
@@ -92,7 +97,11 @@ export function createMetrics(orm: MikroORM, token: string | null): Metrics | nu
     gauges.mail.reset();
     for (const [status, n] of Object.entries(row.mail)) gauges.mail.set({ status }, n);
   };
-  const expected = Buffer.from(`Bearer ${token}`);
+  const expected = token ? Buffer.from(`Bearer ${token}`) : null;
+  const render = async () => {
+    await readBacklog();
+    return registry.metrics();
+  };
   return {
     observe: (req, res, next) => {
       const end = requests.startTimer();
@@ -104,15 +113,31 @@ export function createMetrics(orm: MikroORM, token: string | null): Metrics | nu
       next();
     },
     endpoint: (req, res, next) => {
-      if (req.method !== 'GET' || req.path !== '/metrics') return next();
+      if (req.method !== 'GET' || req.path !== '/metrics' || !expected) return next();
       const presented = Buffer.from(req.headers.authorization ?? '');
       if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
         res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"').json({ detail: 'A valid metrics bearer token is required', error_code: 'unauthenticated' });
         return;
       }
-      void readBacklog()
-        .then(() => registry.metrics())
-        .then((text) => res.setHeader('Content-Type', registry.contentType).send(text), next);
+      void render().then((text) => res.setHeader('Content-Type', registry.contentType).send(text), next);
+    },
+    listen: async (host, port) => {
+      const server = createServer((req, res) => {
+        if (req.method !== 'GET' || new URL(req.url ?? '/', 'http://metrics').pathname !== '/metrics') {
+          res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not found\n');
+          return;
+        }
+        render().then(
+          (text) => res.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+          () => res.writeHead(503, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Metrics unavailable\n'),
+        );
+      });
+      await new Promise<void>((resolve) => server.listen(port, host, resolve));
+      const address = server.address() as AddressInfo;
+      return {
+        url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+      };
     },
   };
 }

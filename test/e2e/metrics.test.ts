@@ -45,6 +45,21 @@ describe('Prometheus metrics', () => {
     }
   });
 
+  it('answers on a port of its own without a token (METRICS_PORT, bound to METRICS_HOST), and then not on the main port', async () => {
+    const own = await startTestApp({ METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' }, { sameDatabaseAs: t });
+    try {
+      expect(own.app.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const scraped = await fetch(`${own.app.metricsUrl}/metrics`);
+      expect(scraped.status).toBe(200);
+      const families = parsePrometheusTextFormat(await scraped.text()) as Family[];
+      expect(families.map((family) => family.name)).toEqual(expect.arrayContaining(['rss_sealed_records', 'http_requests_total']));
+      expect((await fetch(`${own.app.metricsUrl}/other`)).status).toBe(404);
+      expect((await fetch(`${own.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("moves the seal and request figures when a record is sealed, under route templates, never ids", async () => {
     const before = await scrape();
     expect(before.map((family) => family.name)).toEqual(expect.arrayContaining(['process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds', 'http_request_duration_seconds']));
