@@ -22,12 +22,16 @@ function routeOf(req: Request, res: Response): string {
 
 /** What the database says, read when scraped: the same on every instance. */
 const BACKLOG = `
+  with waiting as (
+    select s.sealed_at from record_seals s
+     where not exists (select 1 from sealed_artifacts a where a.record_id = s.record_id and a.kind = 'share_card')
+  )
   select
     (select count(*) from outbox_events where delivered_at is null)::int as outbox_pending,
     coalesce(extract(epoch from now() - (select min(created_at) from outbox_events where delivered_at is null)), 0)::float as outbox_oldest,
     (select count(*) from record_seals)::int as sealed,
-    (select count(*) from record_seals s where not exists (select 1 from sealed_artifacts a where a.record_id = s.record_id and a.kind = 'share_card'))::int as seals_waiting,
-    coalesce(extract(epoch from now() - (select min(s.sealed_at) from record_seals s where not exists (select 1 from sealed_artifacts a where a.record_id = s.record_id and a.kind = 'share_card'))), 0)::float as seals_waiting_oldest,
+    (select count(*) from waiting)::int as seals_waiting,
+    coalesce(extract(epoch from now() - (select min(sealed_at) from waiting)), 0)::float as seals_waiting_oldest,
     (select coalesce(json_object_agg(anchor_status, n), '{}') from (select anchor_status, count(*)::int as n from record_seals group by anchor_status) x) as anchors,
     (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail`;
 

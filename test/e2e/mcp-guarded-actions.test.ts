@@ -165,6 +165,10 @@ describe('MCP guarded actions: previews, confirmation tokens and their misuse', 
     const initiatorDecline = await keyA.call('preview_decline', { agr_reference: record.agr_reference });
     expect(initiatorDecline).toMatchObject({ isError: true, structured: { error_code: 'conflict', retry_action: { tool: 'get_agreement' } } });
     expect(initiatorDecline.structured.confirmation_token).toBeUndefined();
+    // A participant move the record does not offer on that participant (Bob has not declined): refused too.
+    const completeWithout = await keyA.call('preview_participant_change', { agr_reference: record.agr_reference, party_id: party(record, 'bob@example.com').id, action: 'complete_without' });
+    expect(completeWithout).toMatchObject({ isError: true, structured: { error_code: 'conflict', retry_action: { tool: 'get_agreement' } } });
+    expect(completeWithout.structured.confirmation_token).toBeUndefined();
 
     const bobToken = await t.signIn('bob@example.com');
     await signWithEmailOtp(t, bobToken, 'bob@example.com', record.id);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { countCharacters, countWords, normalizeText, textHash } from '../../src/domain/records/text.js';
+import { textHash } from '../../src/domain/records/text.js';
+import { countCharacters, countWords, normalizeText } from '../../src/domain/text-rules.js';
 
 describe('Record text normalization', () => {
   it('composes Unicode (NFC), collapses whitespace and trims', () => {

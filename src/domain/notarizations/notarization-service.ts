@@ -4,7 +4,8 @@ import { allows, requireAccess, scopeOf } from '../identity/operation-access.js'
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { Participant, SignedRecord, type InitiatedVia, type NotarizationDetails } from '../records/entities.js';
-import { LIMITS, normalizeParties, optionalText, validateBody, validateLapseDays, validateMethodCount } from '../records/record-input.js';
+import { LIMITS } from '../text-rules.js';
+import { normalizeParties, optionalText, validateBody, validateLapseDays, validateMethodCount } from '../records/record-input.js';
 import { newRecordReference } from '../records/reference.js';
 import { addInitiator, initiatorContactOf } from '../records/initiator.js';
 import { textHash } from '../records/text.js';

@@ -8,11 +8,13 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { DomainEvents } from '../shared/events.js';
 import { isUuid } from '../shared/ids.js';
 import { CounterProposal, type Participant, type SignedRecord } from './entities.js';
-import { LIMITS, optionalText, validateBody } from './record-input.js';
+import { optionalText, validateBody } from './record-input.js';
+import { LIMITS } from '../text-rules.js';
 import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
 import { completeIfAllSigned } from './completion.js';
-import { normalizeText, textHash } from './text.js';
+import { textHash } from './text.js';
+import { normalizeText } from '../text-rules.js';
 import { toCounterView, type CounterView } from './counter-view.js';
 
 export type { CounterView };

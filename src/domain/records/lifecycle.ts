@@ -137,11 +137,21 @@ export function transition(from: RecordStatus, trigger: LifecycleTrigger, type?:
   return row.to;
 }
 
+type ParticipantRule = (typeof PARTICIPANT_MOVES)[number];
+
+/** Why a record in `status` of `type` does not allow `rule`'s move, or null when it does. */
+function moveClosed(rule: ParticipantRule, status: RecordStatus, type: RecordType): string | null {
+  const move = rule.move.replace(/_/g, ' ');
+  if (!rule.statuses.includes(status)) return `A record in status '${status}' does not allow ${move}`;
+  if (rule.types && !rule.types.includes(type)) return `A ${type.replace(/_/g, ' ')} does not allow ${move}`;
+  return null;
+}
+
 /** The participant-level rule for `move` on a record in `status` of `type`, or an `invalid_transition` error. */
-export function participantMove(move: ParticipantMove, status: RecordStatus, type: RecordType) {
+export function participantMove(move: ParticipantMove, status: RecordStatus, type: RecordType): ParticipantRule {
   const rule = PARTICIPANT_MOVES.find((row) => row.move === move)!;
-  if (!rule.statuses.includes(status)) throw new DomainError('invalid_transition', `A record in status '${status}' does not allow ${move.replace(/_/g, ' ')}`);
-  if (rule.types && !rule.types.includes(type)) throw new DomainError('invalid_transition', `A ${type.replace(/_/g, ' ')} does not allow ${move.replace(/_/g, ' ')}`);
+  const closed = moveClosed(rule, status, type);
+  if (closed) throw new DomainError('invalid_transition', closed);
   return rule;
 }
 
@@ -227,7 +237,7 @@ export function availableActions(context: ActionContext): RecordAction[] {
     if (action === 'sign') return mine.some((p) => active(p) && !signedVersion(p, currentVersion) && signingClosed(status, p.role) === null);
     if (action === 'decline') {
       const rule = PARTICIPANT_MOVES.find((row) => row.move === 'decline')!;
-      return rule.statuses.includes(status) && mine.some((p) => p.role !== 'initiator' && rule.applies(p, currentVersion));
+      return moveClosed(rule, status, type) === null && mine.some((p) => rule.roles.includes(p.role) && rule.applies(p, currentVersion));
     }
     const row = findTransition(status, ACTION_TRIGGERS[action], type);
     if (!row || !actorHolds(row.actor, context)) return false;
@@ -242,8 +252,7 @@ export function participantActions(context: ActionContext, participant: Particip
   return PARTICIPANT_ACTIONS.filter((move) => {
     const rule = PARTICIPANT_MOVES.find((row) => row.move === move)!;
     return (
-      rule.statuses.includes(context.status) &&
-      (!rule.types || rule.types.includes(context.type)) &&
+      moveClosed(rule, context.status, context.type) === null &&
       rule.roles.includes(participant.role) &&
       actorHolds(rule.actor, context) &&
       rule.applies(participant, context.currentVersion)

@@ -27,7 +27,6 @@ export type CreateRecordInput = {
 /** A draft edit: only the given fields change; `null` clears an optional field. */
 export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type'>]?: CreateRecordInput[K] | null };
 
-export { LIMITS };
 
 export type NormalizedParty = {
   displayName: string;

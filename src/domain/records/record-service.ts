@@ -7,8 +7,8 @@ import { Participant, RECORD_STATUSES, RECORD_TYPES, SignedRecord, type Initiate
 import { transition } from './lifecycle.js';
 import { canRead, findRecord, findRecordAsReader, readableRecordIds, recordKeyOf, viewerFor } from './record-access.js';
 import { readRecords } from './record-read-model.js';
+import { LIMITS } from '../text-rules.js';
 import {
-  LIMITS,
   normalizeParties,
   optionalText,
   validateBody,
