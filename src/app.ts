@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import { migrate, openDatabase } from './domain/database.js';
 import type { Mailer } from './domain/mail/mailer.js';
 import type { MailQueue } from './domain/mail/mail-queue.js';
+import type { WebhookSender } from './domain/webhooks/sender.js';
 import type { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
 import type { OutboxDispatcher } from './domain/outbox/dispatcher.js';
 import type { SealArtifacts } from './domain/sealing/artifacts-service.js';
@@ -49,6 +50,7 @@ export type App = {
     housekeeping: HousekeepingService;
     anchoring: AnchoringService | null;
     mail: MailQueue;
+    webhooks: WebhookSender;
     /** The `/mcp/oauth` token check: an Authorization header to a connector principal. */
     connectorAuth: ConnectorAuthenticator;
     /** The in-process GraphQL executor every facade runs the catalog with. */
@@ -113,6 +115,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const jobs = await startJobs(config, { services, orm, clock, pubSub, logger, processEvery: options.jobProcessEvery });
   services.dispatcher.start();
   services.mailer.start();
+  services.webhookSender.start();
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address() as AddressInfo;
@@ -124,7 +127,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { sealArtifacts, dispatcher, housekeeping, anchoring, mailer } = services;
   return {
     url,
-    services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, connectorAuth, graph: executor },
+    services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,
@@ -139,6 +142,8 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       await step('graphql', graphql.stop);
       await step('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
       if (metricsListener) await step('metrics listener', metricsListener.close);
+      await step('webhook sender', () => services.webhookSender.close());
+      await step('webhook wake-ups', services.stopWebhookWakeUps);
       await step('mail worker', async () => mailer.close?.());
       await step('render threads', () => services.renderer.close());
       await step('activity watch', services.caches.stop);

@@ -90,6 +90,14 @@ const schema = z.object({
   MAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   MAIL_BACKLOG_PER_RECIPIENT: z.coerce.number().int().min(1).max(100_000).default(10),
   MAIL_BACKLOG_PER_CLIENT: z.coerce.number().int().min(1).max(1_000_000).default(50),
+  // Webhooks: hosts or networks (CIDR) a non-public or plain-http endpoint may be at; the retry schedule.
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(ms|s|m|h)(\s*,\s*\d+(ms|s|m|h))*\s*$/, 'must be a comma-separated list of durations such as 5s,1m,2h').optional(),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(120),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
   // Sealing: the PAdES seal key (PKCS#12); unset in development: a self-signed one under LOCAL_STATE_DIR.
   SEAL_P12_PATH: z.string().min(1).optional(),
   SEAL_P12_PASSWORD: z.string().optional(),
@@ -184,6 +192,16 @@ export type Config = {
   outboxPollMs: number;
   /** The mail outbox: attempts before a message is `failed`, and how often it looks for due mail. */
   mailQueue: { maxAttempts: number; pollMs: number; concurrency: number; backlogPerRecipient: number; backlogPerClient: number };
+  /** Webhook delivery: allowed non-public hosts and networks, the retry schedule (seconds after each failed attempt), timeouts. */
+  webhooks: {
+    allowedHosts: string[];
+    retrySchedule: number[];
+    disableAfterSeconds: number;
+    concurrency: number;
+    connectMs: number;
+    totalMs: number;
+    pollMs: number;
+  };
   /** Sealing: seal key (never logged), optional RFC 3161 timestamp authorities in failover order. */
   sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; cardTicketTtlSeconds: number; workers: number };
   /**
@@ -294,6 +312,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backlogPerRecipient: e.MAIL_BACKLOG_PER_RECIPIENT,
       backlogPerClient: e.MAIL_BACKLOG_PER_CLIENT,
     },
+    webhooks: {
+      allowedHosts: list(e.WEBHOOK_ALLOWED_HOSTS) ?? [],
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE ? e.WEBHOOK_RETRY_SCHEDULE.split(',').map(durationSeconds) : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+      disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_HOURS * 3600,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      connectMs: e.WEBHOOK_CONNECT_TIMEOUT_MS,
+      totalMs: e.WEBHOOK_TIMEOUT_MS,
+      pollMs: e.WEBHOOK_POLL_MS,
+    },
     sealing: {
       p12Path: e.SEAL_P12_PATH,
       p12Password: e.SEAL_P12_PASSWORD,
@@ -325,6 +352,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : null,
   };
+}
+
+/**
+ * Seconds to wait after each failed webhook attempt: 24 attempts over about three days (5 s, 15 s,
+ * 1 min, 2 min, 5 min, 10 min, 20 min, 30 min, 1 h, 2 h, 3 h, 4 h, then every 5.5 h).
+ */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 15, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10_800, 14_400, ...Array<number>(11).fill(19_800)];
+
+/** `250ms`, `5s`, `1m` or `2h` in seconds. */
+function durationSeconds(value: string): number {
+  const [, amount, unit] = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(value)!;
+  return Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as 'ms' | 's' | 'm' | 'h'];
 }
 
 /** A comma- or space-separated list; null when unset. */

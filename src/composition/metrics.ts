@@ -13,7 +13,7 @@ function routeOf(req: Request, res: Response): string {
   const named = (res.locals as { route?: unknown }).route;
   if (typeof named === 'string') return named;
   const path = req.path;
-  for (const prefix of ['/graphql', '/mcp/oauth', '/mcp', '/oauth', '/health/ready', '/health', '/api/openapi.json', '/metrics']) {
+  for (const prefix of ['/graphql', '/mcp/oauth', '/mcp', '/oauth', '/health/ready', '/health', '/api/openapi.json', '/api/docs', '/metrics']) {
     if (path === prefix || path.startsWith(`${prefix}/`)) return prefix;
   }
   if (path.startsWith('/.well-known/')) return '/.well-known';
@@ -33,7 +33,10 @@ const BACKLOG = `
     (select count(*) from waiting)::int as seals_waiting,
     coalesce(extract(epoch from now() - (select min(sealed_at) from waiting)), 0)::float as seals_waiting_oldest,
     (select coalesce(json_object_agg(anchor_status, n), '{}') from (select anchor_status, count(*)::int as n from record_seals group by anchor_status) x) as anchors,
-    (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail`;
+    (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail,
+    (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from webhook_deliveries group by status) x) as webhooks,
+    coalesce(extract(epoch from now() - (select min(created_at) from webhook_deliveries where status = 'pending')), 0)::float as webhooks_oldest,
+    (select count(*) from webhook_endpoints where not enabled)::int as webhooks_disabled`;
 
 type Backlog = {
   outbox_pending: number;
@@ -43,6 +46,9 @@ type Backlog = {
   seals_waiting_oldest: number;
   anchors: Record<string, number>;
   mail: Record<string, number>;
+  webhooks: Record<string, number>;
+  webhooks_oldest: number;
+  webhooks_disabled: number;
 };
 
 export type Metrics = {
@@ -57,7 +63,7 @@ export type Metrics = {
 /**
  * Prometheus metrics of one instance (`prom-client`): its process, its HTTP requests by method, route
  * template and status class, and the backlogs the database holds (outbox, seals waiting for their
- * artifacts, anchoring, mail), read at each scrape.
+ * artifacts, anchoring, mail, webhooks), read at each scrape.
  */
 export function createMetrics(orm: MikroORM, settings: { token: string | null; port: number | null }): Metrics | null {
   // Neither a token nor a port of its own: nothing is collected and `/metrics` is not served (404, as any unknown path).
@@ -87,6 +93,9 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
     sealsWaitingOldest: new Gauge({ name: 'rss_seals_waiting_oldest_age_seconds', help: `How long the oldest seal has waited for its artifacts${fromDatabase}`, registers: [registry] }),
     anchors: new Gauge({ name: 'rss_anchors', help: `Seals by anchoring status (pending, retrying, confirmed)${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
     mail: new Gauge({ name: 'rss_mail_messages', help: `Mail in the outbox by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
+    webhooks: new Gauge({ name: 'rss_webhook_deliveries', help: `Webhook deliveries kept (30 days) by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
+    webhooksOldest: new Gauge({ name: 'rss_webhook_oldest_pending_age_seconds', help: `Age of the oldest pending webhook delivery${fromDatabase}`, registers: [registry] }),
+    webhooksDisabled: new Gauge({ name: 'rss_webhook_endpoints_disabled', help: `Webhook endpoints disabled (by their owner, 410 Gone or failing)${fromDatabase}`, registers: [registry] }),
   };
   const readBacklog = async () => {
     const [row] = await orm.em.fork().execute<Backlog[]>(BACKLOG);
@@ -100,6 +109,10 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
     for (const [status, n] of Object.entries(row.anchors)) gauges.anchors.set({ status }, n);
     gauges.mail.reset();
     for (const [status, n] of Object.entries(row.mail)) gauges.mail.set({ status }, n);
+    gauges.webhooks.reset();
+    for (const [status, n] of Object.entries(row.webhooks)) gauges.webhooks.set({ status }, n);
+    gauges.webhooksOldest.set(row.webhooks_oldest);
+    gauges.webhooksDisabled.set(row.webhooks_disabled);
   };
   const expected = token ? Buffer.from(`Bearer ${token}`) : null;
   const render = async () => {

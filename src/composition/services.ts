@@ -18,6 +18,12 @@ import { McpGrants } from '../domain/mcp/grants.js';
 import { McpConfirmations } from '../domain/mcp/confirmations.js';
 import type { Mailer } from '../domain/mail/mailer.js';
 import { OutboxMailer, SmtpMailer } from '../domain/mail/nodemailer-mailer.js';
+import { WEBHOOKS_DUE, webhookFanout } from '../domain/webhooks/fanout.js';
+import { WebhookSender } from '../domain/webhooks/sender.js';
+import { WebhookService } from '../domain/webhooks/webhook-service.js';
+import { WebhookSecrets } from '../domain/webhooks/signature.js';
+import { WebhookTargets } from '../domain/webhooks/target.js';
+import { WebhookResolver } from '../graph/resolvers/webhook.resolver.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
@@ -144,7 +150,16 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const identities = new IdentityService(orm, otp, clock, credentials.changed);
   const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
   // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
-  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub)];
+  // Webhooks: the fan-out writes deliveries from the outbox; every instance's sender sends them.
+  const webhookTargets = new WebhookTargets(config.webhooks.allowedHosts, config.env === 'production');
+  const webhookSecrets = new WebhookSecrets(serverSecret);
+  const webhookSender = new WebhookSender(orm, webhookTargets, webhookSecrets, mailer, clock, logger, config.webhooks);
+  const webhooksDue = pubSub.subscribe(WEBHOOKS_DUE)[Symbol.asyncIterator]();
+  void (async () => {
+    for (let next = await webhooksDue.next(); !next.done; next = await webhooksDue.next()) webhookSender.wake();
+  })();
+  const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
+  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]))];
   const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
   const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
@@ -217,6 +232,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       records,
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
+    webhooks: new WebhookResolver(webhooks),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
     ),
@@ -242,6 +258,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     outboxSubscribers,
     dispatcher,
     mailer,
+    webhookSender,
+    stopWebhookWakeUps: async () => void (await webhooksDue.return?.()),
     renderer,
     housekeeping,
     lifecycle,

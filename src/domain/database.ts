@@ -10,6 +10,7 @@ import { CounterProposal, Participant, SignedRecord } from './records/entities.j
 import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
 import { migrationsList } from './migrations/index.js';
 import { OutboxEvent } from './outbox/entities.js';
+import { WebhookDelivery, WebhookEndpoint } from './webhooks/entities.js';
 import { QueuedMessage } from './mail/mail-queue.js';
 import { AuditEntry } from './records/audit-trail.js';
 import { RecordSeal } from './sealing/seal.js';
@@ -39,6 +40,8 @@ export const entities = [
   MessengerUpdate,
   MessengerChat,
   OutboxEvent,
+  WebhookEndpoint,
+  WebhookDelivery,
   AuditEntry,
   RecordSeal,
   SealedArtifact,

@@ -32,7 +32,7 @@ export type RestBinding<E extends AnyCatalogEntry> = {
   /** The entry's input from the request (path, query and camelCase body). */
   input: (request: RestRequest) => InputOf<E>;
   /** 200 unless said; 204 answers without a body. */
-  status?: 200 | 201 | 204;
+  status?: 200 | 201 | 202 | 204;
   /** The contract's body from the entry's result (camelCase; converted to snake_case here). Default: the result. */
   body?: (result: ResultOf<E>) => unknown;
   issueLocation?: IssueLocation;

@@ -9,6 +9,7 @@ import { IdentityResolver } from './resolvers/identity.resolver.js';
 import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
 import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
+import { WebhookResolver } from './resolvers/webhook.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -21,6 +22,7 @@ export type Resolvers = {
   notarizations: NotarizationResolver;
   verification: VerificationResolver;
   artifacts: ArtifactsResolver;
+  webhooks: WebhookResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -34,6 +36,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   NotarizationResolver,
   VerificationResolver,
   ArtifactsResolver,
+  WebhookResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

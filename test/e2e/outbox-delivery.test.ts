@@ -34,8 +34,11 @@ describe('Outbox delivery in the running service', () => {
     }, 15_000);
     const seal = rows.findIndex((row) => row.type === 'record_lifecycle' && row.to_status === 'sealed');
     expect(seal).toBeGreaterThan(0);
-    // Everything before the seal went out with its own change; the seal waited for the dispatcher.
-    expect(rows.slice(0, seal).every((row) => row.inline)).toBe(true);
+    // The creation is written with the record and delivered by the dispatcher (woken by that commit,
+    // not its 60 s poll); every step after it before the seal went out with its own change; the seal
+    // waited for the dispatcher.
+    expect(rows[0]).toMatchObject({ type: 'record_lifecycle', inline: false, delivered: true });
+    expect(rows.slice(1, seal).every((row) => row.inline)).toBe(true);
     expect(rows[seal]!.inline).toBe(false);
     // And the seal's job ran: its artifacts exist.
     await waitFor(async () => (await db.query(`select count(*)::int as n from sealed_artifacts where record_id = $1`, [sealed.id])).rows[0].n >= 2, 30_000);

@@ -185,10 +185,11 @@ export class CeremonyService {
     execution.identicon = identiconFromDigest('signature', digest, `Signature of ${participant.displayName ?? participant.role} on ${record.reference} v${execution.recordVersion}`);
     participant.confirmedAt = now;
     participant.confirmedVersion = execution.recordVersion;
+    // Announced with the record's status as the signature found it (the move it causes follows).
+    this.announce(loaded, execution, methods, 'finalized', null);
     // The last required signature moves a pending record on (the seal itself is sealing's job).
     loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
     await em.flush();
-    this.announce(loaded, execution, methods, 'finalized', null);
   }
 
   /**
@@ -394,6 +395,7 @@ export class CeremonyService {
       satisfiedMethodCount: satisfiedCount(methods),
       requiredSignatureMethodCount: execution.requiredMethodCount,
       canFinalize: canFinalize(execution, methods),
+      recordStatus: execution.record.status,
       at: this.clock.now().toISOString(),
     });
   }

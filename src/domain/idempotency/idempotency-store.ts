@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, randomUUID } from 'node:crypto';
+import { hkdfSync, randomUUID } from 'node:crypto';
+import { openSealed, sealBytes } from '../shared/crypto.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Principal } from '../identity/principal.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
@@ -112,7 +113,7 @@ export class IdempotencyStore {
       if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress' };
       let answer: StoredAnswer;
       try {
-        answer = JSON.parse(decrypt(existing.response, this.answerKey(key, scope)).toString('utf8')) as StoredAnswer;
+        answer = JSON.parse(openSealed(existing.response, this.answerKey(key, scope)).toString('utf8')) as StoredAnswer;
       } catch {
         // Stored under another server secret (it was changed): the change ran; its answer cannot be read.
         return { outcome: 'committed', recordId: null };
@@ -124,7 +125,7 @@ export class IdempotencyStore {
 
   /** Stores the answer of a claimed request; retries with the key get it from now on. */
   async complete(claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
-    const sealed = encrypt(Buffer.from(JSON.stringify(answer), 'utf8'), this.answerKey(claim.key, claim.scope));
+    const sealed = sealBytes(Buffer.from(JSON.stringify(answer), 'utf8'), this.answerKey(claim.key, claim.scope));
     await this.orm.em
       .fork()
       .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status in ('running', 'committed')`, [sealed, claim.id]);
@@ -146,18 +147,4 @@ export class IdempotencyStore {
   async release(claim: IdempotencyClaim): Promise<void> {
     await this.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
   }
-}
-
-function encrypt(plain: Buffer, key: Buffer): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const sealed = Buffer.concat([cipher.update(plain), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
-}
-
-function decrypt(stored: string, key: Buffer): Buffer {
-  const bytes = Buffer.from(stored, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, 12));
-  decipher.setAuthTag(bytes.subarray(12, 28));
-  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]);
 }

@@ -52,7 +52,7 @@ export async function contactPointsOf(em: EntityManager, identityId: string): Pr
 
 /** Moves everything that hangs off `from` to `into`; `from` is left empty and removed. */
 async function mergeIdentity(em: EntityManager, from: string, into: string): Promise<void> {
-  for (const table of ['contact_points', 'access_tokens', 'api_keys', 'connectors', 'participants', 'passkey_credentials']) {
+  for (const table of ['contact_points', 'access_tokens', 'api_keys', 'connectors', 'participants', 'passkey_credentials', 'webhook_endpoints']) {
     await em.execute(`update ${table} set identity_id = ? where identity_id = ?`, [into, from]);
   }
   await em.execute(`update records set initiator_identity_id = ? where initiator_identity_id = ?`, [into, from]);

@@ -22,6 +22,16 @@ export const OPERATION_ACCESS = {
   'identity.listConnectors': 'session',
   'identity.disconnectConnector': 'session',
 
+  'webhooks.list': 'session',
+  'webhooks.get': 'session',
+  'webhooks.create': 'session',
+  'webhooks.update': 'session',
+  'webhooks.delete': 'session',
+  'webhooks.rotateSecret': 'session',
+  'webhooks.deliveries': 'session',
+  'webhooks.redeliver': 'session',
+  'webhooks.test': 'session',
+
   'records.list': 'retrieve',
   'records.get': 'retrieve',
   'records.createAgreement': 'create',

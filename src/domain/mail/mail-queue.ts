@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
+import { PollingLoop } from '../shared/polling-loop.js';
 import type { MailMessage, Mailer } from './mailer.js';
 
 /** Messages claimed at a time. */
@@ -111,10 +112,7 @@ export type MailQueueSettings = {
  * from many addresses cannot delay a sign-in code past its lifetime (it once waited 17 minutes).
  */
 export class MailQueue implements Mailer {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = true;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly orm: MikroORM,
@@ -122,7 +120,9 @@ export class MailQueue implements Mailer {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: MailQueueSettings,
-  ) {}
+  ) {
+    this.loop = new PollingLoop(() => this.deliverDue(), settings.pollMs, (error) => this.logger.error({ err: error }, 'mail outbox pass failed'));
+  }
 
   async send(message: MailMessage, em?: EntityManager): Promise<void> {
     const target = em ?? this.orm.em.fork();
@@ -143,11 +143,11 @@ export class MailQueue implements Mailer {
     });
     if (em) {
       // The caller's flush writes it and its commit makes it visible: look again shortly.
-      this.wake(50);
+      this.loop.wake(50);
       return;
     }
     await target.flush();
-    this.wake(0);
+    this.loop.wake(0);
   }
 
   /** Refuses a code's message past the unsent-mail caps of its recipient or its client address. */
@@ -163,40 +163,13 @@ export class MailQueue implements Mailer {
   }
 
   start(): void {
-    this.stopped = false;
-    this.wake(0);
+    this.loop.start();
   }
 
   /** Stops sending; a pass under way gets a few seconds to finish (what it leaves is sent by the next start). */
   async close(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await Promise.race([this.running, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    await this.loop.stop();
     await this.transport.close?.();
-  }
-
-  private wake(delayMs: number): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.run(), delayMs);
-    this.timer.unref();
-  }
-
-  private run(): void {
-    this.timer = null;
-    this.running = this.deliverDue()
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'mail outbox pass failed'))
-      .finally(() => {
-        this.running = null;
-        const next = this.again ? 0 : this.settings.pollMs;
-        this.again = false;
-        this.wake(next);
-      });
   }
 
   /**

@@ -8,6 +8,7 @@ export type SweepResult = {
   cardTickets: number;
   outboxEvents: number;
   mail: number;
+  webhookDeliveries: number;
   mcpSessions: number;
   mcpGrants: number;
   mcpConfirmations: number;
@@ -15,7 +16,7 @@ export type SweepResult = {
   oauthPayloads: number;
 };
 
-/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows, spent card tickets, delivered events, Idempotency-Keys past their 24 hours, expired OAuth objects. Idempotent. */
+/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows, spent card tickets, delivered events, settled webhook deliveries after 30 days, Idempotency-Keys past their 24 hours, expired OAuth objects. Idempotent. */
 export class HousekeepingService {
   constructor(
     private readonly orm: MikroORM,
@@ -35,6 +36,8 @@ export class HousekeepingService {
       cardTickets: await count('delete from card_tickets where redeemed_at is not null or expires_at < ?', [now]),
       outboxEvents: await count('delete from outbox_events where delivered_at < ?', [new Date(now.getTime() - 7 * 86_400_000)]),
       mail: await count(`delete from mail_outbox where status in ('sent', 'failed') and created_at < ?`, [dayAgo]),
+      // Webhook deliveries stay visible to their endpoint's owner for 30 days once settled.
+      webhookDeliveries: await count(`delete from webhook_deliveries where status in ('delivered', 'failed') and created_at < ?`, [new Date(now.getTime() - 30 * 86_400_000)]),
       // MCP: ended or idle sessions (their grants go with them), dead grants, and spent or expired confirmation tokens at once.
       mcpSessions: await count('delete from mcp_sessions where expires_at < ? or closed_at < ?', [dayAgo, dayAgo]),
       mcpGrants: await count('delete from mcp_grants where expires_at < ? or revoked_at < ?', [dayAgo, dayAgo]),

@@ -11,9 +11,10 @@ export interface OutboxSubscriber {
    * so a NOTIFY sent through it goes out exactly when the event is marked delivered. `atCommit`
    * takes SQL text of the simple protocol (no parameters; literals escaped) that the dispatcher sends
    * in the transaction with its commit, in one round trip (null: nothing). Must be idempotent: an
-   * event whose delivery fails (or whose process dies mid-delivery) is delivered again.
+   * event whose delivery fails (or whose process dies mid-delivery) is delivered again. `eventId`:
+   * the outbox row's id, the same at every delivery of that event.
    */
-  deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void): Promise<void>;
+  deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void, eventId: string): Promise<void>;
   /**
    * When delivering `event` is only notifying, the NOTIFY payloads (on the PubSub's channel) that
    * deliver it, [] when it asks nothing of this subscriber: the journal can then send them with the
@@ -21,6 +22,13 @@ export interface OutboxSubscriber {
    * Undefined, or no such method: only `deliver` can, after the commit.
    */
   notifications?(event: DomainEvent): readonly string[] | undefined;
+  /**
+   * When the subscriber has work for `event` only while something holds in the database: an SQL
+   * condition (constant text, no parameters) that, true in the change's transaction, makes the
+   * change's events wait for the dispatcher (`deliver`), and false lets notifying alone deliver them.
+   * Asked only for events with `notifications` of [] from this subscriber.
+   */
+  dispatchedWhen?(event: DomainEvent): string | null;
 }
 
 export type DispatcherOptions = {
@@ -168,7 +176,7 @@ export class OutboxDispatcher {
     for (const row of rows) {
       const event = { type: row.type, data: row.payload } as DomainEvent;
       const deliver = async () => {
-        for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)));
+        for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)), row.id);
       };
       if (!oneByOne) {
         await deliver();

@@ -36,3 +36,10 @@ export class OutboxEvent {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = null;
 }
+
+/**
+ * Units of work that wrote outbox rows the dispatcher must deliver: the journal wakes it when their
+ * transaction commits (`EventJournal.afterCommit`). Rows written as entities (a new record's
+ * `create`) join here; the journal's own statement does the same for what it leaves.
+ */
+export const leftForDispatcher = new WeakSet<object>();

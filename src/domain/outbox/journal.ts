@@ -7,6 +7,7 @@ import { sealRecord, type SealContext } from '../sealing/seal.js';
 import { isSealingEvent, type DomainEvent, type DomainEvents } from '../shared/events.js';
 import { PUBSUB_CHANNEL } from '../shared/record-changes.js';
 import type { OutboxSubscriber } from './dispatcher.js';
+import { leftForDispatcher } from './entities.js';
 import { markClaimCommitted } from '../idempotency/claim-context.js';
 import { INITIATOR_MOVES, SYSTEM_MOVES } from '../records/lifecycle.js';
 
@@ -25,9 +26,6 @@ export type InlineDelivery = { subscribers: readonly OutboxSubscriber[]; wake: (
  * after the commit (`onCommitted` should wake it).
  */
 export class EventJournal implements DomainEvents {
-  /** Transactions that left events for the dispatcher: it is woken when one of them commits. */
-  private readonly leftForDispatcher = new WeakSet<object>();
-
   constructor(
     private readonly seal: SealContext,
     private readonly onCommitted: () => void = () => undefined,
@@ -44,13 +42,13 @@ export class EventJournal implements DomainEvents {
       await lockRecordRow(em, recordId);
       entries.push(...(await this.journalRecord(em, recordId, byRecord.get(recordId)!)));
     }
-    const left = await writeJournal(em, entries, events, this.inlineNotifications(events));
+    const left = await writeJournal(em, entries, events, this.inlineNotifications(events), this.dispatchedWhen(events));
     // The request's Idempotency-Key claim, if any, commits with the change it ran.
     await markClaimCommitted(em, events[0]!.data.recordId);
     // The change's own entities too: what the change wrote is in the database before it goes on.
     await em.flush();
     if (left > 0 && this.inline) {
-      if (em.isInTransaction()) this.leftForDispatcher.add(em);
+      if (em.isInTransaction()) leftForDispatcher.add(em);
       else this.inline.wake();
     }
   }
@@ -66,7 +64,7 @@ export class EventJournal implements DomainEvents {
    * would wake the dispatcher before the enclosing commit, and those events would wait for its poll.
    */
   afterCommit(em: object): void {
-    if (!this.leftForDispatcher.delete(em)) return;
+    if (!leftForDispatcher.delete(em)) return;
     this.inline?.wake();
   }
 
@@ -90,6 +88,18 @@ export class EventJournal implements DomainEvents {
       }
       return payloads;
     });
+  }
+
+  /** The subscribers' conditions under which these events must wait for the dispatcher (`OutboxSubscriber.dispatchedWhen`), or null. */
+  private dispatchedWhen(events: readonly DomainEvent[]): string | null {
+    const conditions = new Set<string>();
+    for (const subscriber of this.inline?.subscribers ?? []) {
+      for (const event of events) {
+        const condition = subscriber.dispatchedWhen?.(event);
+        if (condition) conditions.add(condition);
+      }
+    }
+    return conditions.size > 0 ? [...conditions].map((c) => `(${c})`).join(' or ') : null;
   }
 
   /** The record's audit entries for these events, still to be written; a seal's are written first. */
@@ -146,6 +156,13 @@ export class EventJournal implements DomainEvents {
 }
 
 /**
+ * A record's creation event (written with the record, for the dispatcher) holds none of the record's
+ * later events back: only webhooks need it first, and while an endpoint is enabled their condition
+ * sends every event a webhook may want through the dispatcher, in order (`dispatchedWhen`).
+ */
+const CREATION = `(type = 'record_lifecycle' and payload->>'trigger' in ('create', 'amendment_created', 'cancellation_created'))`;
+
+/**
  * Audit entries and outbox events in one statement of fixed text, in the change's transaction: no
  * entities (nothing reads them back in the change), one round trip. Outbox ids follow the order of
  * `events`, which is the order the dispatcher delivers them in.
@@ -161,6 +178,7 @@ async function writeJournal(
   entries: readonly AuditRow[],
   events: readonly DomainEvent[],
   notifications: readonly (readonly string[] | null)[] = events.map(() => null),
+  dispatchedWhen: string | null = null,
 ): Promise<number> {
   if (entries.length === 0 && events.length === 0) return 0;
   const now = new Date().toISOString();
@@ -168,7 +186,7 @@ async function writeJournal(
   const [written] = await preparedQuery<{ left: number }>(
     em,
     `with waiting as (
-       select exists (select 1 from outbox_events where record_id = any(?::uuid[]) and delivered_at is null) as held),
+       select exists (select 1 from outbox_events where record_id = any(?::uuid[]) and delivered_at is null and not ${CREATION})${dispatchedWhen ? ` or ${dispatchedWhen}` : ''} as held),
      audit as (
        insert into record_audit_entries (id, record_id, seq, at, actor_role, move, version, details, prev_hash, entry_hash)
        select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[])),

@@ -3,6 +3,8 @@ import { OptionalProps } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { canonicalBytes, sha256Tagged } from '../shared/canonical-json.js';
+import { leftForDispatcher, OutboxEvent } from '../outbox/entities.js';
+import type { RecordLifecycleEvent } from '../shared/events.js';
 
 export type AuditActorRole = 'initiator' | 'party' | 'witness' | 'system';
 
@@ -164,8 +166,14 @@ export async function auditTrail(em: EntityManager, recordId: string): Promise<A
   return rows.map(toAuditTrailEntry);
 }
 
-/** The first entry of a new record's trail, persisted with the record in the caller's flush. */
+/**
+ * The first entry of a new record's trail, and its creation's outbox event (integrators' `record.created`),
+ * persisted with the record in the caller's flush; the dispatcher is woken when that commits.
+ */
 export function openAuditTrail(em: EntityManager, recordId: string, at: Date, move: 'create' | 'amendment_created' | 'cancellation_created'): void {
   const hashed: Hashed = { seq: 1, at: at.toISOString(), actor_role: 'initiator', move, version: 1, details: { to_status: 'draft' }, prev_hash: null };
   em.create(AuditEntry, { recordId, seq: 1, at, actorRole: 'initiator', move, version: 1, details: hashed.details, prevHash: null, entryHash: auditEntryHash(recordId, hashed) });
+  const created: RecordLifecycleEvent = { recordId, trigger: move, fromStatus: 'draft', toStatus: 'draft', participantId: null, recordVersion: 1, at: at.toISOString() };
+  em.create(OutboxEvent, { type: 'record_lifecycle', payload: created, recordId, createdAt: at });
+  leftForDispatcher.add(em);
 }

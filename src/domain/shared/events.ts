@@ -17,6 +17,8 @@ export type SignatureProgressEvent = {
   satisfiedMethodCount: number;
   requiredSignatureMethodCount: number;
   canFinalize: boolean;
+  /** The record's status when the step happened (before any move the step causes); absent in events written before it was recorded. */
+  recordStatus?: string;
   at: string;
 };
 

@@ -8,6 +8,7 @@ import { notarizationsRoutes } from './notarizations.js';
 import { recordsRoutes } from './records.js';
 import { plannedRoutes } from './planned.js';
 import { inboundRoutes, verificationRoutes } from './verification.js';
+import { webhookRoutes } from './webhooks.js';
 
 export { inboundGuards } from './verification.js';
 
@@ -24,6 +25,7 @@ export const restBindings: Record<string, RestOperation> = {
   ...verificationRoutes,
   ...inboundRoutes,
   ...artifactsRoutes,
+  ...webhookRoutes,
 };
 
 /** The domain operation a contract operationId runs (bound or planned); null for the meta routes. */

@@ -5,6 +5,7 @@
 import type { JsonObject, JsonValue } from './helpers.js';
 import { buildPaths } from './paths.js';
 import { buildSchemas } from './schemas.js';
+import { WEBHOOKS_TAG } from './paths-webhooks.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -84,6 +85,7 @@ const TAGS: [string, string][] = [
   ['Authentication', 'One-time codes and bearer tokens.'],
   ['Identity', 'Contact points and records of the caller\'s identity graph.'],
   ['API keys', 'Long-lived scoped credentials (bearer only).'],
+  WEBHOOKS_TAG,
   ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
   ['Public verification', 'Public certificate lookups and artifact verification.'],
   ['Inbound', 'Webhooks from messaging platforms.'],

@@ -19,6 +19,7 @@ import {
   type Route,
 } from './operation.js';
 import { API, recordRoutes } from './paths-records.js';
+import { webhookRoutes } from './paths-webhooks.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { MAX_FILTER_LENGTH, MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
@@ -287,6 +288,7 @@ export function allRoutes(): Route[] {
     ...identityRoutes(),
     ...apiKeyRoutes(),
     ...connectorRoutes(),
+    ...webhookRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];

@@ -18,6 +18,7 @@ import {
   type Schema,
 } from './helpers.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
+import { webhookSchemas } from './paths-webhooks.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -578,6 +579,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...ceremonySchemas(),
     ...publicSchemas(),
     ...identitySchemas(),
+    ...webhookSchemas(),
     ...metaAndErrorSchemas(),
     ...buildRequestSchemas(),
   };

@@ -13,8 +13,9 @@ import { notarizations } from './notarizations.js';
 import { records } from './records.js';
 import { inbound } from './inbound.js';
 import { verification } from './verification.js';
+import { webhooks } from './webhooks.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound };
+export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks };
 
 export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';

@@ -1,0 +1,82 @@
+import { isSealingEvent, type DomainEvent } from '../shared/events.js';
+
+/** What an endpoint can subscribe to, in the order of a record's life. */
+export const WEBHOOK_EVENT_TYPES = [
+  'record.created',
+  'record.submitted',
+  'participant.signed',
+  'participant.declined',
+  'counter.proposed',
+  'counter.resolved',
+  'record.sealed',
+  'record.artifacts_ready',
+  'record.anchored',
+  'record.rescinded',
+  'record.expired',
+  'record.cancelled',
+  'record.superseded',
+  'webhook.test',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The events a record's change can cause (`webhook.test` is sent on request only). */
+export const RECORD_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test');
+
+/** What a delivery's `data` holds beyond the record's facts (read when the event is fanned out). */
+export type WebhookFacts = {
+  type: WebhookEventType;
+  recordId: string;
+  at: string;
+  /** The record's status after the event, when the event says it (else the record's status at fan-out). */
+  status: string | null;
+  version: number | null;
+  participantId: string | null;
+  /** For `counter.resolved`: `resolved` or `withdrawn`. */
+  resolution: string | null;
+};
+
+const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
+  create: 'record.created',
+  amendment_created: 'record.created',
+  cancellation_created: 'record.created',
+  submit: 'record.submitted',
+  decline: 'participant.declined',
+  party_declined: 'participant.declined',
+  witness_declined: 'participant.declined',
+  submit_counter: 'counter.proposed',
+  resolve_counter: 'counter.resolved',
+  withdraw_counter: 'counter.resolved',
+  rescind: 'record.rescinded',
+  lapse: 'record.expired',
+  cancel_draft: 'record.cancelled',
+  successor_sealed: 'record.superseded',
+};
+
+/**
+ * The webhook event a domain event is, or null when integrators are not told of it (a method
+ * started, a chain write retrying). A share card or sealed PDF made is `record.artifacts_ready`
+ * once both exist (the fan-out checks that).
+ */
+export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
+  const none = { status: null, version: null, participantId: null, resolution: null };
+  switch (event.type) {
+    case 'record_lifecycle': {
+      const e = event.data;
+      const type = isSealingEvent(event) ? 'record.sealed' : LIFECYCLE_TYPES[e.trigger];
+      if (!type) return null;
+      const resolution = e.trigger === 'resolve_counter' ? 'resolved' : e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
+      return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId: type === 'participant.declined' ? e.participantId : null, resolution };
+    }
+    case 'signature_progress': {
+      const e = event.data;
+      if (e.event !== 'finalized') return null;
+      return { ...none, type: 'participant.signed', recordId: e.recordId, at: e.at, status: e.recordStatus ?? null, version: e.recordVersion, participantId: e.participantId };
+    }
+    case 'record_artifact': {
+      const e = event.data;
+      if (e.artifact === 'blockchain') return e.state === 'confirmed' ? { ...none, type: 'record.anchored', recordId: e.recordId, at: e.at } : null;
+      return e.state === 'ready' ? { ...none, type: 'record.artifacts_ready', recordId: e.recordId, at: e.at } : null;
+    }
+  }
+}

@@ -1,0 +1,86 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { classifyAddress, type ResolvedAddress, type Resolver } from '../ceremonies/methods/safe-fetch.js';
+import { DomainError } from '../shared/errors.js';
+
+/** Longest endpoint URL accepted. */
+export const WEBHOOK_URL_MAX = 2048;
+
+/**
+ * Where webhooks may go. Anything public over https; over http only outside production; a
+ * non-public address (loopback, private, link-local...) only when the operator allowed its host
+ * name or a network containing it (`WEBHOOK_ALLOWED_HOSTS`: how an internal service is reached).
+ */
+export class WebhookTargets {
+  private readonly hosts = new Set<string>();
+  private readonly networks = new BlockList();
+
+  constructor(
+    allowed: readonly string[],
+    private readonly production: boolean,
+    /** DNS resolution; injectable so that tests never query real DNS. */
+    private readonly resolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true }),
+  ) {
+    for (const entry of allowed) {
+      const [network, prefix] = entry.split('/');
+      const family = isIP(network ?? '');
+      if (family && prefix !== undefined) this.networks.addSubnet(network!, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
+      else if (family) this.networks.addAddress(network!, family === 4 ? 'ipv4' : 'ipv6');
+      else this.hosts.add(entry.toLowerCase());
+    }
+  }
+
+  /** Parses and checks an endpoint URL as given (shape only; `resolve` checks where it leads). */
+  parse(raw: string): URL {
+    const invalid = (message: string, code = 'invalid_url') => DomainError.invalid(['url'], message, code);
+    if (raw.length > WEBHOOK_URL_MAX) throw invalid(`At most ${WEBHOOK_URL_MAX} characters`, 'too_long');
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw invalid('Must be an absolute http or https URL');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`Must use https (got ${url.protocol.replace(/:$/, '')})`);
+    if (url.username || url.password) throw invalid('URLs with credentials are not accepted; the signature authenticates deliveries');
+    if (url.hash) throw invalid('A fragment is never sent; leave it out');
+    if (url.protocol === 'http:' && this.production && !this.hosts.has(hostOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
+    return url;
+  }
+
+  /**
+   * The address to connect to: every address the host resolves to must be public, unless the host
+   * or that address is allowed. The connection goes to the checked address (no second resolution a
+   * DNS rebind could change).
+   */
+  async resolve(url: URL, signal?: AbortSignal): Promise<ResolvedAddress> {
+    const hostname = hostOf(url);
+    const literal = isIP(hostname);
+    const addresses = literal
+      ? [{ address: hostname, family: literal }]
+      : await race(this.resolver(hostname), signal).catch(() => {
+          throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
+        });
+    if (addresses.length === 0) throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
+    if (this.hosts.has(hostname)) return addresses[0]!;
+    // Every answer must pass: a mixed answer is how rebinding attacks slip a private address in.
+    const refused = addresses.find((a) => classifyAddress(a.address) !== 'public' && !this.networks.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'));
+    if (refused) {
+      throw DomainError.invalid(
+        ['url'],
+        `The URL's host resolves to a non-public address (${classifyAddress(refused.address)}); an operator can allow it with WEBHOOK_ALLOWED_HOSTS`,
+        'private_address',
+      );
+    }
+    return addresses[0]!;
+  }
+}
+
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+function race<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.reject(new Error('deadline passed'));
+  return Promise.race([work, new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('deadline passed')), { once: true }))]);
+}
