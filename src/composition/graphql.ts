@@ -2,9 +2,9 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { ApolloServer } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -18,6 +18,7 @@ import type { ErrorFormatter } from '../graph/executor.js';
 import { idempotencyPlugin } from '../graph/idempotency.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
+import { graphqlExplorer } from '../web-ui.js';
 
 export type GraphqlDeps = {
   schema: GraphQLSchema;
@@ -96,11 +97,16 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
       ApolloServerPluginCacheControlDisabled(),
       // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
       ApolloServerPluginInlineTraceDisabled(),
+      // Apollo's own landing page loads its sandbox from Apollo's CDN, which the service never does: a
+      // browser gets the locally served explorer below instead, or nothing when introspection is off.
+      ApolloServerPluginLandingPageDisabled(),
       { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
     ],
   });
   await apollo.start();
 
+  // A person's browser opening /graphql gets GraphiQL, which needs introspection to know the schema.
+  if (config.graphqlIntrospection) app.get('/graphql', graphqlExplorer());
   app.use(
     '/graphql',
     // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).

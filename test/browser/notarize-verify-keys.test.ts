@@ -96,7 +96,7 @@ describe('Web UI: file notarization hashed in the browser, public verification, 
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Name').fill('export job');
-    await page.getByRole('checkbox', { name: /create/ }).check();
+    await page.getByRole('checkbox', { name: /^create:/ }).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.locator('[data-secret="api-key"]').textContent())!;
     expect(key.length).toBeGreaterThan(20);

@@ -14,6 +14,12 @@ function verified(secret: string, received: Received): { type: string; id: strin
   return new Webhook(secret).verify(received.body, received.headers) as never;
 }
 
+/** Each delivery once (the first attempt that reached the receiver), as a receiver deduplicating on webhook-id keeps them. */
+function unique(received: Received[]): Received[] {
+  const seen = new Set<string>();
+  return received.filter((r) => !seen.has(r.headers['webhook-id']!) && seen.add(r.headers['webhook-id']!));
+}
+
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -41,7 +47,7 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       WEBHOOK_RETRY_SCHEDULE: '150ms,150ms,150ms',
       WEBHOOK_CONNECT_TIMEOUT_MS: '500',
-      WEBHOOK_TIMEOUT_MS: '400',
+      WEBHOOK_TIMEOUT_MS: '1500',
       WEBHOOK_POLL_MS: '100',
       METRICS_TOKEN: 'webhooks-metrics-token',
     };
@@ -79,9 +85,12 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
     await t.app.services.anchoring!.settle();
 
     const expected = ['record.created', 'participant.signed', 'record.submitted', 'participant.signed', 'record.sealed', 'record.artifacts_ready', 'record.anchored'];
-    const received = await receiver.waitFor('/alice', expected.length);
+    await receiver.waitFor('/alice', expected.length);
     await new Promise((resolve) => setTimeout(resolve, 500)); // nothing more arrives
-    const events = receiver.at('/alice').map((r) => verified(forAlice.secret, r));
+    // At least once: an attempt whose answer came too late is sent again with the same id; receivers
+    // drop what they have seen (a loaded machine can make the receiver that slow).
+    const received = unique(receiver.at('/alice'));
+    const events = received.map((r) => verified(forAlice.secret, r));
     expect(events.map((e) => e.type)).toEqual(expected);
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(expected.length);
     for (const [index, event] of events.entries()) {
@@ -97,14 +106,15 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
       expect(r.headers['user-agent']).toBe('record-signing-webhooks/1');
     }
 
-    const bobs = (await receiver.waitFor('/bob', 3)).map((r) => verified(forBob.secret, r));
+    await receiver.waitFor('/bob', 3);
+    const bobs = unique(receiver.at('/bob')).map((r) => verified(forBob.secret, r));
     expect(bobs.map((e) => e.type)).toEqual(['participant.signed', 'participant.signed', 'record.sealed']);
     // The same event has the same id for every endpoint.
     expect(bobs[2]!.id).toBe(events[4]!.id);
 
     const listed = await deliveries(alice, forAlice.id);
     expect(listed).toHaveLength(expected.length);
-    expect(listed.every((d) => d.status === 'delivered' && d.attempts === 1 && d.last_status_code === 200 && d.delivered_at)).toBe(true);
+    expect(listed.every((d) => d.status === 'delivered' && d.attempts >= 1 && d.last_status_code === 200 && d.delivered_at)).toBe(true);
     expect(listed.map((d) => d.type).reverse()).toEqual(expected);
   }, 120_000);
 
@@ -128,11 +138,11 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
     const endpoint = await register(token, '/silent');
     await t.request('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token });
     const [delivery] = await until(() => deliveries(token, endpoint.id), (list) => list[0]?.status === 'failed');
-    // Four attempts: the first and the schedule's three retries (150 ms each, ±10%) after 400 ms timeouts.
-    expect(delivery).toMatchObject({ attempts: 4, last_status_code: null, last_error: 'no answer within 0.4 s', next_attempt_at: null });
+    // Four attempts: the first and the schedule's three retries (150 ms each, ±10%) after 1.5 s timeouts.
+    expect(delivery).toMatchObject({ attempts: 4, last_status_code: null, last_error: 'no answer within 1.5 s', next_attempt_at: null });
     const times = receiver.at('/silent').map((r) => r.at);
     expect(times).toHaveLength(4);
-    for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(400 + 130);
+    for (let i = 1; i < times.length; i += 1) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1000);
     // A failed delivery can be sent again on request.
     receiver.answer('/silent', 200);
     const again = await t.request('POST', `/api/v1/webhooks/${endpoint.id}/deliveries/${delivery.id}/redeliver`, { token });
@@ -208,10 +218,13 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
       Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? t : second).request('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token })),
     );
     expect(sent.every((s) => s.status === 202)).toBe(true);
-    const received = await receiver.waitFor('/twice', 24);
+    await receiver.waitFor('/twice', 24);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.at('/twice')).toHaveLength(24);
+    // Each event once: no second instance sent one the first had claimed (a retry after a late answer aside).
+    const received = receiver.at('/twice');
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(24);
+    const { rows } = await db.query<{ attempts: number }>(`select d.attempts from webhook_deliveries d where d.endpoint_id = $1`, [endpoint.id]);
+    expect(received).toHaveLength(rows.reduce((sum, row) => sum + row.attempts, 0));
   }, 30_000);
 
   it('the metrics count deliveries by status and the disabled endpoints', async () => {

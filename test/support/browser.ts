@@ -81,13 +81,16 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
-/** A full-page screenshot at desktop and phone sizes into /tmp/ui-shots/, for people to look at. */
-export async function screenshots(page: Page, name: string, dir = SHOTS_DIR): Promise<void> {
+/**
+ * A full-page screenshot at desktop and phone sizes into /tmp/ui-shots/, for people to look at; `fullPage: false`
+ * takes the window only (Chromium may paint a very long page, such as Redoc's, blank when capturing its whole length).
+ */
+export async function screenshots(page: Page, name: string, dir = SHOTS_DIR, { fullPage = true } = {}): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const original = page.viewportSize() ?? DESKTOP;
   for (const [size, viewport] of [['desktop', DESKTOP], ['phone', PHONE]] as const) {
     await page.setViewportSize(viewport);
-    await page.screenshot({ path: join(dir, `${name}-${size}.png`), fullPage: true });
+    await page.screenshot({ path: join(dir, `${name}-${size}.png`), fullPage });
     // Nothing may make the page scroll sideways (a phone shows the whole width).
     const overflow = await page.evaluate(() => {
       const root = (globalThis as any).document.documentElement;

@@ -58,7 +58,10 @@ export function App() {
       </header>
       <main id="main" className="page">{needsSession ? null : <Page route={route} />}</main>
       <footer className="site-footer">
-        <p>Signing proves intent for one version of a record; sign-in only proves access. This service is not a legal service.</p>
+        <p>
+          Signing proves intent for one version of a record; sign-in only proves access. This service is not a legal service.{' '}
+          <a href="/api/docs">API documentation</a>
+        </p>
       </footer>
     </Provider>
   );

@@ -63,8 +63,10 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
  * A consequential action: the first click opens a native modal dialog that says what will happen;
  * only its confirm button acts. Escape or Cancel closes it; focus returns to the trigger.
  */
-export function ConfirmAction({ label, title, description, confirmLabel, danger, primary, onConfirm, disabled, error, children }: {
+export function ConfirmAction({ label, context, title, description, confirmLabel, danger, primary, onConfirm, disabled, error, children }: {
   label: string;
+  /** Heard after the label, naming what it acts on where a page repeats the action (one per row). */
+  context?: string;
   primary?: boolean;
   error?: string | null;
   title: string;
@@ -91,6 +93,7 @@ export function ConfirmAction({ label, title, description, confirmLabel, danger,
     <>
       <button type="button" className={`button ${danger ? 'danger-outline' : primary ? 'primary' : 'secondary'}`} disabled={disabled} onClick={() => dialog.current?.showModal()}>
         {label}
+        {context && <span className="visually-hidden"> {context}</span>}
       </button>
       <dialog ref={dialog} aria-labelledby={titleId} className="dialog">
         <h2 id={titleId}>{title}</h2>

@@ -184,7 +184,7 @@ export class WebhookSender {
       this.logger.warn({ webhookId: endpointId, reason }, 'webhook endpoint disabled');
       const owners = await em.execute<{ value: string }[]>(`select value from contact_points where identity_id = ? and type = 'email' order by created_at`, [endpoint.identity_id]);
       const host = new URL(endpoint.url).host;
-      const why = reason === 'gone' ? 'it answered 410 Gone' : `every delivery to it failed for ${Math.round(this.settings.disableAfterSeconds / 3600)} hours`;
+      const why = reason === 'gone' ? 'it answered 410 Gone' : `every delivery to it failed for ${inWords(this.settings.disableAfterSeconds)}`;
       for (const owner of owners) {
         await this.mailer.send(
           {
@@ -193,7 +193,7 @@ export class WebhookSender {
             text: [
               `Your webhook endpoint ${endpoint.description ? `"${endpoint.description}" ` : ''}on ${host} (id ${endpointId}) was disabled because ${why}.`,
               `The last attempt: ${error}.`,
-              'No event is sent to it any more. When the receiver works again, enable the endpoint (PATCH /api/v1/webhooks/{id} with {"enabled": true}, or in Settings) and redeliver what it missed.',
+              'No event is sent to it any more. When the receiver works again, enable the endpoint (PATCH /api/v1/webhooks/{id} with {"enabled": true}, or on the API keys and webhooks page of the web UI) and redeliver what it missed.',
             ].join('\n\n'),
           },
           em,
@@ -201,6 +201,14 @@ export class WebhookSender {
       }
     });
   }
+}
+
+/** A duration in the largest whole unit that fits (5 days, 36 hours, 90 seconds). */
+function inWords(seconds: number): string {
+  const units: [number, string][] = [[86_400, 'day'], [3600, 'hour'], [60, 'minute'], [1, 'second']];
+  const [size, name] = units.find(([unit]) => seconds >= unit && seconds % unit === 0) ?? [1, 'second'];
+  const count = Math.round(seconds / size);
+  return `${count} ${name}${count === 1 ? '' : 's'}`;
 }
 
 /** ±10%, so that a receiver that failed many deliveries at once is not retried all at the same instant. */

@@ -4,6 +4,7 @@ import { Alert, ConfirmAction, CopyButton, Field, PageTitle } from '../component
 import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, type ApiKeyScope } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
+import { WebhooksSection } from './webhooks';
 
 const SCOPES: { scope: ApiKeyScope; text: string }[] = [
   { scope: 'create', text: 'create records, edit and submit drafts' },
@@ -13,7 +14,7 @@ const SCOPES: { scope: ApiKeyScope; text: string }[] = [
   { scope: 'cancel', text: 'declines, rescission, cancellations, waivers' },
 ];
 
-/** API keys: created with exact scopes, shown once, revoked at once. */
+/** API keys (created with exact scopes, shown once, revoked at once) and webhook endpoints. */
 export function KeysPage() {
   const [list, refetch] = useQuery({ query: ApiKeysDocument });
   const [created, create] = useMutation(CreateApiKeyDocument);
@@ -41,8 +42,8 @@ export function KeysPage() {
   const keys = list.data?.apiKeys ?? [];
   return (
     <section>
-      <PageTitle title="API keys">API keys</PageTitle>
-      <p className="lead">Keys let your own programs use the API with exactly the permissions you choose. A key can never sign for you by itself.</p>
+      <PageTitle title="API keys and webhooks">API keys and webhooks</PageTitle>
+      <p className="lead">Keys let your own programs use the API with exactly the permissions you choose. A key can never sign for you by itself. <a href="#webhooks-heading">Webhooks</a> push your records’ events to your systems.</p>
       {secret && (
         <div className="card" role="status">
           <h2>Your new key</h2>
@@ -108,6 +109,7 @@ export function KeysPage() {
           <button type="submit" className="button primary" disabled={created.fetching || scopes.size === 0}>Create key</button>
         </form>
       </div>
+      <WebhooksSection />
     </section>
   );
 }

@@ -1,0 +1,75 @@
+import 'reflect-metadata';
+import { Writable } from 'node:stream';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { migrate, openDatabase } from '../../src/domain/database.js';
+import { Identity, ContactPoint } from '../../src/domain/identity/entities.js';
+import type { MailMessage, Mailer } from '../../src/domain/mail/mailer.js';
+import { systemClock } from '../../src/domain/shared/clock.js';
+import { WebhookSender } from '../../src/domain/webhooks/sender.js';
+import { WebhookSecrets } from '../../src/domain/webhooks/signature.js';
+import { WebhookTargets } from '../../src/domain/webhooks/target.js';
+import { WebhookService } from '../../src/domain/webhooks/webhook-service.js';
+import { createLogger } from '../../src/logger.js';
+import { createTestDatabase } from '../support/database.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+const logger = createLogger('silent', new Writable({ write: (_c, _e, cb) => cb() }));
+
+/** The sender against a real database and a receiver on 127.0.0.1: the endpoint that fails for too long. */
+describe('Webhook sender', () => {
+  const receiver = new WebhookReceiver();
+  let db: { url: string; drop: () => Promise<void> };
+  let orm: MikroORM;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    orm = await openDatabase({ url: db.url, poolMax: 4 });
+    await migrate(orm, db.url);
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await orm.close();
+    await db.drop();
+  });
+
+  it('disables an endpoint whose every delivery failed for the configured time, fails what was pending and mails its owner', async () => {
+    const em = orm.em.fork();
+    const identity = em.create(Identity, {});
+    em.create(ContactPoint, { identity: identity.id, type: 'email', value: 'owner@example.org', valueHash: 'x' });
+    await em.flush();
+    const principal = { kind: 'session' as const, identityId: identity.id, scopes: [], tokenId: 't', contactPointId: 'c' };
+    const mail: MailMessage[] = [];
+    const mailer: Mailer = { send: async (message) => void mail.push(message) };
+    const targets = new WebhookTargets(['127.0.0.1'], false);
+    const secrets = new WebhookSecrets(Buffer.alloc(32, 9));
+    // Every attempt waits 200 ms; failing for a second disables.
+    const settings = { retrySchedule: Array<number>(20).fill(0.2), disableAfterSeconds: 1, concurrency: 4, connectMs: 500, totalMs: 500, pollMs: 60_000 };
+    const sender = new WebhookSender(orm, targets, secrets, mailer, systemClock, logger, settings);
+    const service = new WebhookService(orm, systemClock, targets, secrets, () => undefined);
+    receiver.answer('/down', 503);
+    const { webhook } = await service.create(principal, { url: `${receiver.url}/down`, events: ['record.sealed'] });
+    await service.sendTest(principal, webhook.id);
+    await service.sendTest(principal, webhook.id);
+
+    const deadline = Date.now() + 10_000;
+    while ((await service.get(principal, webhook.id)).enabled && Date.now() < deadline) {
+      await sender.sendDue();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const disabled = await service.get(principal, webhook.id);
+    expect(disabled).toMatchObject({ enabled: false, disabledReason: 'failing' });
+    // The first delivery kept failing (in order: the second waited behind it); both end failed, none is retried.
+    const { deliveries } = await service.deliveries(principal, webhook.id, {});
+    expect(deliveries.map((d) => d.status)).toEqual(['failed', 'failed']);
+    expect(deliveries[1]!.attempts).toBeGreaterThanOrEqual(5);
+    expect(deliveries[0]!.attempts).toBe(0);
+    const sent = receiver.at('/down').length;
+    expect(await sender.sendDue()).toBe(0);
+    expect(receiver.at('/down')).toHaveLength(sent);
+    expect(mail).toHaveLength(1);
+    expect(mail[0]).toMatchObject({ to: 'owner@example.org', subject: 'A webhook endpoint was disabled' });
+    expect(mail[0]!.text).toContain('every delivery to it failed for 1 second');
+    expect(mail[0]!.text).not.toContain('/down');
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The typed client's contract, checked by `npm run typecheck` (never run): each `@ts-expect-error` line
+ * must fail to compile, so types that grew loose fail the typecheck. Each mistake sits next to the same
+ * call written right, which must compile, so a line cannot fail for some other reason (a path gone
+ * from the contract) and pass unnoticed.
+ */
+import type { RecordSigningClient } from '../../packages/client/src/index.js';
+
+const draft = { body: 'We share the garden equally and take turns watering it every week.', on_chain_full_text: false, on_chain_include_verified_parties: false };
+
+export async function contractTypes(client: RecordSigningClient): Promise<void> {
+  const record = await client.GET('/api/v1/agreements/{agr_id}', { params: { path: { agr_id: 'AGR-1' } } });
+  // @ts-expect-error a path the contract does not have
+  await client.GET('/api/v1/agreement/{agr_id}', { params: { path: { agr_id: 'AGR-1' } } });
+  // @ts-expect-error a path parameter the path does not have
+  await client.GET('/api/v1/agreements/{agr_id}', { params: { path: { agreement_id: 'AGR-1' } } });
+  // @ts-expect-error a method the path does not have
+  await client.DELETE('/api/v1/agreements/{agr_id}', { params: { path: { agr_id: 'AGR-1' } } });
+
+  await client.GET('/api/v1/identity/agreements', { params: { query: { limit: 10, status: 'sealed' } } });
+  // @ts-expect-error a query parameter the route does not have
+  await client.GET('/api/v1/identity/agreements', { params: { query: { limitt: 10, status: 'sealed' } } });
+  // @ts-expect-error a query parameter of the wrong type
+  await client.GET('/api/v1/identity/agreements', { params: { query: { limit: 'ten', status: 'sealed' } } });
+
+  await client.POST('/api/v1/agreements', { body: { ...draft, title: 'Garden sharing' } });
+  // @ts-expect-error a body property the contract does not have (the service would ignore it)
+  await client.POST('/api/v1/agreements', { body: { ...draft, titel: 'Garden sharing' } });
+  // @ts-expect-error a body property of the wrong type
+  await client.POST('/api/v1/agreements', { body: { ...draft, title: 42 } });
+  // @ts-expect-error a required body property left out
+  await client.POST('/api/v1/agreements', { body: { on_chain_full_text: false, on_chain_include_verified_parties: false } });
+
+  if (record.data) {
+    const sealed: typeof record.data.status = 'sealed';
+    // @ts-expect-error a record status the contract does not have
+    const signed: typeof record.data.status = 'signed';
+    const version: number = record.data.current_version;
+    // @ts-expect-error a response field the contract does not have
+    void record.data.version;
+    void [sealed, signed, version];
+  }
+  if (record.error) {
+    // Errors are the contract's too: an ErrorResponse's `detail` is text, a 422's a list of issues.
+    const detail: string | { loc: (string | number)[]; msg: string; type: string }[] = record.error.detail;
+    void detail;
+  }
+}
