@@ -79,7 +79,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { schema, pubSub } = services;
 
   const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort });
-  const { app, server } = createHttp(config, logger, metrics?.observe);
+  const { app, server, drain } = createHttp(config, logger, metrics?.observe);
   const formatError = formatGraphError(logger);
   const graphql = await mountGraphql(app, server, {
     schema,
@@ -93,7 +93,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   services.onCredentialsChanged(graphql.recheckCredentials);
   // Every facade runs the catalog's documents in-process on this one executor.
   const executor = new GraphExecutor(schema, formatError);
-  const ready = readiness(config.databaseUrl, () => pubSub.listening);
+  const ready = readiness(config.databaseUrl, () => pubSub.listening, () => drain.stopping);
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
   if (metrics) app.use(metrics.endpoint);
   // The web UI answers only its own pages and assets; the REST facade below takes every other path.
@@ -125,6 +125,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   if (metricsListener) logger.info({ url: metricsListener.url }, 'metrics listening');
 
   const { sealArtifacts, dispatcher, housekeeping, anchoring, mailer } = services;
+  let stopping: Promise<void> | null = null;
   return {
     url,
     services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
@@ -133,30 +134,44 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     metricsUrl: metricsListener?.url ?? null,
     agenda: jobs.agenda,
     logger,
-    stop: async () => {
-      // Each step is bounded: a pool holding a connection that died mid-query must not keep the process from stopping.
-      const step = (name: string, run: () => Promise<unknown>) => settleWithin(name, run, STOP_STEP_MS, logger);
-      await step('outbox dispatcher', () => dispatcher.stop());
-      await step('job queue', jobs.stop);
-      await step('job queue pool', jobs.close);
-      await step('graphql', graphql.stop);
-      await step('http server', () => new Promise<void>((resolve) => server.close(() => resolve())));
-      if (metricsListener) await step('metrics listener', metricsListener.close);
-      await step('webhook sender', () => services.webhookSender.close());
-      await step('webhook wake-ups', services.stopWebhookWakeUps);
-      await step('mail worker', async () => mailer.close?.());
-      await step('render threads', () => services.renderer.close());
-      await step('activity watch', services.caches.stop);
-      await step('credential watch', services.credentials.stop);
-      await step('pubsub', () => pubSub.close());
-      await step('pubsub pool', () => services.pubSubPool.end());
-      await step('readiness probe', () => ready.close());
-      await step('database', () => orm.close());
-    },
+    // Once: a second call (a second signal, a test's own stop) waits for the first.
+    stop: () => (stopping ??= stopSteps()),
   };
+
+  /** The stop: the start's steps backwards, each bounded. */
+  async function stopSteps(): Promise<void> {
+    // Each step is bounded: a pool holding a connection that died mid-query must not keep the process from stopping.
+    const step = (name: string, run: () => Promise<unknown>) => settleWithin(name, run, STOP_STEP_MS, logger);
+    // HTTP first, while everything it needs still runs: readiness 503 and `Connection: close` at once,
+    // still serving for the drain delay (a balancer notices), then no new connections, the requests in
+    // flight answered, WebSocket clients told "going away", idle keep-alive connections left to close.
+    const { drainMs } = config.shutdown;
+    drain.begin();
+    if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
+    await step('http requests in flight', () => drain.stopAccepting());
+    await step('graphql', graphql.stop);
+    await step('http connections', () => drain.quiet(drainMs > 0 ? server.keepAliveTimeout + 1000 : 0));
+    // Then the work in progress: jobs finish or are handed back (their locks released), the outbox stops.
+    await step('outbox dispatcher', () => dispatcher.stop());
+    await step('job queue', () => jobs.stop(Math.min(JOB_FINISH_MS, config.shutdown.timeoutMs / 3)));
+    await step('job queue pool', jobs.close);
+    if (metricsListener) await step('metrics listener', metricsListener.close);
+    await step('webhook sender', () => services.webhookSender.close());
+    await step('webhook wake-ups', services.stopWebhookWakeUps);
+    await step('mail worker', async () => mailer.close?.());
+    await step('render threads', () => services.renderer.close());
+    await step('activity watch', services.caches.stop);
+    await step('credential watch', services.credentials.stop);
+    await step('pubsub', () => pubSub.close());
+    await step('pubsub pool', () => services.pubSubPool.end());
+    await step('readiness probe', () => ready.close());
+    await step('database', () => orm.close());
+  }
 }
 
 const STOP_STEP_MS = 10_000;
+/** How long running jobs may take to finish at a stop before they are handed back (at most a third of SHUTDOWN_TIMEOUT_MS). */
+const JOB_FINISH_MS = 8000;
 
 /** Runs one shutdown step; one that fails or takes longer than `ms` is logged and left behind. */
 async function settleWithin(name: string, run: () => Promise<unknown>, ms: number, logger: Logger): Promise<void> {

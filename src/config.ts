@@ -44,6 +44,9 @@ const schema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  // On SIGTERM: how long the listener keeps serving while readiness says 503, and how long the whole stop may take.
+  SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30_000),
   GRAPHQL_OPERATIONS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   // graphql-ws on /graphql: open sockets in all and per client address, and how long an idle one stays.
   WS_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(100_000).default(2000),
@@ -154,6 +157,8 @@ export type Config = {
   graphqlOperationsPerMinute: number;
   /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
   requestTimeoutSeconds: number;
+  /** The clean stop: readiness 503 and `Connection: close` for `drainMs` while still serving, then the rest within `timeoutMs`. */
+  shutdown: { drainMs: number; timeoutMs: number };
   /** graphql-ws: sockets in all and per client address, idle seconds, and the wait for `connection_init`. */
   websocket: { maxConnections: number; maxConnectionsPerClient: number; idleSeconds: number; initTimeoutMs: number };
   /** How long a job's lock holds without its heartbeat: a dead or cut-off worker's job is taken over after this. */
@@ -270,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobsEnabled: e.JOBS_ENABLED,
     jobLockSeconds: e.JOB_LOCK_SECONDS,
     requestTimeoutSeconds: e.REQUEST_TIMEOUT_SECONDS,
+    shutdown: { drainMs: e.SHUTDOWN_DRAIN_MS, timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
     serverSecret: e.SERVER_SECRET,
     metricsToken: e.METRICS_TOKEN ?? null,
     metricsPort: e.METRICS_PORT ?? null,

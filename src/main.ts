@@ -5,8 +5,18 @@ import { startApp } from './app.js';
 try {
   const config = loadConfig();
   const app = await startApp(config);
+  let stopping = false;
   const shutdown = (signal: string) => {
-    app.logger.info({ signal }, 'shutting down');
+    // Later signals change nothing: a Ctrl-C reaches the process both from the terminal and forwarded by
+    // npm and scripts/with-db.mjs, and the stop is bounded by SHUTDOWN_TIMEOUT_MS anyway.
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal, drainMs: config.shutdown.drainMs, timeoutMs: config.shutdown.timeoutMs }, 'shutting down');
+    // The last resort: whatever still runs after SHUTDOWN_TIMEOUT_MS is cut (in-flight work is handed back by its lease).
+    setTimeout(() => {
+      app.logger.error({ timeoutMs: config.shutdown.timeoutMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdown.timeoutMs).unref();
     app.stop().then(
       () => process.exit(0),
       (error: unknown) => {
@@ -15,8 +25,8 @@ try {
       },
     );
   };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
 } catch (error) {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);

@@ -1,7 +1,7 @@
 import { resilientPool } from './domain/database.js';
 
 /** One dependency's state: `ok`, or a short reason it is not. */
-export type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting';
+export type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting' | 'stopping';
 
 export type Readiness = {
   /** Every check, each answered within the deadline. */
@@ -17,8 +17,10 @@ export const READINESS_DEADLINE_MS = 2000;
  * one-connection pool with client-side connect and query timeouts: a hung server costs one
  * connection, never the request pools), and every long-lived connection is up (`listening`: the
  * LISTEN connection that carries events, cache invalidations and job wake-ups between instances).
+ * An instance that is stopping (`stopping`) is not ready, at once and without asking the database:
+ * `checks.shutdown` says so, and the balancer takes it out of its rotation during the drain.
  */
-export function readiness(databaseUrl: string, listening: () => boolean, deadlineMs = READINESS_DEADLINE_MS): Readiness {
+export function readiness(databaseUrl: string, listening: () => boolean, stopping: () => boolean, deadlineMs = READINESS_DEADLINE_MS): Readiness {
   // A probe connection the server drops is replaced at the next check; its loss is what the check reports.
   const pool = resilientPool({ connectionString: databaseUrl, max: 1, connectionTimeoutMillis: deadlineMs, query_timeout: deadlineMs, idleTimeoutMillis: 30_000 }, () => undefined);
   const database = async (): Promise<CheckResult> => {
@@ -38,6 +40,7 @@ export function readiness(databaseUrl: string, listening: () => boolean, deadlin
   };
   return {
     async check() {
+      if (stopping()) return { ready: false, checks: { shutdown: 'stopping' } };
       // A second try: one probe connection the server dropped a moment ago is not unreadiness.
       let state = await database();
       if (state === 'unavailable') state = await database();

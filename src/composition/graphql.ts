@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
@@ -92,7 +91,6 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     plugins: [
       ...armor.plugins,
       idempotencyPlugin(deps.idempotency, logger),
-      ApolloServerPluginDrainHttpServer({ httpServer: server }),
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
       ApolloServerPluginCacheControlDisabled(),
       // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
@@ -100,6 +98,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
       // Apollo's own landing page loads its sandbox from Apollo's CDN, which the service never does: a
       // browser gets the locally served explorer below instead, or nothing when introspection is off.
       ApolloServerPluginLandingPageDisabled(),
+      // The HTTP listener is drained by the stop (composition/drain.ts); WebSocket clients get 1001 "Going away".
       { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
     ],
   });

@@ -10,13 +10,14 @@ import { DEADLINE_MESSAGE, DEADLINE_RETRY_AFTER_SECONDS, requestDeadline } from 
 import { quotaHeaders } from '../graph/transport/quota-headers.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
 import { httpLogger, requestIdOf } from '../logger.js';
+import { httpDrain, type HttpDrain } from './drain.js';
 
 /**
  * The HTTP server and the express app every transport mounts on, with what applies to all of them:
  * security headers, the request log, request deadlines, quota headers on anonymous routes, and the
- * liveness probe answered before express.
+ * liveness probe answered before express, and the drain of a clean stop (every answer is marked).
  */
-export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger, observe?: RequestHandler): { app: Express; server: Server } {
+export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger, observe?: RequestHandler): { app: Express; server: Server; drain: HttpDrain } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -46,10 +47,12 @@ export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
   const server = createServer((req, res) => {
+    drain.mark(req, res);
     if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) answerHealth(req, res);
     else app(req, res);
   });
-  return { app, server };
+  const drain = httpDrain(server);
+  return { app, server, drain };
 }
 
 /**

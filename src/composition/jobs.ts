@@ -1,4 +1,4 @@
-import type { Agenda } from 'agenda';
+import type { Agenda, JobWithId } from 'agenda';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
@@ -22,7 +22,7 @@ type Job = { define: (agenda: Agenda) => void; schedule?: (agenda: Agenda) => Pr
 export async function startJobs(
   config: Config,
   deps: { services: Services; orm: MikroORM; clock: Clock; pubSub: PubSub; logger: Logger; processEvery?: string | number | undefined },
-): Promise<{ agenda: Agenda | null; stop: () => Promise<void>; close: () => Promise<void> }> {
+): Promise<{ agenda: Agenda | null; stop: (withinMs: number) => Promise<void>; close: () => Promise<void> }> {
   if (!config.jobsEnabled) return { agenda: null, stop: async () => undefined, close: async () => undefined };
   const { services, orm, clock, logger } = deps;
   const queue = await createQueue({
@@ -43,9 +43,26 @@ export async function startJobs(
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];
   for (const job of jobs) job.define(agenda);
+  // The jobs this process runs now: handed back at a stop if they do not finish in time.
+  const running = new Map<string, JobWithId>();
+  agenda.on('start', (job: JobWithId, remote?: false) => void (remote || running.set(String(job.attrs._id), job)));
+  agenda.on('complete', (job: JobWithId, remote?: false) => void (remote || running.delete(String(job.attrs._id))));
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
   if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger));
   await agenda.start();
   for (const job of jobs) await job.schedule?.(agenda);
-  return { agenda, stop: () => agenda.stop(), close: queue.close };
+  return { agenda, stop: (withinMs) => stopJobs(agenda, running, withinMs, logger), close: queue.close };
+}
+
+/**
+ * A clean stop of the queue: no new job is taken, the running ones get `withinMs` to finish, and those
+ * still running then are unlocked, so that another instance takes them at its next poll instead of
+ * after the lock's lifetime (every job is safe to run again: each checks what is already done).
+ */
+async function stopJobs(agenda: Agenda, running: Map<string, JobWithId>, withinMs: number, logger: Logger): Promise<void> {
+  const result = await agenda.drain({ timeout: withinMs, closeConnection: false });
+  const left = [...running.values()];
+  if (!result.timedOut || left.length === 0) return;
+  await agenda.db.unlockJobs(left.map((job) => job.attrs._id));
+  logger.warn({ jobs: left.map((job) => job.attrs.name), withinMs }, 'jobs still running at the stop were handed back to the queue');
 }

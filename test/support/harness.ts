@@ -72,6 +72,9 @@ export async function startTestApp(
     MAIL_BACKLOG_PER_CLIENT: '100000',
     // Short job locks: stopping does not linger, and a killed worker's job is taken over quickly.
     JOB_LOCK_SECONDS: '2',
+    // No drain delay: nothing balances between test apps (test/e2e/rolling-restart.test.ts tests the drain).
+    SHUTDOWN_DRAIN_MS: '0',
+    SHUTDOWN_TIMEOUT_MS: '3000',
     ...overrides,
   });
   const app = await startApp(config, {

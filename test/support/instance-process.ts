@@ -13,7 +13,7 @@ export type InstanceProcess = { child: ChildProcess; url: string; output: () => 
 export async function startInstanceProcess(databaseUrl: string, smtpUrl: string, env: Record<string, string> = {}): Promise<InstanceProcess> {
   const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'test/support/child/job-worker.ts'], {
     cwd: repo,
-    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, DATABASE_URL: databaseUrl, SMTP_URL: smtpUrl, LOG_LEVEL: 'info', SHUTDOWN_DRAIN_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -40,10 +40,11 @@ function metaRoutes(): Route[] {
       id: 'getHealthReady',
       summary: 'Readiness',
       tags,
-      description: 'Ready when the service\'s dependencies (database, mail, queue) answer.',
+      description:
+        'Ready when the service\'s dependencies (database, mail, queue) answer. An instance that is stopping answers 503 at once with `checks.shutdown: stopping` while it still serves for its drain delay, so that a balancer takes it out of rotation.',
       access: 'public',
       ok: json('HealthReadyResponse', 200, 'The service is ready.'),
-      other: [json('HealthReadyResponse', 503, 'Not ready: a dependency does not answer; `checks` names it.')],
+      other: [json('HealthReadyResponse', 503, 'Not ready: a dependency does not answer, or the instance is stopping; `checks` names which.')],
       errors: [],
     }),
     route('get', '/mcp/diagnostics', {

@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Ready when the service's dependencies (database, mail, queue) answer.
+         * @description Ready when the service's dependencies (database, mail, queue) answer. An instance that is stopping answers 503 at once with `checks.shutdown: stopping` while it still serves for its drain delay, so that a balancer takes it out of rotation.
          *
          *     No credentials required.
          */
@@ -2299,7 +2299,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Not ready: a dependency does not answer; `checks` names it. */
+            /** @description Not ready: a dependency does not answer, or the instance is stopping; `checks` names which. */
             503: {
                 headers: {
                     [name: string]: unknown;
