@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
+import { ICON_PATH, ICON_PNG } from './brand-icon.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
 const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$)/;
@@ -108,11 +109,15 @@ export function graphqlExplorer(root: string | null = defaultWebRoot()): Request
 /**
  * The first-party web UI (web/, built by Vite into dist/web): hashed assets cached for a year,
  * index.html never cached, every page under a strict Content-Security-Policy (no inline script).
- * It answers only GET/HEAD of its own paths (client routes, /assets, /favicon.svg, /api/docs) and passes
+ * It answers only GET/HEAD of its own paths (client routes, /assets, /favicon.svg, /icon.png, /api/docs) and passes
  * everything else on, so it can sit beside the API routes whatever they catch.
  */
 export function webUiRouter(root: string | null = defaultWebRoot()): express.Router {
   const router = express.Router();
+  router.get(ICON_PATH, securityHeaders, (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.type('png').send(ICON_PNG);
+  });
   if (!root) {
     router.get(CLIENT_ROUTES, securityHeaders, (_req, res) => notBuilt(res));
     router.get(API_DOCS, apiDocsHeaders, (_req, res) => notBuilt(res));

@@ -8,6 +8,7 @@ import { apiKeyResolver, connectorTokenResolver, CredentialResolverChain } from 
 import type { Clock } from '../domain/shared/clock.js';
 import type { McpFacadeDeps } from '../facade-mcp/index.js';
 import { mcpOnFirstUse } from '../facade-mcp/on-first-use.js';
+import { ICON_PATH } from '../brand-icon.js';
 import { CONNECTOR_RESOURCE_PATH } from '../facade-oauth/metadata.js';
 import { connectorAuthenticator, connectorResourceRouter } from '../facade-oauth/resource.js';
 import { createOAuthServer } from '../facade-oauth/router.js';
@@ -50,6 +51,7 @@ export function mountConnectors(
     allowedOrigins: () =>
       config.mcp.allowedOrigins ?? [publicBase.origin, ...['localhost', '127.0.0.1', '[::1]'].map((host) => `http://${host}:${boundPort()}`)],
     jsonResponse: config.mcp.jsonResponse,
+    iconUrl: new URL(ICON_PATH, publicBase).href,
     logger,
   };
   const mcp = mcpOnFirstUse(mcpDeps);

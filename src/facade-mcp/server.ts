@@ -2,9 +2,12 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { ICON_SIZE } from '../brand-icon.js';
+import { scopeOf } from '../domain/identity/operation-access.js';
+import type { Scope } from '../domain/identity/principal.js';
 import { operationFailure } from '../graph/transport/failure.js';
 import { ToolError, toolFailure, toolFailureSchema, type ToolFailure } from './errors.js';
-import type { ToolContext, ToolDefinition } from './tool.js';
+import { MORE_THAN_RETRIEVE, type ToolContext, type ToolDefinition } from './tool.js';
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'record-signing', title: 'Record Signing and Notarization', version: '1.0.0' };
@@ -78,25 +81,58 @@ async function callTool(definition: ToolDefinition, raw: Record<string, unknown>
       structuredContent: output.structured,
     };
   } catch (error) {
-    if (error instanceof ToolError) return failed({ ...error.failure, retry_action: error.failure.retry_action ?? definition.recovery?.(error.failure.error_code, parsed.data) ?? null });
+    if (error instanceof ToolError) return failed(guided(definition, { ...error.failure, retry_action: error.failure.retry_action ?? definition.recovery?.(error.failure.error_code, parsed.data) ?? null }));
     const failure = operationFailure(error);
     if (!failure) logger.error({ err: error, tool: definition.name }, 'MCP tool failed');
     const args = parsed.data;
-    return failed(toolFailure(failure ?? { code: 'internal_error', message: 'Internal server error', issues: [] }, (code) => definition.recovery?.(code, args) ?? defaultRecovery(code, args)));
+    return failed(guided(definition, toolFailure(failure ?? { code: 'internal_error', message: 'Internal server error', issues: [] }, (code) => definition.recovery?.(code, args) ?? defaultRecovery(code, args))));
   }
 }
 
+/** The scopes a tool's operations are declared with (operation-access.ts). */
+const SCOPES = new Map(TOOLS.map((definition) => [definition.name, [...new Set(definition.operations.map((entry) => scopeOf(entry.name)).filter((scope): scope is Scope => scope !== null))]]));
+
+/**
+ * An unauthenticated call names the scopes the tool needs and a way to get them: a sign-in code
+ * grants `retrieve` only, so a tool that needs more is pointed at the credentials that carry it (an
+ * API key with those scopes, or the OAuth connector), not at a code that would not be enough.
+ */
+function guided(definition: ToolDefinition, failure: ToolFailure): ToolFailure {
+  if (failure.error_code !== 'auth_required') return failure;
+  const scopes = failure.required_scopes.length > 0 ? failure.required_scopes : (SCOPES.get(definition.name) ?? []);
+  if (scopes.every((scope) => scope === 'retrieve')) return { ...failure, required_scopes: scopes, retry_action: failure.retry_action ?? SIGN_IN };
+  return {
+    ...failure,
+    required_scopes: scopes,
+    message: `${failure.message}: ${definition.name} needs the ${scopes.map((scope) => `'${scope}'`).join(' and ')} scope${scopes.length > 1 ? 's' : ''}. ${MORE_THAN_RETRIEVE}`,
+    retry_action: { tool: 'get_authentication_status', arguments: {} },
+  };
+}
+
+const SIGN_IN = { tool: 'request_authentication_otp', arguments: { email: '<the human\'s email address>' } };
+
 /** What recovers from a code when the tool says nothing more specific. */
 function defaultRecovery(code: string, args: Record<string, unknown>) {
-  if (code === 'auth_required') return { tool: 'request_authentication_otp', arguments: { email: '<the human\'s email address>' } };
+  if (code === 'auth_required') return SIGN_IN;
   if (code === 'conflict' && typeof args.agr_reference === 'string') return { tool: 'get_agreement', arguments: { agr_reference: args.agr_reference } };
   return null;
 }
 
+/** tools/list with the icon hosts show beside each tool (by URL: the list is sent often). */
+const withIcons = new Map<string, Tool[]>();
+function toolsWithIcon(iconUrl: string): Tool[] {
+  let tools = withIcons.get(iconUrl);
+  if (!tools) withIcons.set(iconUrl, (tools = TOOL_LIST.map((tool) => ({ ...tool, icons: iconsAt(iconUrl) }))));
+  return tools;
+}
+
+const iconsAt = (iconUrl: string) => [{ src: iconUrl, mimeType: 'image/png', sizes: [ICON_SIZE] }];
+
 /** One MCP server for one HTTP request: the tool catalogue, run with that request's context. */
-export function buildMcpServer(context: ToolContext, logger: Logger): Server {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOL_LIST }));
+export function buildMcpServer(context: ToolContext, logger: Logger, iconUrl: string): Server {
+  const server = new Server({ ...SERVER_INFO, icons: iconsAt(iconUrl) }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+  const tools = toolsWithIcon(iconUrl);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const definition = BY_NAME.get(request.params.name);
     if (!definition) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);

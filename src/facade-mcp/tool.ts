@@ -44,6 +44,10 @@ export function tool<S extends z.ZodObject>(definition: Omit<ToolDefinition, 'in
   return definition;
 }
 
+/** How an assistant gets more than `retrieve` (said in auth_required failures and by get_authentication_status). */
+export const MORE_THAN_RETRIEVE =
+  'Connect with an API key that has the scopes needed (sent as the transport\'s `Authorization: Bearer`, created by the human in the web UI) or through the OAuth connector at /mcp/oauth; a sign-in code grants `retrieve` only.';
+
 /** Read-only, safe to repeat. */
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Creates or changes something; not destructive; repeating it does it again. */
@@ -62,16 +66,24 @@ export const visualRepresentation = z
   .default('metadata')
   .describe('Identicons: compact metadata (default), `inline` as image content blocks, or `compatibility_data_uri` for clients that cannot show images');
 export const body = z.string().min(1).max(BODY_LIMITS.maxRawCharacters).describe(`The exact text: ${BODY_RULE}`);
-export const reason = z.string().max(LIMITS.reason).nullish();
-export const title = z.string().max(LIMITS.title).nullish();
-export const summary = z.string().max(LIMITS.summary).nullish();
-export const jurisdiction = z.string().max(LIMITS.jurisdiction).nullish();
-export const lapseDays = z.number().int().min(LIMITS.lapseDays.min).max(LIMITS.lapseDays.max).nullish();
+export const reason = z.string().max(LIMITS.reason).nullish().describe(`The reason, in the human's words (at most ${LIMITS.reason} characters); kept in the record's history`);
+export const title = z.string().max(LIMITS.title).nullish().describe(`The record's title (at most ${LIMITS.title} characters); not part of the signed text`);
+export const summary = z.string().max(LIMITS.summary).nullish().describe(`A short plain-language summary (at most ${LIMITS.summary} characters); not part of the signed text`);
+export const jurisdiction = z.string().max(LIMITS.jurisdiction).nullish().describe(`The governing jurisdiction as the human states it, e.g. "England and Wales" (at most ${LIMITS.jurisdiction} characters)`);
+export const lapseDays = z
+  .number()
+  .int()
+  .min(LIMITS.lapseDays.min)
+  .max(LIMITS.lapseDays.max)
+  .nullish()
+  .describe(`Days the others have to sign before the record lapses (${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max})`);
 export const namedParty = z.strictObject({
-  display_name: z.string().trim().min(1).max(LIMITS.displayName),
+  display_name: z.string().trim().min(1).max(LIMITS.displayName).describe(`The person's name as it appears on the record (1..${LIMITS.displayName} characters)`),
   contact_point_value: z.string().trim().min(3).max(LIMITS.contactPointValue).describe('Email address (or messenger handle with contact_point_type messenger)'),
-  contact_point_type: z.enum(['email', 'messenger']).default('email'),
+  contact_point_type: z.enum(['email', 'messenger']).default('email').describe('How the person is invited and identified: `email` (default) or `messenger`'),
 });
+/** 1, 2 or 3 distinct signature methods per signer. */
+export const methodCount = z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('Distinct signature methods each signer must complete (1, 2 or 3)');
 export const methodType = z
   .enum(['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey', 'messenger', 'api_key'])
   .describe('The signature method');

@@ -32,6 +32,8 @@ export type McpFacadeDeps = {
   allowedHosts: () => string[];
   allowedOrigins: () => string[];
   jsonResponse: boolean;
+  /** Where hosts fetch the server's and tools' icon (`/icon.png` on PUBLIC_BASE_URL). */
+  iconUrl: string;
   logger: Logger;
 };
 
@@ -198,7 +200,7 @@ async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKe
     clientAddress: req.ip ?? null,
     mcpSessionKey: sessionKey,
   };
-  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations }, deps.logger);
+  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations }, deps.logger, deps.iconUrl);
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
   res.on('close', () => {

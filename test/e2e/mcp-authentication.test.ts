@@ -39,7 +39,20 @@ describe('MCP authentication on /mcp', () => {
     expect(verified.structured).toMatchObject({ record_found: true, verdict: 'certificate', status: 'sealed' });
     const read = await mcp.call('get_agreement', { agr_reference: reference });
     expect(read.isError).toBe(true);
-    expect(read.structured).toMatchObject({ error_code: 'auth_required', required_scopes: [], retry_action: { tool: 'request_authentication_otp' } });
+    expect(read.structured).toMatchObject({ error_code: 'auth_required', required_scopes: ['retrieve'], retry_action: { tool: 'request_authentication_otp' } });
+  });
+
+  it('answers a tool that needs more than retrieve with its scopes and the credentials that carry them, not a sign-in code', async () => {
+    const mcp = await connect();
+    const created = await mcp.call('create_agreement', { body: 'We agree to share the garden equally every week.', on_chain_full_text: false, on_chain_include_verified_parties: false });
+    expect(created.isError).toBe(true);
+    expect(created.structured).toMatchObject({ error_code: 'auth_required', required_scopes: ['create'], retry_action: { tool: 'get_authentication_status', arguments: {} } });
+    expect(created.structured.message).toMatch(/create_agreement needs the 'create' scope\. Connect with an API key .*\/mcp\/oauth; a sign-in code grants `retrieve` only/);
+    const guarded = await mcp.call('preview_cancellation', { agr_reference: reference, action: 'cancel' });
+    expect(guarded.structured).toMatchObject({ error_code: 'auth_required', required_scopes: ['retrieve', 'cancel'], retry_action: { tool: 'get_authentication_status' } });
+    const status = await mcp.call('get_authentication_status');
+    expect(status.structured).toMatchObject({ authenticated: false, next_action: { tool: 'request_authentication_otp' } });
+    expect(status.structured.human_step).toMatch(/API key .*\/mcp\/oauth/);
   });
 
   it('takes an API key as the transport bearer, with exactly the key\'s scopes', async () => {

@@ -157,6 +157,21 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     await mcp.close();
   });
 
+  it('gives the server and every tool an icon: a PNG the service serves itself', async () => {
+    const mcp = await connectMcp(t.url);
+    const icon = { src: new URL('/icon.png', t.config.publicBaseUrl).href, mimeType: 'image/png', sizes: ['96x96'] };
+    expect(mcp.client.getServerVersion()).toMatchObject({ name: 'record-signing', icons: [icon] });
+    const { tools } = await mcp.client.listTools();
+    for (const tool of tools) expect(tool).toMatchObject({ title: expect.any(String), icons: [icon] });
+    await mcp.close();
+    const served = await fetch(new URL('/icon.png', t.url));
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/png');
+    const png = Buffer.from(await served.arrayBuffer());
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([96, 96]);
+  });
+
   it('reports the real catalogue in /mcp/diagnostics', async () => {
     const response = await t.request('GET', '/mcp/diagnostics');
     expect(response.status).toBe(200);

@@ -2,6 +2,8 @@ import { scopeOf } from '../../src/domain/identity/operation-access.js';
 import { TOOL_LIST } from '../../src/facade-mcp/index.js';
 import { TOOLS } from '../../src/facade-mcp/tools/index.js';
 
+type JsonSchema = { description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
+
 describe('MCP tool catalogue', () => {
   it('has 27 tools: 13 named ones and seven preview tools each paired with an execute tool', () => {
     expect(TOOLS).toHaveLength(27);
@@ -21,6 +23,29 @@ describe('MCP tool catalogue', () => {
     for (const scope of ['create', 'retrieve', 'verify', 'amend', 'cancel'].filter((scope) => !scopes.has(scope as never))) {
       expect(tool.description).not.toMatch(new RegExp(`needs the \`${scope}\` scope`, "i"));
     }
+  });
+
+  it('describes every input property, nested ones and enums included, for the model and the host', () => {
+    const undescribed: string[] = [];
+    const walk = (schema: JsonSchema, path: string) => {
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        if (!property.description) undescribed.push(`${path}.${name}`);
+        walk(property, `${path}.${name}`);
+        if (property.items) walk(property.items, `${path}.${name}[]`);
+        for (const alternative of property.anyOf ?? []) walk(alternative, `${path}.${name}`);
+      }
+    };
+    for (const tool of TOOL_LIST) walk(tool.inputSchema, tool.name);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('hints what each tool does to the world: previews read, the card\'s ticket is a write, resolving a counter is destructive', () => {
+    const hints = new Map(TOOL_LIST.map((tool) => [tool.name, tool.annotations!]));
+    for (const [name, annotations] of hints) if (name.startsWith('preview_')) expect(annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(hints.get('get_agreement_card')).toMatchObject({ readOnlyHint: false, idempotentHint: false });
+    expect(hints.get('resolve_counter')).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    for (const name of ['cancel_agreement', 'decline_agreement', 'apply_participant_change']) expect(hints.get(name)).toMatchObject({ destructiveHint: true });
+    for (const tool of TOOL_LIST) expect(tool.title).toBeTruthy();
   });
 
   it('declares object input schemas with the spec\'s limits, and an output schema that admits the failure structure', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
-import { humanStep, nextAction, READ, tool, WRITE, OUTREACH, type ToolDefinition } from '../tool.js';
+import { humanStep, MORE_THAN_RETRIEVE, nextAction, READ, tool, WRITE, OUTREACH, type ToolDefinition } from '../tool.js';
 
 const { identity } = catalog;
 
@@ -24,7 +24,9 @@ export const authenticationTools: ToolDefinition[] = [
           auth_method: status.authMethod ?? null,
           session_bound: status.sessionBound,
           next_action: status.authenticated ? null : { tool: 'request_authentication_otp', arguments: { email: '<the human\'s email address>' }, description: 'Sign in with an email code to read your records (retrieve only).' },
-          human_step: status.authenticated ? null : 'To read private records, ask the human for their email address; public verification needs no sign-in.',
+          human_step: status.authenticated
+            ? null
+            : `To read private records, ask the human for their email address; public verification needs no sign-in. To create, sign or change records: ${MORE_THAN_RETRIEVE}`,
         },
       };
     },

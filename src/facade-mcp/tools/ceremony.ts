@@ -64,8 +64,8 @@ export const ceremonyTools: ToolDefinition[] = [
     description:
       'Submits what the human provided for a started method: `code` (the six-digit signature code of email_otp), `url` (the public proof post\'s URL) or `credential` (the passkey authenticator response). Sign-in codes and signature codes are not interchangeable. Needs the `verify` scope.',
     input: method.extend({
-      code: z.string().regex(/^\d{6}$/, 'six digits').optional(),
-      url: z.url().max(2000).optional(),
+      code: z.string().regex(/^\d{6}$/, 'six digits').optional().describe('email_otp: the six-digit signature code the human received (not a sign-in code)'),
+      url: z.url().max(2000).optional().describe('codehost_gist, microblog_post, forum_post: the URL of the public post the human made with the proof text'),
       credential: z.record(z.string(), z.unknown()).optional().describe('webauthn_passkey: the authenticator response as JSON'),
     }),
     output: executionOutput,
@@ -94,7 +94,13 @@ export const ceremonyTools: ToolDefinition[] = [
     title: 'Finalize the signature',
     description:
       'Finalizes the caller\'s signature once `can_finalize` is true (the required number of distinct methods is satisfied), after the human confirmed they intend to sign this version. When the record publishes verified party details on chain, `acknowledge_public_verified_parties` must be true (the human\'s explicit acknowledgement). The last signature seals the record. Needs the `verify` scope.',
-    input: z.strictObject({ agr_reference: agrReference, acknowledge_public_verified_parties: z.boolean().optional() }),
+    input: z.strictObject({
+      agr_reference: agrReference,
+      acknowledge_public_verified_parties: z
+        .boolean()
+        .optional()
+        .describe('true: the human explicitly accepts that their verified party details are published on chain (required when the record publishes them)'),
+    }),
     output: recordOutput,
     annotations: WRITE,
     operations: [ceremony.finalize],

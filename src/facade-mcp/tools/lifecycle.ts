@@ -3,7 +3,7 @@ import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment, UpdateAgreementInput } from '../../graph/catalog/generated.js';
 import { ToolError } from '../errors.js';
 import { LIMITS } from '../../domain/text-rules.js';
-import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, namedParty, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
+import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, methodCount, namedParty, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
 import { guarded } from './guarded.js';
 
 const { records, lifecycle } = catalog;
@@ -39,9 +39,9 @@ const draftFields = {
   parties: z.array(namedParty).max(LIMITS.parties).optional().describe('Replaces the non-initiator parties'),
   witnesses: z.array(namedParty).max(LIMITS.witnesses).optional().describe('Replaces the witnesses'),
   lapse_days: lapseDays,
-  required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).optional(),
-  on_chain_full_text: z.boolean().optional(),
-  on_chain_include_verified_parties: z.boolean().optional(),
+  required_signature_method_count: methodCount.optional(),
+  on_chain_full_text: z.boolean().optional().describe('Publish the sealed text on chain instead of only its hash'),
+  on_chain_include_verified_parties: z.boolean().optional().describe('Publish verified party details on chain (more public)'),
 };
 const DRAFT_FIELD_NAMES = Object.keys(draftFields);
 
@@ -59,7 +59,12 @@ export const lifecycleTools: ToolDefinition[] = [
     execute: 'amend_agreement',
     title: 'Amend a sealed record',
     purpose: 'Creates an amendment draft of a sealed record with a new text; once the amendment seals, it supersedes this record. Needs the `amend` scope.',
-    input: z.strictObject({ agr_reference: agrReference, body, amendment_note: reason, summary }),
+    input: z.strictObject({
+      agr_reference: agrReference,
+      body,
+      amendment_note: reason.describe(`What the amendment changes and why, in the human's words (at most ${LIMITS.reason} characters)`),
+      summary,
+    }),
     annotations: WRITE,
     operation: () => lifecycle.amend,
     operations: [lifecycle.amend],
@@ -76,7 +81,11 @@ export const lifecycleTools: ToolDefinition[] = [
     title: 'Change or submit a draft',
     purpose:
       'Changes a draft (`action: update` with the fields to change; a body change restarts the initiator\'s signature) or submits a draft the initiator has signed (`action: submit`: invitations go to every participant and the record awaits their signatures). Needs the `create` scope.',
-    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['update', 'submit']), ...draftFields }),
+    input: z.strictObject({
+      agr_reference: agrReference,
+      action: z.enum(['update', 'submit']).describe('`update`: change the fields given; `submit`: send the signed draft to its participants'),
+      ...draftFields,
+    }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     operation: (args) => (args.action === 'submit' ? lifecycle.submit : records.update),
     operations: [records.update, lifecycle.submit],
@@ -125,7 +134,9 @@ export const lifecycleTools: ToolDefinition[] = [
     input: z.strictObject({
       agr_reference: agrReference,
       party_id: z.uuid().describe('The participant\'s id (from get_agreement)'),
-      action: z.enum(['complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness']),
+      action: z
+        .enum(['complete_without', 'waive_witness', 'waive_co_notarizer', 'replace_witness'])
+        .describe('`complete_without`: go on without the participant; `waive_witness` / `waive_co_notarizer`: go on without that signature; `replace_witness`: invite `replacement` instead'),
       replacement: namedParty.optional().describe('replace_witness: the new witness'),
     }),
     annotations: DESTRUCTIVE,
@@ -179,7 +190,12 @@ export const lifecycleTools: ToolDefinition[] = [
     title: 'Rescind or cancel a record',
     purpose:
       '`action: rescind` ends a pending record for good (initiator only). `action: cancel` cancels a draft in place, or for a sealed record creates a mutual cancellation draft that everyone signs. Needs the `cancel` scope.',
-    input: z.strictObject({ agr_reference: agrReference, action: z.enum(['rescind', 'cancel']), reason, summary }),
+    input: z.strictObject({
+      agr_reference: agrReference,
+      action: z.enum(['rescind', 'cancel']).describe('`rescind`: end a pending record for good (initiator); `cancel`: cancel a draft, or start a mutual cancellation of a sealed record'),
+      reason,
+      summary: summary.describe(`A sealed record's cancellation: a short summary of the cancellation record (at most ${LIMITS.summary} characters)`),
+    }),
     annotations: DESTRUCTIVE,
     operation: (args) => (args.action === 'rescind' ? lifecycle.rescind : lifecycle.cancel),
     operations: [lifecycle.rescind, lifecycle.cancel],
@@ -223,10 +239,13 @@ export const lifecycleTools: ToolDefinition[] = [
     input: z.strictObject({
       agr_reference: agrReference,
       counter_id: z.uuid().describe('The active counter-proposal\'s id (active_counter.id from get_agreement)'),
-      decision: z.enum(['accept', 'partially_accept', 'reject']),
+      decision: z
+        .enum(['accept', 'partially_accept', 'reject'])
+        .describe('`accept`: the counter-proposal\'s text becomes the record\'s; `partially_accept`: `resolved_body` does; `reject`: the record\'s text stays'),
       resolved_body: body.optional().describe('partially_accept: the text as resolved'),
     }),
-    annotations: WRITE,
+    // Accepting replaces the record's text and restarts every signature: not undone by calling again.
+    annotations: DESTRUCTIVE,
     operation: () => lifecycle.resolveCounter,
     operations: [lifecycle.resolveCounter],
     target: (args, record) => {

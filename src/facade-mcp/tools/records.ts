@@ -13,6 +13,7 @@ import {
   identicon,
   jurisdiction,
   lapseDays,
+  methodCount,
   namedParty,
   nextAction,
   READ,
@@ -76,15 +77,18 @@ export const recordTools: ToolDefinition[] = [
         body,
         title,
         summary,
-        type: z.enum(['agreement', 'declaration', 'witnessed_agreement']).default('agreement'),
+        type: z
+          .enum(['agreement', 'declaration', 'witnessed_agreement'])
+          .default('agreement')
+          .describe('`agreement` (default: the initiator and other parties sign), `declaration` (the initiator alone), `witnessed_agreement` (parties and witnesses sign)'),
         jurisdiction,
         other_party_email: z.email().max(LIMITS.contactPointValue).optional().describe('Email address of the other party'),
         other_party_name: z.string().trim().min(1).max(LIMITS.displayName).optional().describe(`Display name of the other party (1..${LIMITS.displayName} characters)`),
         additional_parties: z.array(namedParty).max(LIMITS.parties - 1).optional().describe(`Further parties (at most ${LIMITS.parties} non-initiator parties in all)`),
-        witnesses: z.array(namedParty).max(LIMITS.witnesses).optional(),
+        witnesses: z.array(namedParty).max(LIMITS.witnesses).optional().describe(`witnessed_agreement: the witnesses (at most ${LIMITS.witnesses})`),
         on_chain_full_text: z.boolean().describe('Publish the sealed text on chain instead of only its hash'),
         on_chain_include_verified_parties: z.boolean().describe('Publish verified party details on chain (more public)'),
-        required_signature_method_count: z.union([z.literal(1), z.literal(2), z.literal(3)]).default(1).describe('Distinct signature methods each signer must complete'),
+        required_signature_method_count: methodCount.default(1),
         lapse_days: lapseDays.describe(`Days the others have to confirm (${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max})`),
       })
       .refine((args) => (args.other_party_email === undefined) === (args.other_party_name === undefined), {
@@ -137,10 +141,13 @@ export const recordTools: ToolDefinition[] = [
     description:
       'Lists the records of the caller\'s identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature). Filter by `status` or `type`; page with `limit` (1..100, default 20) and `offset`. Only document identicons are ever inlined. Needs the `retrieve` scope.',
     input: z.strictObject({
-      status: z.enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded']).optional(),
-      type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional(),
-      limit: z.number().int().min(1).max(100).default(20),
-      offset: z.number().int().min(0).max(MAX_LIST_OFFSET).default(0),
+      status: z
+        .enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded'])
+        .optional()
+        .describe('Only records in this status'),
+      type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional().describe('Only records of this type'),
+      limit: z.number().int().min(1).max(100).default(20).describe('Entries per page (1..100, default 20)'),
+      offset: z.number().int().min(0).max(MAX_LIST_OFFSET).default(0).describe(`Entries to skip (0..${MAX_LIST_OFFSET}), for the next page`),
       visual_representation: visualRepresentation,
     }),
     output: z.object({
@@ -189,7 +196,13 @@ export const recordTools: ToolDefinition[] = [
     title: 'Get the share card',
     description:
       'The private share card (PNG) of a sealed record, for a participant. `representation`: `url` (default) returns a short-lived single-use URL to hand to the human; `inline` returns the image as an image content block; `compatibility_base64` puts the PNG as base64 in the structure for clients that cannot show images. Needs the `retrieve` scope.',
-    input: z.strictObject({ agr_reference: agrReference, representation: z.enum(['url', 'inline', 'compatibility_base64']).default('url') }),
+    input: z.strictObject({
+      agr_reference: agrReference,
+      representation: z
+        .enum(['url', 'inline', 'compatibility_base64'])
+        .default('url')
+        .describe('`url` (default): a short-lived single-use link for the human; `inline`: an image content block; `compatibility_base64`: the PNG as base64 in the result'),
+    }),
     output: z.object({
       agr_reference: z.string(),
       representation: z.string(),
@@ -202,7 +215,8 @@ export const recordTools: ToolDefinition[] = [
       next_action: nextAction,
       human_step: humanStep,
     }),
-    annotations: { ...READ, idempotentHint: false },
+    // Not read-only: the `url` representation issues a single-use ticket each call.
+    annotations: { ...READ, readOnlyHint: false, idempotentHint: false },
     operations: [artifacts.createCardTicket, artifacts.getCard],
     run: async (args, { graph }) => {
       const base = { agr_reference: args.agr_reference, representation: args.representation, next_action: null };
