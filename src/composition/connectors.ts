@@ -52,6 +52,7 @@ export function mountConnectors(
       config.mcp.allowedOrigins ?? [publicBase.origin, ...['localhost', '127.0.0.1', '[::1]'].map((host) => `http://${host}:${boundPort()}`)],
     jsonResponse: config.mcp.jsonResponse,
     iconUrl: new URL(ICON_PATH, publicBase).href,
+    connectorResourceMetadataUrl: oauthServer.resourceMetadataUrl,
     logger,
   };
   const mcp = mcpOnFirstUse(mcpDeps);

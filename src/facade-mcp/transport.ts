@@ -32,12 +32,17 @@ export type McpFacadeDeps = {
   allowedHosts: () => string[];
   allowedOrigins: () => string[];
   jsonResponse: boolean;
+  /** The OAuth connector's protected resource metadata (`/mcp/oauth`'s), named by /mcp's 401. */
+  connectorResourceMetadataUrl: string;
   /** Where hosts fetch the server's and tools' icon (`/icon.png` on PUBLIC_BASE_URL). */
   iconUrl: string;
   logger: Logger;
 };
 
 const API_KEY_PREFIX = 'rss_key_';
+
+/** What /mcp takes, said in its 401. */
+const CREDENTIALS_TAKEN = '/mcp takes an API key or an MCP transport token as Authorization: Bearer; OAuth connectors use /mcp/oauth';
 
 type JsonRpcErrorBody = { jsonrpc: '2.0'; error: { code: number; message: string }; id: null };
 const rpcError = (code: number, message: string): JsonRpcErrorBody => ({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -186,8 +191,11 @@ async function authenticate(req: Request, res: Response, deps: McpFacadeDeps, se
     return sessionKey ? await deps.sessionPrincipal(sessionKey) : null;
   } catch (error) {
     if (!(error instanceof DomainError)) throw error;
-    res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-    res.status(401).json(rpcError(-32001, error.message));
+    // The resource metadata named is the connector's (/mcp/oauth), which is not this resource: a client
+    // that would start OAuth for /mcp checks the metadata's resource against /mcp (RFC 9728) and stops
+    // there, before registering, instead of getting a token /mcp would refuse.
+    res.setHeader('WWW-Authenticate', `Bearer error="invalid_token", error_description="${CREDENTIALS_TAKEN}", resource_metadata="${deps.connectorResourceMetadataUrl}"`);
+    res.status(401).json(rpcError(-32001, `${error.message}. ${CREDENTIALS_TAKEN}`));
     return 'refused';
   }
 }

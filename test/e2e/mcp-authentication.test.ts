@@ -1,4 +1,9 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
+import { freePort } from '../support/chain.js';
 import { ManualClock } from '../support/clock.js';
 import { connectMcp, type McpClient } from '../support/mcp.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
@@ -25,7 +30,9 @@ describe('MCP authentication on /mcp', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp({}, { clock });
+    // PUBLIC_BASE_URL is where the app listens: an SDK client follows the metadata URLs it names.
+    const port = await freePort();
+    t = await startTestApp({ PORT: String(port), PUBLIC_BASE_URL: `http://localhost:${port}` }, { clock });
     reference = (await sealTwoPartyAgreement(t)).reference;
   });
   afterAll(async () => {
@@ -53,6 +60,45 @@ describe('MCP authentication on /mcp', () => {
     const status = await mcp.call('get_authentication_status');
     expect(status.structured).toMatchObject({ authenticated: false, next_action: { tool: 'request_authentication_otp' } });
     expect(status.structured.human_step).toMatch(/API key .*\/mcp\/oauth/);
+  });
+
+  it('a revoked API key on /mcp fails the SDK client (with an OAuth provider) without registering a client or starting consent', async () => {
+    const token = await t.signIn('revoked-key@example.com');
+    const created = await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['retrieve'] } });
+    expect((await t.request('DELETE', `/api/v1/api-keys/${created.body.id}`, { token })).status).toBeLessThan(300);
+    const registrations: OAuthClientInformationMixed[] = [];
+    let authorizationUrl: URL | null = null;
+    // An assistant as the Inspector and hosted clients build it: an OAuth provider beside the configured bearer.
+    const provider: OAuthClientProvider = {
+      redirectUrl: 'https://assistant.example/oauth/callback',
+      clientMetadata: { client_name: 'Inspector-like', redirect_uris: ['https://assistant.example/oauth/callback'], token_endpoint_auth_method: 'none' },
+      clientInformation: () => registrations.at(-1),
+      saveClientInformation: (information) => void registrations.push(information),
+      tokens: () => undefined,
+      saveTokens: () => undefined,
+      redirectToAuthorization: (url) => void (authorizationUrl = url),
+      saveCodeVerifier: () => undefined,
+      codeVerifier: () => '',
+    };
+    const payloads = async () => Number((await t.app.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from oauth_payloads'))[0]!.n);
+    const before = await payloads();
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp', t.config.publicBaseUrl), { authProvider: provider, requestInit: { headers: { Authorization: `Bearer ${created.body.key}` } } });
+    const client = new Client({ name: 'inspector-like', version: '1.0.0' });
+    // /mcp's 401 names the connector's resource (/mcp/oauth): the SDK sees it is not /mcp and stops there.
+    await expect(client.connect(transport)).rejects.toThrow(/mcp\/oauth does not match/);
+    await client.close().catch(() => undefined);
+    expect(registrations).toEqual([]);
+    expect(authorizationUrl).toBeNull();
+    expect(await payloads()).toBe(before);
+    // The 401 itself says which credentials /mcp takes.
+    const answer = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${created.body.key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    });
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http[^"]+\/\.well-known\/oauth-protected-resource\/mcp\/oauth"$/);
+    expect(((await answer.json()) as { error: { message: string } }).error.message).toMatch(/\/mcp takes an API key or an MCP transport token.*\/mcp\/oauth/);
   });
 
   it('takes an API key as the transport bearer, with exactly the key\'s scopes', async () => {
