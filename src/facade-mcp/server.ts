@@ -7,6 +7,7 @@ import { scopeOf } from '../domain/identity/operation-access.js';
 import type { Scope } from '../domain/identity/principal.js';
 import { operationFailure } from '../graph/transport/failure.js';
 import { ToolError, toolFailure, toolFailureSchema, type ToolFailure } from './errors.js';
+import { asPng } from './png.js';
 import { MORE_THAN_RETRIEVE, type ToolContext, type ToolDefinition } from './tool.js';
 import { TOOLS } from './tools/index.js';
 
@@ -77,7 +78,7 @@ async function callTool(definition: ToolDefinition, raw: Record<string, unknown>
   try {
     const output = await definition.run(parsed.data, context);
     return {
-      content: [{ type: 'text', text: JSON.stringify(output.structured) }, ...(output.images ?? [])],
+      content: [{ type: 'text', text: JSON.stringify(output.structured) }, ...(await asPng(output.images ?? [])), ...(output.links ?? [])],
       structuredContent: output.structured,
     };
   } catch (error) {

@@ -5,7 +5,7 @@ import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
 import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
 import type { RetryAction } from './errors.js';
-import type { ImageBlock } from './views.js';
+import type { ImageBlock, ResourceLink } from './views.js';
 
 /** Confirmation tokens of guarded actions, stored in PostgreSQL (src/domain/mcp/confirmations.ts). */
 export type ConfirmationStore = {
@@ -18,10 +18,12 @@ export type ToolContext = {
   graph: Graph;
   principal: Principal | null;
   confirmations: ConfirmationStore;
+  /** PUBLIC_BASE_URL: where the links a result carries point (the public verification page). */
+  publicBaseUrl: string;
 };
 
 /** A tool's answer: the structure (validated by the output schema) and image blocks to append. */
-export type ToolOutput = { structured: Record<string, unknown>; images?: ImageBlock[] };
+export type ToolOutput = { structured: Record<string, unknown>; images?: ImageBlock[]; links?: ResourceLink[] };
 
 export type ToolAnnotations = { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 

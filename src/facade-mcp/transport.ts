@@ -34,6 +34,8 @@ export type McpFacadeDeps = {
   jsonResponse: boolean;
   /** The OAuth connector's protected resource metadata (`/mcp/oauth`'s), named by /mcp's 401. */
   connectorResourceMetadataUrl: string;
+  /** PUBLIC_BASE_URL, where results' links point. */
+  publicBaseUrl: string;
   /** Where hosts fetch the server's and tools' icon (`/icon.png` on PUBLIC_BASE_URL). */
   iconUrl: string;
   logger: Logger;
@@ -208,7 +210,7 @@ async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKe
     clientAddress: req.ip ?? null,
     mcpSessionKey: sessionKey,
   };
-  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations }, deps.logger, deps.iconUrl);
+  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations, publicBaseUrl: deps.publicBaseUrl }, deps.logger, deps.iconUrl);
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
   res.on('close', () => {

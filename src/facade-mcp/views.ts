@@ -7,6 +7,37 @@ export type VisualRepresentation = 'metadata' | 'inline' | 'compatibility_data_u
 /** An image content block (bytes travel only here, never in structuredContent or the first text block). */
 export type ImageBlock = { type: 'image'; data: string; mimeType: string };
 
+/** A link a host can show or open (MCP `resource_link` content): where the evidence of a record is. */
+export type ResourceLink = { type: 'resource_link'; uri: string; name: string; title: string; description: string; mimeType: string };
+
+/**
+ * The links to a sealed record's evidence: its public verification page (anyone can open it) and,
+ * once anchored on a chain with an explorer configured, the transaction there.
+ */
+export function evidenceLinks(publicBaseUrl: string, reference: string, explorerUrl: string | null | undefined): ResourceLink[] {
+  const links: ResourceLink[] = [
+    {
+      type: 'resource_link',
+      uri: new URL(`/verify/${encodeURIComponent(reference)}`, publicBaseUrl).href,
+      name: `${reference}-verification`,
+      title: `Public verification of ${reference}`,
+      description: 'The public page where anyone can check this record, and a document against it, without signing in.',
+      mimeType: 'text/html',
+    },
+  ];
+  if (explorerUrl) {
+    links.push({
+      type: 'resource_link',
+      uri: explorerUrl,
+      name: `${reference}-chain-transaction`,
+      title: `${reference} on the chain`,
+      description: 'The transaction that anchored this record, in the chain explorer.',
+      mimeType: 'text/html',
+    });
+  }
+  return links;
+}
+
 type WithSvg = { svgDataUri?: string | null; kind?: string; altText?: string };
 
 /** Whether the GraphQL documents should select `svgDataUri`. */

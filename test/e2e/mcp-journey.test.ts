@@ -93,9 +93,21 @@ describe('MCP journey: from create_agreement to a sealed record by following nex
     expect(lookup.structured.identicon.svg_data_uri).toBeUndefined();
     const matched = await anonymous.call('verify_agreement', { agr_reference: reference, content_hash: read.structured.agreement.body_hash, visual_representation: 'inline' });
     expect(matched.structured).toMatchObject({ record_match: true, verified: true, verdict: 'verified', match_method: 'content_hash' });
-    expect(matched.result.content.map((block) => block.type)).toEqual(['text', 'image']);
-    expect(matched.result.content[1]).toMatchObject({ mimeType: 'image/svg+xml' });
+    // The identicon as PNG (hosts must show PNG; many show no SVG), then the link to the public page.
+    expect(matched.result.content.map((block) => block.type)).toEqual(['text', 'image', 'resource_link']);
+    expect(matched.result.content[1]).toMatchObject({ mimeType: 'image/png' });
+    const png = Buffer.from((matched.result.content[1] as { data: string }).data, 'base64');
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([320, 320]);
     expect(JSON.stringify(matched.structured)).not.toContain('svg');
+    const verificationPage = new URL(`/verify/${reference}`, t.config.publicBaseUrl).href;
+    expect(matched.result.content[2]).toMatchObject({ type: 'resource_link', uri: verificationPage, mimeType: 'text/html', name: `${reference}-verification` });
+    // SVG stays where a client asked for data URIs.
+    const compatible = await anonymous.call('verify_agreement', { agr_reference: reference, visual_representation: 'compatibility_data_uri' });
+    expect(compatible.structured.identicon.svg_data_uri).toMatch(/^data:image\/svg\+xml;base64,/);
+    // A participant's read of the sealed record links the same page.
+    const links = (await alice.call('get_agreement', { agr_reference: reference })).result.content.filter((block) => block.type === 'resource_link');
+    expect(links).toEqual([expect.objectContaining({ uri: verificationPage })]);
     const other = await anonymous.call('verify_agreement', { agr_reference: reference, content_hash: `sha256:${'0'.repeat(64)}` });
     expect(other.structured).toMatchObject({ verdict: 'no_match', verified: false });
     const compat = await anonymous.call('verify_agreement', { agr_reference: reference, visual_representation: 'compatibility_data_uri' });

@@ -5,7 +5,7 @@ import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
 import { snakeKeys } from '../../graph/transport/case.js';
 import { recordGuidance } from '../next-action.js';
-import { recordResult, takeIdenticons, wantsSvg } from '../views.js';
+import { evidenceLinks, recordResult, takeIdenticons, wantsSvg } from '../views.js';
 import {
   agrReference,
   body,
@@ -56,7 +56,7 @@ export const recordTools: ToolDefinition[] = [
     }),
     annotations: READ,
     operations: [verification.verifyRecord],
-    run: async (args, { graph }) => {
+    run: async (args, { graph, publicBaseUrl }) => {
       const result = await runEntry(graph, verification.verifyRecord, {
         reference: args.agr_reference,
         artifact: args.content_hash ? { contentHash: args.content_hash } : null,
@@ -64,7 +64,7 @@ export const recordTools: ToolDefinition[] = [
       });
       const { sealedMetadata: _metadata, ...rest } = result;
       const { value, images } = takeIdenticons(rest, args.visual_representation, true);
-      return { structured: snakeKeys(value), images };
+      return { structured: snakeKeys(value), images, links: result.recordFound ? evidenceLinks(publicBaseUrl, result.agrReference, null) : [] };
     },
   }),
   tool({
@@ -129,10 +129,11 @@ export const recordTools: ToolDefinition[] = [
     output: recordOutput,
     annotations: READ,
     operations: [records.get],
-    run: async (args, { graph }) => {
+    run: async (args, { graph, publicBaseUrl }) => {
       const record = await runEntry(graph, records.get, { id: args.agr_reference, withSvg: wantsSvg(args.visual_representation) });
       const { value, images } = takeIdenticons(record, args.visual_representation, false);
-      return { structured: recordResult(value, recordGuidance(record)), images };
+      const links = record.sealedAt ? evidenceLinks(publicBaseUrl, record.agrReference, record.blockchain?.explorerUrl) : [];
+      return { structured: recordResult(value, recordGuidance(record)), images, links };
     },
   }),
   tool({
