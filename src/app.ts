@@ -14,6 +14,7 @@ import type { OutboxDispatcher } from './domain/outbox/dispatcher.js';
 import type { SealArtifacts } from './domain/sealing/artifacts-service.js';
 import type { AnchoringService } from './domain/anchoring/anchoring-service.js';
 import { systemClock, type Clock } from './domain/shared/clock.js';
+import type { Tracing } from './domain/shared/tracing.js';
 import { formatGraphError } from './graph/errors.js';
 import { GraphExecutor } from './graph/executor.js';
 import { metaOperations } from './facade-rest/meta.js';
@@ -39,6 +40,8 @@ export type AppOptions = {
   jobProcessEvery?: string | number;
   /** Node options of the sealing render threads (default: this process's); tests running the sources pass their TypeScript loader. */
   workerExecArgv?: string[];
+  /** OpenTelemetry's spans for the work no instrumentation sees (main.ts starts it when OTEL_EXPORTER_OTLP_ENDPOINT is set). */
+  tracing?: Tracing;
 };
 
 export type App = {
@@ -92,7 +95,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   services.onCredentialsChanged(graphql.recheckCredentials);
   // Every facade runs the catalog's documents in-process on this one executor.
-  const executor = new GraphExecutor(schema, formatError);
+  const executor = new GraphExecutor(schema, formatError, services.tracing);
   const ready = readiness(config.databaseUrl, () => pubSub.listening, () => drain.stopping);
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
   if (metrics) app.use(metrics.endpoint);

@@ -43,6 +43,10 @@ const schema = z.object({
   // Or on a port of its own, without a token, bound to METRICS_HOST (a private address).
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  // OpenTelemetry traces (OTLP/HTTP) to this collector; unset: tracing is off and not loaded. The SDK reads
+  // the other OTEL_* variables itself (headers, sampler, resource attributes).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('record-signing-service'),
   REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   // On SIGTERM: how long the listener keeps serving while readiness says 503, and how long the whole stop may take.
   SHUTDOWN_DRAIN_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
@@ -153,6 +157,8 @@ export type Config = {
   /** A port of its own for `GET /metrics` (no token), on `metricsHost`; null: none. */
   metricsPort: number | null;
   metricsHost: string;
+  /** OpenTelemetry tracing (main.ts starts it before the app loads); null without OTEL_EXPORTER_OTLP_ENDPOINT. */
+  tracing: { endpoint: string; serviceName: string } | null;
   /** GraphQL operations (HTTP requests and graphql-ws subscribe messages) per client address per minute, per instance. */
   graphqlOperationsPerMinute: number;
   /** A REST or GraphQL request unanswered after this many seconds gets 503 `unavailable` with Retry-After. */
@@ -280,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN ?? null,
     metricsPort: e.METRICS_PORT ?? null,
     metricsHost: e.METRICS_HOST,
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: e.OTEL_SERVICE_NAME } : null,
     graphqlOperationsPerMinute: e.GRAPHQL_OPERATIONS_PER_MINUTE,
     websocket: { maxConnections: e.WS_MAX_CONNECTIONS, maxConnectionsPerClient: e.WS_MAX_CONNECTIONS_PER_CLIENT, idleSeconds: e.WS_IDLE_SECONDS, initTimeoutMs: 3000 },
     otp: {

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from './config.js';
-import { startApp } from './app.js';
 
 try {
   const config = loadConfig();
-  const app = await startApp(config);
+  // Tracing starts before the app's modules are imported: its ESM hook must see express, pg and graphql
+  // load. Without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry module is loaded at all.
+  const tracing = config.tracing ? await (await import('./tracing/start.js')).startTracing(config.tracing) : null;
+  const { startApp } = await import('./app.js');
+  const app = await startApp(config, { tracing: tracing?.tracing });
   let stopping = false;
   const shutdown = (signal: string) => {
     // Later signals change nothing: a Ctrl-C reaches the process both from the terminal and forwarded by
@@ -18,7 +21,11 @@ try {
       process.exit(1);
     }, config.shutdown.timeoutMs).unref();
     app.stop().then(
-      () => process.exit(0),
+      // The spans of the stop's last moments are sent before the exit (bounded by the timer above).
+      async () => {
+        await tracing?.shutdown().catch(() => undefined);
+        process.exit(0);
+      },
       (error: unknown) => {
         app.logger.error({ err: error }, 'shutdown failed');
         process.exit(1);

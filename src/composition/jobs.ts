@@ -32,6 +32,7 @@ export async function startJobs(
     pubSub: deps.pubSub,
     lockLifetimeMs: config.jobLockSeconds * 1000,
     processEvery: deps.processEvery,
+    tracing: services.tracing,
   });
   const { agenda } = queue;
   const anchoring = services.anchoring;
@@ -48,7 +49,7 @@ export async function startJobs(
   agenda.on('start', (job: JobWithId, remote?: false) => void (remote || running.set(String(job.attrs._id), job)));
   agenda.on('complete', (job: JobWithId, remote?: false) => void (remote || running.delete(String(job.attrs._id))));
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
-  if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger));
+  if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger, services.tracing));
   await agenda.start();
   for (const job of jobs) await job.schedule?.(agenda);
   return { agenda, stop: (withinMs) => stopJobs(agenda, running, withinMs, logger), close: queue.close };

@@ -54,7 +54,9 @@ import { EventJournal } from '../domain/outbox/journal.js';
 import type { SealContext } from '../domain/sealing/seal.js';
 import { loadSealKey } from '../domain/sealing/seal-key.js';
 import { SealArtifacts } from '../domain/sealing/artifacts-service.js';
-import { threadRenderer } from '../domain/sealing/renderer.js';
+import { threadRenderer, tracedRenderer } from '../domain/sealing/renderer.js';
+import { noTracing, type Tracing } from '../domain/shared/tracing.js';
+import { OutboxEvent } from '../domain/outbox/entities.js';
 import { madeOnFirstUse } from '../domain/shared/first-use.js';
 import { PostgresArtifactStore } from '../domain/sealing/artifact-store.js';
 import { AnchoringService } from '../domain/anchoring/anchoring-service.js';
@@ -82,6 +84,8 @@ export type ServiceOptions = {
   mailer?: Mailer;
   /** Node options of the sealing render threads (default: this process's). */
   workerExecArgv?: string[];
+  /** OpenTelemetry (src/tracing/) when OTEL_EXPORTER_OTLP_ENDPOINT is set; otherwise nothing. */
+  tracing?: Tracing;
 };
 
 export type Services = Awaited<ReturnType<typeof buildServices>>;
@@ -160,9 +164,10 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   })();
   const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]))];
-  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs });
+  const tracing = options.tracing ?? noTracing;
+  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
-  const renderer = threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv });
+  const renderer = tracedRenderer(threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv }), tracing);
   // The seal key is checked now, never at the first seal: a production start without one fails here.
   // A render thread opens it: this thread never loads the signing library.
   const sealKey = await loadSealKey({
@@ -183,7 +188,11 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
   // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
   // only when a committed transaction left it events (a seal's jobs).
-  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() });
+  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() }, () => tracing.traceparent());
+  // Outbox rows written as entities (a record's creation) carry the trace context too.
+  if (tracing !== noTracing) {
+    orm.em.getEventManager().registerSubscriber({ getSubscribedEntities: () => [OutboxEvent], beforeCreate: ({ entity }) => void ((entity as OutboxEvent).traceparent ??= tracing.traceparent()) });
+  }
   orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ({ em }) => domainEvents.afterCommit(em) });
   // One adapter per signature method; the order is the contract's.
   const methods = [
@@ -261,6 +270,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     webhookSender,
     stopWebhookWakeUps: async () => void (await webhooksDue.return?.()),
     renderer,
+    tracing,
     housekeeping,
     lifecycle,
     sealArtifacts,

@@ -1,8 +1,9 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { validate, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { Kind, validate, type DocumentNode, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Graph } from './catalog/entry.js';
 import type { GraphContext } from './context.js';
+import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 
 /** A GraphQL operation failed; carries the formatted errors (domain codes in `extensions.code`). */
 export class GraphOperationError extends Error {
@@ -29,13 +30,26 @@ export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) 
  */
 export class GraphExecutor {
   private readonly compiled = new WeakMap<object, CompiledQuery>();
+  private readonly spanNames = new WeakMap<object, { name: string; attributes: Record<string, string> }>();
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly formatError: ErrorFormatter,
+    /** Each operation in a span named after it (graphql-jit runs it: the graphql instrumentation never sees it). */
+    private readonly tracing: Tracing = noTracing,
   ) {}
 
   async execute<TData, TVariables extends Record<string, unknown>>(
+    document: TypedDocumentNode<TData, TVariables>,
+    variables: TVariables,
+    context: GraphContext,
+  ): Promise<TData> {
+    if (this.tracing === noTracing) return this.run(document, variables, context);
+    const { name, attributes } = this.spanNameOf(document);
+    return this.tracing.inSpan(name, attributes, () => this.run(document, variables, context));
+  }
+
+  private async run<TData, TVariables extends Record<string, unknown>>(
     document: TypedDocumentNode<TData, TVariables>,
     variables: TVariables,
     context: GraphContext,
@@ -53,6 +67,18 @@ export class GraphExecutor {
     }
     if (result.data == null) throw new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
     return result.data as TData;
+  }
+
+  /** The operation's span name and attributes (its type and name, as the graphql instrumentation names them). */
+  private spanNameOf(document: DocumentNode): { name: string; attributes: Record<string, string> } {
+    let known = this.spanNames.get(document);
+    if (known) return known;
+    const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+    const type = operation?.operation ?? 'query';
+    const operationName = operation?.name?.value;
+    known = { name: operationName ? `${type} ${operationName}` : type, attributes: { 'graphql.operation.type': type, ...(operationName ? { 'graphql.operation.name': operationName } : {}) } };
+    this.spanNames.set(document, known);
+    return known;
   }
 
   /** The document validated and compiled to one function (graphql-jit), once per document. */

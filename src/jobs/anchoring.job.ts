@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AnchoringService } from '../domain/anchoring/anchoring-service.js';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
 import { isSealingEvent } from '../domain/shared/events.js';
+import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { defineJob } from './queue.js';
 
 export const ANCHORING_JOB = 'anchoring.tick';
@@ -23,7 +24,7 @@ export async function scheduleAnchoring(agenda: Agenda): Promise<void> {
 }
 
 /** A seal starts an anchoring pass now rather than at the next tick (this instance, in the background). */
-export function anchoringKickSubscriber(anchoring: AnchoringService, logger: Logger): OutboxSubscriber {
+export function anchoringKickSubscriber(anchoring: AnchoringService, logger: Logger, tracing: Tracing = noTracing): OutboxSubscriber {
   let running: Promise<void> | null = null;
   let again = false;
   const kick = (): void => {
@@ -31,8 +32,9 @@ export function anchoringKickSubscriber(anchoring: AnchoringService, logger: Log
       again = true;
       return;
     }
-    running = anchoring
-      .settle()
+    // A child of the seal's delivery (the context the kick was called in): the seal's trace shows its anchoring.
+    running = tracing
+      .inSpan('anchoring settle', {}, () => anchoring.settle())
       .catch((error: unknown) => logger.error({ err: error }, 'anchoring pass failed'))
       .finally(() => {
         running = null;

@@ -3,6 +3,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend';
 import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
 import { resilientPool } from '../domain/database.js';
+import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { PubSubJobChannel } from './job-channel.js';
 
 export type QueueOptions = {
@@ -17,7 +18,18 @@ export type QueueOptions = {
    */
   lockLifetimeMs?: number;
   processEvery?: string | number;
+  /** Each job runs in a span, continuing the trace stored with it (`tracedData`), else a trace of its own. */
+  tracing?: Tracing;
 };
+
+/** Each queue's tracing (set by createQueue), read by the jobs defined and enqueued on it. */
+const queueTracing = new WeakMap<Agenda, Tracing>();
+
+/** Job data carrying the current trace context (tracing on), so that the job continues this trace. */
+export function tracedData<Data extends object>(agenda: Agenda, data: Data): Data & { traceparent?: string } {
+  const traceparent = (queueTracing.get(agenda) ?? noTracing).traceparent();
+  return traceparent ? { ...data, traceparent } : data;
+}
 
 /** The default lock lifetime: a dead worker's job is taken over within half a minute (plus one poll). */
 export const JOB_LOCK_LIFETIME_MS = 30_000;
@@ -37,6 +49,7 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
     processEvery: options.processEvery ?? '5 seconds',
     defaultLockLifetime: options.lockLifetimeMs ?? JOB_LOCK_LIFETIME_MS,
   });
+  if (options.tracing) queueTracing.set(agenda, options.tracing);
   agenda.on('error', (error: Error) => options.logger.error({ err: error }, 'job queue error'));
   agenda.on('fail', (error: Error, job?: { attrs?: { name?: string } }) =>
     options.logger.warn({ err: error, job: job?.attrs?.name }, 'job failed'),
@@ -90,13 +103,15 @@ export function defineJob<Data = unknown>(
   options: Partial<Pick<JobDefinition, 'lockLifetime' | 'concurrency' | 'backoff'>> = {},
 ): void {
   const lifetime = options.lockLifetime ?? agenda.attrs.defaultLockLifetime;
+  const tracing = () => queueTracing.get(agenda) ?? noTracing;
   agenda.define<Data>(
     name,
     async (job) => {
       const heartbeat = setInterval(() => void job.touch().catch(() => undefined), Math.max(100, Math.floor(lifetime / 3)));
       heartbeat.unref();
       try {
-        await handler(job);
+        const stored = (job.attrs.data as { traceparent?: unknown } | undefined)?.traceparent;
+        await tracing().continueTrace(typeof stored === 'string' ? stored : null, `job ${name}`, { 'job.name': name }, () => handler(job));
       } finally {
         clearInterval(heartbeat);
       }

@@ -4,12 +4,12 @@ import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
 import type { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import type { SealingSweep } from '../domain/sealing/sealing-sweep.js';
 import { isSealingEvent } from '../domain/shared/events.js';
-import { defineJob } from './queue.js';
+import { defineJob, tracedData } from './queue.js';
 
 export const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
 export const SEALING_SWEEP_JOB = 'sealing.sweep';
 
-type SealArtifactsData = { recordId: string };
+type SealArtifactsData = { recordId: string; traceparent?: string };
 
 /**
  * Makes a sealed record's PDF and card. Enqueued once per record through the outbox (a unique job),
@@ -31,7 +31,8 @@ export function defineSealArtifactsJob(agenda: Agenda, artifacts: SealArtifacts,
 }
 
 export function enqueueSealArtifacts(agenda: Agenda, recordId: string): Promise<unknown> {
-  return agenda.create<SealArtifactsData>(SEAL_ARTIFACTS_JOB, { recordId }).unique({ 'data.recordId': recordId }).save();
+  // The job continues the trace of the delivery (and so of the seal) that enqueued it.
+  return agenda.create<SealArtifactsData>(SEAL_ARTIFACTS_JOB, tracedData(agenda, { recordId })).unique({ 'data.recordId': recordId }).save();
 }
 
 /** The outbox subscriber that turns "record sealed" into its artifact job. */

@@ -17,6 +17,7 @@ import { Migration20261126130000_mail_urgency as M14 } from './Migration20261126
 import { Migration20261126140000_idempotency_commits as M15 } from './Migration20261126140000_idempotency_commits.js';
 import { Migration20261126160000_credential_epoch as M16 } from './Migration20261126160000_credential_epoch.js';
 import { Migration20261126185306_webhooks as M17 } from './Migration20261126185306_webhooks.js';
+import { Migration20261127090000_outbox_trace_context as M18 } from './Migration20261127090000_outbox_trace_context.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -40,4 +41,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261126140000_idempotency_commits', class: M15 },
   { name: 'Migration20261126160000_credential_epoch', class: M16 },
   { name: 'Migration20261126185306_webhooks', class: M17 },
+  { name: 'Migration20261127090000_outbox_trace_context', class: M18 },
 ];

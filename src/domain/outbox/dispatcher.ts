@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isConnectionLost } from '../database.js';
 import type { DomainEvent } from '../shared/events.js';
+import { noTracing, type Tracing } from '../shared/tracing.js';
 
 /** One consumer of domain events: the GraphQL PubSub, the job queue. */
 export interface OutboxSubscriber {
@@ -35,9 +36,11 @@ export type DispatcherOptions = {
   /** How often to look for events that no wake-up announced (other instances, crashed processes). */
   pollMs?: number;
   batchSize?: number;
+  /** Each event's delivery runs in a span continuing the trace of the change that wrote it. */
+  tracing?: Tracing;
 };
 
-type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number };
+type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number; traceparent: string | null };
 
 const MAX_BACKOFF_SECONDS = 300;
 
@@ -162,11 +165,11 @@ export class OutboxDispatcher {
     let rows: Row[];
     if (oneByOne) {
       await client.query('begin');
-      rows = (await client.query<Row>(`select id, type, payload, attempts from outbox_events where id in (${claim}) order by id`)).rows;
+      rows = (await client.query<Row>(`select id, type, payload, attempts, traceparent from outbox_events where id in (${claim}) order by id`)).rows;
     } else {
       // Usually: begun, claimed and marked delivered in one round trip; a failed delivery rolls the mark back.
       const [, marked] = (await client.query(
-        `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts`,
+        `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts, traceparent`,
       )) as unknown as [pg.QueryResult, pg.QueryResult<Row>];
       rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     }
@@ -175,9 +178,11 @@ export class OutboxDispatcher {
     const atCommit: string[] = [];
     for (const row of rows) {
       const event = { type: row.type, data: row.payload } as DomainEvent;
-      const deliver = async () => {
-        for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)), row.id);
-      };
+      const tracing = this.options.tracing ?? noTracing;
+      const deliver = () =>
+        tracing.continueTrace(row.traceparent, 'outbox deliver', { 'outbox.event.type': row.type, 'outbox.event.attempt': row.attempts + 1 }, async () => {
+          for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)), row.id);
+        });
       if (!oneByOne) {
         await deliver();
         delivered.push(row.id);

@@ -9,7 +9,7 @@ import type { DomainEvent } from '../shared/events.js';
 @Entity({ tableName: 'outbox_events' })
 @Index({ name: 'outbox_events_undelivered', expression: 'create index "outbox_events_undelivered" on "outbox_events" ("id") where "delivered_at" is null' })
 export class OutboxEvent {
-  [OptionalProps]?: 'id' | 'createdAt' | 'deliveredAt' | 'recordId' | 'attempts' | 'nextAttemptAt';
+  [OptionalProps]?: 'id' | 'createdAt' | 'deliveredAt' | 'recordId' | 'attempts' | 'nextAttemptAt' | 'traceparent';
 
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
@@ -35,6 +35,10 @@ export class OutboxEvent {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null = null;
+
+  /** The W3C traceparent of the change that wrote the event (tracing on): its delivery continues that trace. */
+  @Property({ type: 'text', nullable: true })
+  traceparent: string | null = null;
 }
 
 /**

@@ -30,6 +30,8 @@ export class EventJournal implements DomainEvents {
     private readonly seal: SealContext,
     private readonly onCommitted: () => void = () => undefined,
     private readonly inline: InlineDelivery | null = null,
+    /** The current trace's W3C traceparent (tracing on), stored with the events: their delivery continues it. */
+    private readonly traceparent: () => string | null = () => null,
   ) {}
 
   async write(em: EntityManager, events: readonly DomainEvent[]): Promise<void> {
@@ -42,7 +44,7 @@ export class EventJournal implements DomainEvents {
       await lockRecordRow(em, recordId);
       entries.push(...(await this.journalRecord(em, recordId, byRecord.get(recordId)!)));
     }
-    const left = await writeJournal(em, entries, events, this.inlineNotifications(events), this.dispatchedWhen(events));
+    const left = await writeJournal(em, entries, events, this.inlineNotifications(events), this.dispatchedWhen(events), this.traceparent());
     // The request's Idempotency-Key claim, if any, commits with the change it ran.
     await markClaimCommitted(em, events[0]!.data.recordId);
     // The change's own entities too: what the change wrote is in the database before it goes on.
@@ -179,6 +181,7 @@ async function writeJournal(
   events: readonly DomainEvent[],
   notifications: readonly (readonly string[] | null)[] = events.map(() => null),
   dispatchedWhen: string | null = null,
+  traceparent: string | null = null,
 ): Promise<number> {
   if (entries.length === 0 && events.length === 0) return 0;
   const now = new Date().toISOString();
@@ -191,8 +194,8 @@ async function writeJournal(
        insert into record_audit_entries (id, record_id, seq, at, actor_role, move, version, details, prev_hash, entry_hash)
        select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[])),
      outbox as (
-       insert into outbox_events (type, payload, record_id, created_at, delivered_at)
-       select e.type, e.payload, e.record_id, e.created_at, case when e.inline and not w.held then e.created_at end
+       insert into outbox_events (type, payload, record_id, created_at, delivered_at, traceparent)
+       select e.type, e.payload, e.record_id, e.created_at, case when e.inline and not w.held then e.created_at end, ?::text
          from unnest(?::text[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::boolean[]) with ordinality as e(type, payload, record_id, created_at, inline, n)
          cross join waiting w
         order by e.n
@@ -214,6 +217,7 @@ async function writeJournal(
       column((e) => JSON.stringify(e.details)),
       column((e) => e.prevHash),
       column((e) => e.entryHash),
+      traceparent,
       events.map((event) => event.type),
       events.map((event) => JSON.stringify(event.data)),
       events.map((event) => event.data.recordId),

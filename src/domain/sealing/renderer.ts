@@ -6,6 +6,7 @@ import type { ShareCardInput } from './card.js';
 import type { SealedPdfInput } from './pdf-input.js';
 import type { RenderTask, SealRequest } from './render-worker.js';
 import type { SignedPdf } from './sign.js';
+import type { Tracing } from '../shared/tracing.js';
 
 /** The drawing and signing code (canvas, pdf-lib, fonts, @libpdf/core), loaded on the calling thread only when it draws there. */
 const render = async <T extends Uint8Array | SignedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
@@ -68,5 +69,16 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     close: () => pool.close({ force: true }),
     /** Tasks the threads have finished. */
     completed: () => pool.completed,
+  };
+}
+
+/** The renderer with a span around each drawing: a render thread's work, seen from the trace of the job that asked for it. */
+export function tracedRenderer<R extends SealRenderer>(renderer: R, tracing: Tracing): R {
+  const span = <T>(kind: string, work: () => Promise<T>) => tracing.inSpan(`sealing render ${kind}`, { 'sealing.render.kind': kind }, work);
+  return {
+    ...renderer,
+    card: (input) => span('card', () => renderer.card(input)),
+    pdf: (input) => span('pdf', () => renderer.pdf(input)),
+    signedPdf: (input, seal) => span('signed-pdf', () => renderer.signedPdf(input, seal)),
   };
 }

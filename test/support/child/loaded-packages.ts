@@ -3,16 +3,9 @@
  * packages whose modules were loaded by then. Run as `node --import ./test/support/child/register.mjs
  * test/support/child/loaded-packages.ts` with DATABASE_URL in the environment.
  */
-import { registerHooks } from 'node:module';
+import { recordLoadedPackages } from './package-recorder.js';
 
-const packages = new Set<string>();
-registerHooks({
-  load(url, context, nextLoad) {
-    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
-    if (name) packages.add(name);
-    return nextLoad(url, context);
-  },
-});
+const packages = recordLoadedPackages();
 
 await import('reflect-metadata');
 const { startApp } = await import('../../../src/app.js');
