@@ -35,9 +35,15 @@ describe('Read caches across instances', () => {
       return !rows[0]!.busy;
     }, 10_000);
 
-  /** Renames a record with the triggers off (replication role), once nothing else is under way. */
-  const renameUnseen = async (sql: pg.Client, id: string) => {
+  /**
+   * Renames a record with the triggers off (replication role), once nothing else is under way: after
+   * the last change settled, a notification still on its way (a loaded machine delays them) is given
+   * a second to land, then `warm` reads fill the caches again, so that only the rename follows them.
+   */
+  const renameUnseen = async (sql: pg.Client, id: string, warm: () => Promise<unknown>) => {
     await settled(sql);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await warm();
     await sql.query('begin');
     await sql.query("set local session_replication_role = 'replica'");
     await sql.query("update records set title = 'Renamed unseen' where id = $1", [id]);
@@ -66,7 +72,7 @@ describe('Read caches across instances', () => {
     await sql.connect();
     try {
       // A write the triggers do not see (replication role) shows the pages really are kept...
-      await renameUnseen(sql, first.body.id);
+      await renameUnseen(sql, first.body.id, () => Promise.all([titles(a, token), titles(b, tokenOnB)]));
       expect(await titles(a, token)).toEqual(['Second listed', 'First listed']);
       expect(await titles(b, tokenOnB)).toEqual(['Second listed', 'First listed']);
       // ...and any committed write to a table a view is made from, by any path (here plain SQL),
@@ -125,7 +131,7 @@ describe('Read caches across instances', () => {
     await sql.connect();
     try {
       // A write the triggers do not see (replication role) shows the reads really are kept...
-      await renameUnseen(sql, id);
+      await renameUnseen(sql, id, () => Promise.all([read(a, token), read(b, tokenOnB)]));
       expect((await read(a, token)).title).toBe('Edited');
       expect((await read(b, tokenOnB)).title).toBe('Edited');
       // ...and a committed write by plain SQL to another table the view is made from drops them everywhere.
