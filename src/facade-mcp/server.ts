@@ -90,6 +90,17 @@ async function callTool(definition: ToolDefinition, raw: Record<string, unknown>
   }
 }
 
+/**
+ * The scopes a tools/call needs, known before it runs (null: an unknown tool or invalid arguments,
+ * which the call itself answers): the transport of OAuth connectors asks for the missing ones.
+ */
+export function scopesNeeded(name: string, args: unknown): Scope[] | null {
+  const definition = BY_NAME.get(name);
+  const parsed = definition?.input.safeParse(args ?? {});
+  if (!definition || !parsed?.success) return null;
+  return definition.scopesFor?.(parsed.data) ?? SCOPES.get(name) ?? [];
+}
+
 /** The scopes a tool's operations are declared with (operation-access.ts). */
 const SCOPES = new Map(TOOLS.map((definition) => [definition.name, [...new Set(definition.operations.map((entry) => scopeOf(entry.name)).filter((scope): scope is Scope => scope !== null))]]));
 

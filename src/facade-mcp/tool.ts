@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Principal } from '../domain/identity/principal.js';
+import type { Principal, Scope } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
@@ -39,6 +39,8 @@ export type ToolDefinition = {
   run(args: Record<string, unknown>, context: ToolContext): Promise<ToolOutput>;
   /** The call that recovers from a failure of this tool with these arguments. */
   recovery?(code: string, args: Record<string, unknown>): RetryAction;
+  /** The scopes a call with these (valid) arguments needs, when they depend on the arguments (default: every operation's). */
+  scopesFor?(args: Record<string, unknown>): Scope[];
 };
 
 /** Declares a tool: its arguments are typed by its input schema. */

@@ -9,7 +9,7 @@ import type { PresentedCredentials } from '../domain/identity/credential-resolve
 import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
-import { buildMcpServer } from './server.js';
+import { buildMcpServer, scopesNeeded } from './server.js';
 import type { ConfirmationStore } from './tool.js';
 
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
@@ -134,8 +134,31 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
       res.status(type === 'entity.too.large' ? 413 : 400).json(type === 'entity.too.large' ? rpcError(-32000, 'Request body too large') : rpcError(-32700, 'Parse error: invalid JSON'));
       return;
     }
+    if (refusedForScope(req.body, principal, deps, res)) return;
     await handlePost(req, res, deps, async () => principal);
   };
+}
+
+/**
+ * Incremental consent (SEP-835) for OAuth connectors: a tools/call that needs a scope the token was
+ * not granted is answered at the transport, before it runs, with `403` and
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<granted and needed>"`, from which the
+ * SDK's client asks the person to consent to the larger scope and sends the call again. (`/mcp`'s API
+ * keys cannot grow, so there the call answers `missing_scope` in its result.)
+ */
+function refusedForScope(body: unknown, principal: Principal, deps: McpFacadeDeps, res: Response): boolean {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const call = message as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+    if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
+    const missing = (scopesNeeded(call.params.name, call.params.arguments) ?? []).filter((scope) => !principal.scopes.includes(scope));
+    if (missing.length === 0) continue;
+    const wanted = [...new Set([...principal.scopes, ...missing])].join(' ');
+    const said = `${call.params.name} needs the ${missing.map((scope) => `'${scope}'`).join(' and ')} scope${missing.length > 1 ? 's' : ''}, which this connector was not granted`;
+    res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${deps.connectorResourceMetadataUrl}", error_description="${said}"`);
+    res.status(403).json({ jsonrpc: '2.0', error: { code: -32001, message: `${said}: the person can consent to it`, data: { required_scopes: missing } }, id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null });
+    return true;
+  }
+  return false;
 }
 
 async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, callerOf: CallerOf = authenticate): Promise<void> {

@@ -1,7 +1,9 @@
 import * as oauth from 'oauth4webapi';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
 import { ManualClock } from '../support/clock.js';
@@ -160,5 +162,55 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     expect(disconnected.body.data).toEqual({ disconnectConnector: true });
     expect((await t.app.services.connectorAuth(`Bearer ${second.issued.access_token}`)).ok).toBe(false);
     expect((await t.request('GET', '/api/v1/identity/connectors', { token: carol })).body).toEqual({ connectors: [] });
+  });
+
+  it('asks at the transport for a scope the token lacks (SEP-835): 403 insufficient_scope, and the SDK client gets the person\'s consent to it and calls again', async () => {
+    const email = 'scoped@example.com';
+    const { client, issued } = await connect(t, d, email, { scope: 'retrieve' });
+    expect(issued.scope).toBe('retrieve');
+    const opened = await mcpCall(t, issued.access_token);
+    const session = opened.headers.get('mcp-session-id')!;
+    const garden = { body: 'We agree to share the garden equally every week.', on_chain_full_text: false, on_chain_include_verified_parties: false };
+    const call = await fetch(`${t.url}/mcp/oauth`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${issued.access_token}`, 'mcp-session-id': session },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_agreement', arguments: garden } }),
+    });
+    expect(call.status).toBe(403);
+    expect(call.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="retrieve create", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", error_description="create_agreement needs the 'create' scope, which this connector was not granted"`,
+    );
+    expect(await call.json()).toMatchObject({ id: 7, error: { data: { required_scopes: ['create'] } } });
+
+    // The official SDK client: the 403 makes it ask for consent to "retrieve create"; after it, the call runs.
+    let saved: OAuthTokens = { access_token: issued.access_token, token_type: 'Bearer', refresh_token: issued.refresh_token };
+    let verifier = '';
+    const authorizations: URL[] = [];
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadata: { client_name: 'Scoped Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      clientInformation: () => ({ client_id: client.client_id }),
+      saveClientInformation: () => undefined,
+      tokens: () => saved,
+      saveTokens: (tokens) => void (saved = tokens),
+      redirectToAuthorization: (url) => void authorizations.push(url),
+      saveCodeVerifier: (value) => void (verifier = value),
+      codeVerifier: () => verifier,
+    };
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider });
+    const sdk = new Client({ name: 'scoped-assistant', version: '1.0.0' });
+    await sdk.connect(transport);
+    expect((await sdk.callTool({ name: 'get_authentication_status', arguments: {} })).structuredContent).toMatchObject({ scopes: ['retrieve'] });
+    await expect(sdk.callTool({ name: 'create_agreement', arguments: garden })).rejects.toThrow(/Unauthorized/);
+    expect(authorizations).toHaveLength(1);
+    expect(authorizations[0]!.searchParams.get('scope')).toBe('retrieve create');
+    expect(authorizations[0]!.searchParams.get('client_id')).toBe(client.client_id);
+    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier, state: '' }, email);
+    await transport.finishAuth(callback.searchParams.get('code')!);
+    expect(saved.scope?.split(' ').sort()).toEqual(['create', 'retrieve']);
+    const created = (await sdk.callTool({ name: 'create_agreement', arguments: garden })) as CallToolResult;
+    expect(created.isError).toBeFalsy();
+    expect(created.structuredContent).toMatchObject({ status: 'draft' });
+    await sdk.close();
   });
 });

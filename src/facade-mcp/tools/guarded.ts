@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { scopeOf } from '../../domain/identity/operation-access.js';
-import { credentialKey, type Principal } from '../../domain/identity/principal.js';
+import { credentialKey, type Principal, type Scope } from '../../domain/identity/principal.js';
 import { catalog, runEntry, type AnyCatalogEntry, type Graph } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment } from '../../graph/catalog/generated.js';
 import { ToolError, type RetryAction } from '../errors.js';
@@ -59,8 +59,11 @@ export function guarded<S extends z.ZodObject>(action: GuardedAction<S>): [ToolD
     return { record, binding: { principal: credentialKey(principal), action: action.execute, scope, record: record.id, target, arguments: targetArguments(args) } };
   };
 
+  // A preview reads the record (retrieve); both need the scope the arguments' operation is declared with.
+  const scopesFor = (args: Record<string, unknown>): Scope[] => ['retrieve', ...[scopeOf(action.operation(args as z.infer<S>).name)].filter((scope): scope is Scope => scope !== null)];
   const preview = tool({
     name: action.preview,
+    scopesFor,
     title: `Preview: ${action.title}`,
     description: `${action.purpose} Preview only (it reads the record, so it needs the \`retrieve\` scope too): changes nothing, answers what would change and a short-lived, single-use \`confirmation_token\` with the \`agreement_version\`. Show the human what changes; only with their explicit consent call ${action.execute} with the same arguments plus both values.`,
     input: action.input,
@@ -104,6 +107,7 @@ export function guarded<S extends z.ZodObject>(action: GuardedAction<S>): [ToolD
 
   const execute = tool({
     name: action.execute,
+    scopesFor,
     title: action.title,
     description: `${action.purpose} Guarded: call ${action.preview} first, then this tool with identical arguments plus its \`confirmation_token\` and \`agreement_version\`. Without a token it answers \`confirmation_required\`; a spent, foreign or mismatched token \`stale_confirmation_token\`; an old one \`expired\`; a record that changed since the preview \`conflict\`. Then preview again.`,
     input: action.input.extend({
