@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -65,6 +66,12 @@ const schema = z.object({
   CLIENT_VERIFICATIONS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   OAUTH_REGISTRATIONS_PER_HOUR: z.coerce.number().int().min(1).default(20),
   OAUTH_CONSENT_TTL_SECONDS: z.coerce.number().int().min(60).max(3600).default(900),
+  // Client ID Metadata Documents: a client_id that is an https URL is resolved by fetching it.
+  OAUTH_CLIENT_METADATA_DOCUMENTS: bool.default(true),
+  // Hosts (host or host:port) whose documents are fetched though they resolve to a private address, and a PEM file of
+  // further CAs trusted for them (a private network's clients, the tests' own).
+  OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: z.string().optional(),
+  OAUTH_CLIENT_METADATA_CA_FILE: z.string().optional(),
   ACCESS_TOKEN_TTL_SECONDS: seconds.default(3600),
   // In-memory caches (0 turns one off): public answers of sealed records, resolved credentials, identities' record listings and record reads.
   PUBLIC_ANSWER_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
@@ -181,7 +188,11 @@ export type Config = {
    */
   caches: { publicAnswerSeconds: number; principalSeconds: number; listingSeconds: number; recordSeconds: number };
   /** Hosted assistant connectors: how long a consent page stays usable (seconds). */
-  oauth: { consentTtlSeconds: number };
+  oauth: {
+    consentTtlSeconds: number;
+    /** Client ID Metadata Documents: on, the hosts fetched despite a private address, and the CAs trusted for them (PEM). */
+    clientMetadataDocuments: { enabled: boolean; allowedHosts: string[]; ca: string | null };
+  };
   defaultLapseDays: number;
   /** Starts of one signature method by one participant per 10 minutes. */
   methodStartsPerWindow: number;
@@ -303,7 +314,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     accessTokenTtlSeconds: e.ACCESS_TOKEN_TTL_SECONDS,
     caches: { publicAnswerSeconds: e.PUBLIC_ANSWER_CACHE_SECONDS, principalSeconds: e.PRINCIPAL_CACHE_SECONDS, listingSeconds: e.LISTING_CACHE_SECONDS, recordSeconds: e.RECORD_CACHE_SECONDS },
-    oauth: { consentTtlSeconds: e.OAUTH_CONSENT_TTL_SECONDS },
+    oauth: {
+      consentTtlSeconds: e.OAUTH_CONSENT_TTL_SECONDS,
+      clientMetadataDocuments: {
+        enabled: e.OAUTH_CLIENT_METADATA_DOCUMENTS,
+        allowedHosts: (list(e.OAUTH_CLIENT_METADATA_ALLOWED_HOSTS) ?? []).map((host) => host.toLowerCase()),
+        ca: e.OAUTH_CLIENT_METADATA_CA_FILE ? readPem(e.OAUTH_CLIENT_METADATA_CA_FILE, 'OAUTH_CLIENT_METADATA_CA_FILE') : null,
+      },
+    },
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
     invitationResendsPerHour: e.INVITATION_RESENDS_PER_HOUR,
@@ -377,6 +395,18 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 15, 60, 120, 300, 600, 1200, 1
 function durationSeconds(value: string): number {
   const [, amount, unit] = /^\s*(\d+)(ms|s|m|h)\s*$/.exec(value)!;
   return Number(amount) * { ms: 0.001, s: 1, m: 60, h: 3600 }[unit as 'ms' | 's' | 'm' | 'h'];
+}
+
+/** A PEM file's text (certificates); a missing or non-PEM file stops start-up naming the variable. */
+function readPem(file: string, variable: string): string {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.resolve(file), 'utf8');
+  } catch {
+    throw new ConfigError(`Invalid configuration:\n  ${variable}: cannot read ${file}`);
+  }
+  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new ConfigError(`Invalid configuration:\n  ${variable}: ${file} holds no PEM certificate`);
+  return text;
 }
 
 /** A comma- or space-separated list; null when unset. */

@@ -30,6 +30,7 @@ export function mountConnectors(
   const oauthServer = createOAuthServer({
     publicBaseUrl: config.publicBaseUrl,
     consentTtlSeconds: config.oauth.consentTtlSeconds,
+    clientMetadataDocuments: config.oauth.clientMetadataDocuments,
     storage: services.oauth.storage,
     grants: services.oauth.grants,
     clientLimits: services.clientLimits,

@@ -58,6 +58,10 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
         uid: details.uid,
         clientId,
         clientName: typeof client.clientName === 'string' && client.clientName.trim() ? client.clientName.trim().slice(0, 100) : null,
+        // A Client ID Metadata Document: its host published the name and links below.
+        metadataDocument: (client as { clientIdMetadataDocument?: boolean }).clientIdMetadataDocument
+          ? { host: new URL(clientId).host, clientUriHost: typeof client.clientUri === 'string' ? (URL.parse(client.clientUri)?.host ?? null) : null }
+          : null,
         redirectOrigin: web ? redirectUri.origin : `${redirectUri.protocol}${redirectUri.host ? `//${redirectUri.host}` : ''}`,
         scopes: CONNECTOR_SCOPES.filter((scope) => requested.has(scope)),
         until: new Date(Date.now() + CONNECTOR_GRANT_TTL_SECONDS * 1000),

@@ -7,7 +7,7 @@ export const PROTECTED_RESOURCE_METADATA_PATH = `/.well-known/oauth-protected-re
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
 
 /** RFC 8414 authorization server metadata: what oidc-provider is configured to do (provider.ts), nothing more. */
-export function authorizationServerMetadata(issuer: string): Record<string, unknown> {
+export function authorizationServerMetadata(issuer: string, clientMetadataDocuments: boolean): Record<string, unknown> {
   const endpoint = (route: string) => `${issuer}${OAUTH_MOUNT}${route}`;
   return {
     issuer,
@@ -25,6 +25,8 @@ export function authorizationServerMetadata(issuer: string): Record<string, unkn
     revocation_endpoint_auth_methods_supported: ['none'],
     authorization_response_iss_parameter_supported: true,
     resource_indicators_supported: true,
+    // A client_id that is an https URL of the client's own metadata (features.clientIdMetadataDocument).
+    ...(clientMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     service_documentation: `${issuer}/api/openapi.json`,
   };
 }

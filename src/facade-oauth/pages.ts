@@ -20,6 +20,8 @@ export type ConsentView = {
   uid: string;
   clientName: string | null;
   clientId: string;
+  /** When the client id is a Client ID Metadata Document: the host that published it, and its client_uri's host. */
+  metadataDocument: { host: string; clientUriHost: string | null } | null;
   redirectOrigin: string;
   scopes: readonly string[];
   /** The date the connection would end (90 days from now). */
@@ -70,8 +72,8 @@ function summary(view: ConsentView): string {
 <section class="card" aria-labelledby="who">
 <h2 id="who">Who is asking</h2>
 <dl class="facts">
-<dt>Application</dt><dd>${name} <span class="muted small">(the name it gave itself)</span></dd>
-<dt>Sends you back to</dt><dd><code>${escapeHtml(view.redirectOrigin)}</code></dd>
+<dt>Application</dt><dd>${name} <span class="muted small">(the name it gave itself${view.metadataDocument ? `, published by <code>${escapeHtml(view.metadataDocument.host)}</code>` : ''})</span></dd>
+${view.metadataDocument?.clientUriHost ? `<dt>Its website</dt><dd><code>${escapeHtml(view.metadataDocument.clientUriHost)}</code> <span class="muted small">(as the application says)</span></dd>\n` : ''}<dt>Sends you back to</dt><dd><code>${escapeHtml(view.redirectOrigin)}</code></dd>
 <dt>Client id</dt><dd><code>${escapeHtml(view.clientId)}</code></dd>
 </dl>
 </section>

@@ -8,6 +8,7 @@ import {
 import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
 import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { postgresAdapter } from './adapter.js';
+import { clientMetadataFetch } from './client-metadata-fetch.js';
 import { renderErrorPage } from './pages.js';
 import { CONSENT_PATH, OAUTH_ROUTES } from './paths.js';
 
@@ -18,6 +19,8 @@ export type OAuthServerSettings = {
   resource: string;
   /** How long the consent page stays valid (seconds). */
   interactionTtlSeconds: number;
+  /** Client ID Metadata Documents (a client_id that is an https URL): on or off, and how they are fetched. */
+  clientMetadataDocuments: { enabled: boolean; allowedHosts: readonly string[]; ca: string | null };
 };
 
 const RECORD_SCOPES = API_KEY_SCOPES.join(' ');
@@ -72,6 +75,15 @@ export async function createAuthorizationServer(settings: OAuthServerSettings, s
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // A client_id that is an https URL names its own metadata: fetched (clientMetadataFetch's rules),
+      // cached by its HTTP cache headers (30 s to a day), its redirect_uris then checked as a registered
+      // client's. Public clients only, as registration.
+      clientIdMetadataDocument: {
+        enabled: settings.clientMetadataDocuments.enabled,
+        ack: 'draft-02',
+        allowClient: (_ctx, client) => client.tokenEndpointAuthMethod === 'none',
+        cacheDuration: { min: 30, max: 86_400 },
+      },
       // A client revokes its own tokens only (a public client cannot prove more than its id).
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       userinfo: { enabled: false },
@@ -128,7 +140,8 @@ export async function createAuthorizationServer(settings: OAuthServerSettings, s
       ctx.type = 'html';
       ctx.body = renderErrorPage(String(out.error), typeof out.error_description === 'string' ? out.error_description : undefined);
     },
-    // No client metadata from a URL, no request objects: nothing makes the server fetch anything.
+    // The only fetch: Client ID Metadata Documents (no request objects, no sector identifiers, no jwks_uri).
+    fetch: clientMetadataFetch(settings.clientMetadataDocuments),
     allowOmittingSingleRegisteredRedirectUri: false,
     enableHttpPostMethods: false,
   };

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type Provider from 'oidc-provider';
+import type { Config } from '../config.js';
 import type { Logger } from 'pino';
 import type { ConnectorTokenLookup } from '../domain/identity/credential-resolver.js';
 import { CONNECTOR_SCOPES, type ConnectorGrants } from '../domain/identity/connector-grants.js';
@@ -22,6 +23,7 @@ export type OAuthServerDeps = {
   /** The service's public base URL: the issuer. */
   publicBaseUrl: string;
   consentTtlSeconds: number;
+  clientMetadataDocuments: Config['oauth']['clientMetadataDocuments'];
   storage: OAuthPayloadStore;
   grants: ConnectorGrants;
   clientLimits: ClientLimits;
@@ -53,7 +55,11 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   // an instance whose users never connect an assistant never holds it. Tried again after a failure.
   const provider = madeOnFirstUse(async () => {
     const { createAuthorizationServer } = await import('./provider.js');
-    const created = await createAuthorizationServer({ issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds }, deps.storage, deps.grants);
+    const created = await createAuthorizationServer(
+      { issuer, resource, interactionTtlSeconds: deps.consentTtlSeconds, clientMetadataDocuments: deps.clientMetadataDocuments },
+      deps.storage,
+      deps.grants,
+    );
     created.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
     return created;
   });
@@ -68,7 +74,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     res.setHeader('Access-Control-Allow-Origin', '*');
     next();
   };
-  router.get(AUTHORIZATION_SERVER_METADATA_PATH, cors, (_req, res) => void res.json(authorizationServerMetadata(issuer)));
+  router.get(AUTHORIZATION_SERVER_METADATA_PATH, cors, (_req, res) => void res.json(authorizationServerMetadata(issuer, deps.clientMetadataDocuments.enabled)));
   router.get(PROTECTED_RESOURCE_METADATA_PATH, cors, (_req, res) => void res.json(protectedResourceMetadata(issuer)));
   router.get(CONSENT_STYLESHEET_PATH, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=3600');

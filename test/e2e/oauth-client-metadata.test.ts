@@ -1,0 +1,154 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { startBrowserApp } from '../support/browser.js';
+import type { TestApp } from '../support/harness.js';
+import { consentOverHttp, CookieJar, discover, follow } from '../support/oauth.js';
+
+const REDIRECT = 'https://assistant.example/oauth/callback';
+
+/**
+ * Client ID Metadata Documents (the 2025-11-25 authorization spec): an assistant whose client_id is
+ * an https URL of its own metadata connects without registering. The document is served over https
+ * on 127.0.0.1 by the test (a certificate it makes, trusted through OAUTH_CLIENT_METADATA_CA_FILE,
+ * the host allowed through OAUTH_CLIENT_METADATA_ALLOWED_HOSTS), and the official SDK's auth() uses it.
+ */
+describe('OAuth connector with a Client ID Metadata Document', () => {
+  let t: TestApp & { origin: string };
+  let folder: string;
+  let documents: https.Server;
+  let base: string;
+  let fetched = 0;
+  const served = new Map<string, Record<string, unknown>>();
+
+  beforeAll(async () => {
+    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rss-cimd-'));
+    const key = path.join(folder, 'key.pem');
+    const cert = path.join(folder, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    documents = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
+      const document = served.get(req.url ?? '');
+      fetched += 1;
+      if (!document) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(document));
+    });
+    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
+    base = `https://127.0.0.1:${(documents.address() as AddressInfo).port}`;
+    t = await startBrowserApp({ OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: new URL(base).host, OAUTH_CLIENT_METADATA_CA_FILE: cert });
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await new Promise((resolve) => documents?.close(resolve));
+    fs.rmSync(folder, { recursive: true, force: true });
+  });
+
+  const publish = (file: string, extra: Record<string, unknown> = {}) => {
+    const clientId = `${base}${file}`;
+    served.set(file, {
+      client_id: clientId,
+      client_name: 'Metadata Assistant',
+      client_uri: 'https://assistant.example/about',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      ...extra,
+    });
+    return clientId;
+  };
+
+  it('says it supports them, and the SDK client connects with its document URL as client id, through consent, without registering', async () => {
+    const d = await discover(t.origin);
+    expect(d.as).toMatchObject({ client_id_metadata_document_supported: true });
+    const clientId = publish('/assistant/client.json');
+
+    const registered: OAuthClientInformationMixed[] = [];
+    let saved: OAuthTokens | undefined;
+    let verifier = '';
+    const authorizations: URL[] = [];
+    let information: OAuthClientInformationMixed | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT,
+      clientMetadataUrl: clientId,
+      clientMetadata: { client_name: 'Metadata Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      clientInformation: () => information,
+      saveClientInformation: (value) => void registered.push((information = value)),
+      tokens: () => saved,
+      saveTokens: (tokens) => void (saved = tokens),
+      redirectToAuthorization: (url) => void authorizations.push(url),
+      saveCodeVerifier: (value) => void (verifier = value),
+      codeVerifier: () => verifier,
+    };
+    const transport = new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider });
+    const sdk = new Client({ name: 'metadata-assistant', version: '1.0.0' });
+    await expect(sdk.connect(transport)).rejects.toThrow(/Unauthorized/);
+    // The URL is the client id: nothing was registered (the "registration" the SDK saves is the URL itself).
+    expect(registered).toEqual([expect.objectContaining({ client_id: clientId })]);
+    expect(authorizations).toHaveLength(1);
+    expect(authorizations[0]!.searchParams.get('client_id')).toBe(clientId);
+
+    // The consent page names the application as its document does, and says whose claim that is.
+    const jar = new CookieJar();
+    const opened = await follow(jar, await jar.fetch(authorizations[0]!), t.origin);
+    const page = await opened.response.text();
+    expect(`${opened.response.status} ${page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 400)}`).toMatch(/^200 /);
+    expect(page).toContain('Metadata Assistant');
+    expect(page).toContain(`the name it gave itself, published by <code>${new URL(base).host}</code>`);
+    expect(page).toContain('<dt>Its website</dt><dd><code>assistant.example</code>');
+    expect(page).toContain('<code>https://assistant.example</code>');
+
+    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier, state: '' }, 'metadata@example.com');
+    await transport.finishAuth(callback.searchParams.get('code')!);
+    expect(saved?.access_token).toBeTruthy();
+    const again = new Client({ name: 'metadata-assistant', version: '1.0.0' });
+    await again.connect(new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider }));
+    expect((await again.callTool({ name: 'get_authentication_status', arguments: {} })).structuredContent).toMatchObject({ authenticated: true, auth_method: 'oauth' });
+    await again.close();
+
+    // The person's connector list shows it by its document's name.
+    const token = await t.signIn('metadata@example.com');
+    const listed = await t.request('GET', '/api/v1/identity/connectors', { token });
+    expect(listed.body.connectors).toEqual([expect.objectContaining({ client_id: clientId, client_name: 'Metadata Assistant', redirect_origin: 'https://assistant.example' })]);
+  });
+
+  it('refuses a redirect URI the document does not list, a document that names another client id, and a private host not allowed, never redirecting', async () => {
+    const authorize = (clientId: string, redirect = REDIRECT) => {
+      const url = new URL('/oauth/authorize', t.origin);
+      for (const [name, value] of Object.entries({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirect,
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        scope: 'retrieve',
+        resource: `${t.origin}/mcp/oauth`,
+      })) {
+        url.searchParams.set(name, value);
+      }
+      return fetch(url, { redirect: 'manual' });
+    };
+    const listed = publish('/listed/client.json');
+    const elsewhere = await authorize(listed, 'https://attacker.example/callback');
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get('location')).toBeNull();
+
+    const impostor = publish('/impostor/client.json', { client_id: `${base}/someone-else.json` });
+    const refused = await authorize(impostor);
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('location')).toBeNull();
+
+    // A host that resolves to a private address and is not allowed: no fetch reaches it.
+    const before = fetched;
+    const privateHost = await authorize(`https://localhost:${new URL(base).port}/assistant/client.json`);
+    expect(privateHost.status).toBe(400);
+    expect(privateHost.headers.get('location')).toBeNull();
+    expect(fetched).toBe(before);
+  });
+});
