@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, OperationTypeNode, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -27,6 +27,20 @@ export type GraphqlDeps = {
   live: LiveUpdates;
   formatError: ErrorFormatter;
   logger: Logger;
+};
+
+/** A subscription sent over HTTP gets a clear 400 naming the way to subscribe, not an internal error. */
+const subscriptionsOverWebSocket: ApolloServerPlugin<GraphContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation }) {
+        if (operation?.operation !== OperationTypeNode.SUBSCRIPTION) return;
+        throw new GraphQLError('Subscriptions are served over WebSocket: connect to /graphql with graphql-ws (subprotocol graphql-transport-ws) and subscribe there', {
+          extensions: { code: 'validation_error', http: { status: 400 } },
+        });
+      },
+    };
+  },
 };
 
 /**
@@ -91,6 +105,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     plugins: [
       ...armor.plugins,
       idempotencyPlugin(deps.idempotency, logger),
+      subscriptionsOverWebSocket,
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
       ApolloServerPluginCacheControlDisabled(),
       // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.

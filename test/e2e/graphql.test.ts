@@ -45,6 +45,15 @@ describe('GraphQL API', () => {
     expect(syntax.status).toBe(400);
   });
 
+  it('answers a subscription sent over HTTP with 400 naming graphql-ws, not an internal error', async () => {
+    const token = await t.signIn('http-subscriber@example.com');
+    const answer = await t.graphql('subscription { recordActivity { __typename } }', {}, { token });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors![0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    expect(answer.body.errors![0].message).toMatch(/graphql-ws/);
+    expect(answer.body.data).toBeUndefined();
+  });
+
   it('manages API keys and refuses them on bearer-only fields', async () => {
     const token = await t.signIn('gql-keys@example.com');
     const created = await t.graphql<{ createApiKey: { key: string; apiKey: { id: string } } }>(

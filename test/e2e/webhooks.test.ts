@@ -211,6 +211,49 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
     expect((await t.request('GET', `/api/v1/webhooks/${mine.id}`, { token: other })).status).toBe(404);
   });
 
+  it('refuses clearly: the 21st endpoint (also when created at once), bad event lists, a deleted endpoint, another identity\'s deliveries, a pending redelivery', async () => {
+    const token = await t.signIn('hook-limits@example.com');
+    // 21 creations at once: the cap is counted under the identity's lock, so exactly 20 pass.
+    const created = await Promise.all(Array.from({ length: 21 }, (_, i) => t.request('POST', '/api/v1/webhooks', { token, body: { url: `${receiver.url}/cap-${i}`, events: ['record.sealed'] } })));
+    expect(created.filter((answer) => answer.status === 201)).toHaveLength(20);
+    const over = created.find((answer) => answer.status !== 201)!;
+    expect(over.status).toBe(409);
+    expect(over.body.error_code).toBe('conflict');
+    expect(over.body.detail).toMatch(/at most 20 webhook endpoints/);
+    const first = created.find((answer) => answer.status === 201)!.body as { id: string };
+
+    const empty = await t.request('PATCH', `/api/v1/webhooks/${first.id}`, { token, body: { events: [] } });
+    expect(empty.status).toBe(422);
+    expect(empty.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'events'] }));
+    const unknown = await t.request('PATCH', `/api/v1/webhooks/${first.id}`, { token, body: { events: ['record.sealed', 'record.exploded'] } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'events', 1] }));
+    const twice = await t.request('PATCH', `/api/v1/webhooks/${first.id}`, { token, body: { events: ['record.sealed', 'record.sealed'] } });
+    expect(twice.status).toBe(422);
+    expect(twice.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'events'] }));
+
+    // A pending delivery (its receiver never answers) is not redelivered; another identity sees none of it.
+    receiver.answer('/cap-pending', 'hang');
+    const pending = (await t.request('PATCH', `/api/v1/webhooks/${first.id}`, { token, body: { url: `${receiver.url}/cap-pending` } })).body as { id: string };
+    const test = await t.request('POST', `/api/v1/webhooks/${pending.id}/test`, { token });
+    expect(test.status).toBeLessThan(300);
+    const delivery = (test.body as { id: string }).id;
+    const again = await t.request('POST', `/api/v1/webhooks/${pending.id}/deliveries/${delivery}/redeliver`, { token });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/still pending/);
+    const other = await t.signIn('hook-limits-other@example.com');
+    expect((await t.request('GET', `/api/v1/webhooks/${pending.id}/deliveries`, { token: other })).status).toBe(404);
+    expect((await t.request('POST', `/api/v1/webhooks/${pending.id}/deliveries/${delivery}/redeliver`, { token: other })).status).toBe(404);
+
+    // A deleted endpoint is gone everywhere.
+    expect((await t.request('DELETE', `/api/v1/webhooks/${first.id}`, { token })).status).toBeLessThan(300);
+    expect((await t.request('GET', `/api/v1/webhooks/${first.id}`, { token })).status).toBe(404);
+    expect((await t.request('PATCH', `/api/v1/webhooks/${first.id}`, { token, body: { description: 'x' } })).status).toBe(404);
+    expect((await t.request('GET', `/api/v1/webhooks/${first.id}/deliveries`, { token })).status).toBe(404);
+    // With one deleted there is room again.
+    expect((await t.request('POST', '/api/v1/webhooks', { token, body: { url: `${receiver.url}/cap-again`, events: ['record.sealed'] } })).status).toBe(201);
+  });
+
   it('two instances on one database deliver each event once', async () => {
     const token = await t.signIn('twice@example.com');
     const endpoint = await register(token, '/twice');

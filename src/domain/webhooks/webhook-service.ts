@@ -83,14 +83,16 @@ export class WebhookService {
     const description = optionalLine(issues, input.description, 'description', WEBHOOK_DESCRIPTION_MAX);
     issues.throwIfAny();
     const url = await this.checkUrl(input.url);
-    const em = this.orm.em.fork();
-    const count = await em.count(WebhookEndpoint, { identity: caller.identityId });
-    if (count >= WEBHOOKS_PER_IDENTITY) throw new DomainError('conflict', `An identity can have at most ${WEBHOOKS_PER_IDENTITY} webhook endpoints; delete one first`);
     const secret = newWebhookSecret();
-    const now = this.clock.now();
-    const id = randomUUID();
-    const endpoint = em.create(WebhookEndpoint, { id, identity: caller.identityId, url, events, description, secret: this.secrets.seal(id, secret), createdAt: now, updatedAt: now });
-    await em.flush();
+    // Counted and added under a lock of the identity's own: concurrent creations cannot pass the cap together.
+    const endpoint = await this.orm.em.fork().transactional(async (em: EntityManager) => {
+      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook_endpoints:${caller.identityId}`]);
+      const count = await em.count(WebhookEndpoint, { identity: caller.identityId });
+      if (count >= WEBHOOKS_PER_IDENTITY) throw new DomainError('conflict', `An identity can have at most ${WEBHOOKS_PER_IDENTITY} webhook endpoints; delete one first`);
+      const now = this.clock.now();
+      const id = randomUUID();
+      return em.create(WebhookEndpoint, { id, identity: caller.identityId, url, events, description, secret: this.secrets.seal(id, secret), createdAt: now, updatedAt: now });
+    });
     return { webhook: view(endpoint), secret };
   }
 
