@@ -10,6 +10,7 @@ import type { Mailer } from './domain/mail/mailer.js';
 import type { MailQueue } from './domain/mail/mail-queue.js';
 import type { WebhookSender } from './domain/webhooks/sender.js';
 import type { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
+import type { StuckWorkWarnings } from './domain/maintenance/stuck-work-warnings.js';
 import type { OutboxDispatcher } from './domain/outbox/dispatcher.js';
 import type { SealArtifacts } from './domain/sealing/artifacts-service.js';
 import type { AnchoringService } from './domain/anchoring/anchoring-service.js';
@@ -51,6 +52,8 @@ export type App = {
     sealArtifacts: SealArtifacts;
     dispatcher: OutboxDispatcher;
     housekeeping: HousekeepingService;
+    /** The stuck-work check the periodic job runs. */
+    stuckWork: StuckWorkWarnings;
     anchoring: AnchoringService | null;
     mail: MailQueue;
     webhooks: WebhookSender;
@@ -81,7 +84,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const services = await buildServices(config, options, orm, logger, clock);
   const { schema, pubSub } = services;
 
-  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort });
+  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork });
   const { app, server, drain } = createHttp(config, logger, metrics?.observe);
   const formatError = formatGraphError(logger);
   const graphql = await mountGraphql(app, server, {
@@ -131,7 +134,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, dispatcher, housekeeping, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
+    services: { sealArtifacts, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,

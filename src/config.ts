@@ -127,6 +127,10 @@ const schema = z.object({
   CHAIN_NETWORK_NAME: z.string().min(1).max(60).optional(),
   ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   ANCHOR_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).default(600),
+  // Stuck work (warned in the log, counted in rss_stuck_work, listed by `npm run ops -- status`): how long each may wait.
+  STUCK_SEAL_ARTIFACTS_MINUTES: z.coerce.number().int().min(1).max(10_080).default(10),
+  STUCK_ANCHORING_MINUTES: z.coerce.number().int().min(1).max(10_080).default(60),
+  STUCK_MAIL_MINUTES: z.coerce.number().int().min(1).max(10_080).default(30),
   // MCP (/mcp): DNS-rebinding allow-lists (comma-separated; the defaults are the public base URL and loopback at PORT).
   MCP_ALLOWED_HOSTS: z.string().optional(),
   MCP_ALLOWED_ORIGINS: z.string().optional(),
@@ -256,6 +260,11 @@ export type Config = {
     batchMax: number;
     retryMaxSeconds: number;
   } | null;
+  /**
+   * When waiting work counts as stuck (minutes): a seal without its PDF and card, an anchor pending or
+   * retrying (measured from the seal), mail still queued. Failed mail and webhook deliveries are stuck at once.
+   */
+  stuckWork: { sealArtifactsMinutes: number; anchoringMinutes: number; mailMinutes: number };
 };
 
 export class ConfigError extends Error {}
@@ -382,6 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           retryMaxSeconds: e.ANCHOR_RETRY_MAX_SECONDS,
         }
       : null,
+    stuckWork: { sealArtifactsMinutes: e.STUCK_SEAL_ARTIFACTS_MINUTES, anchoringMinutes: e.STUCK_ANCHORING_MINUTES, mailMinutes: e.STUCK_MAIL_MINUTES },
   };
 }
 

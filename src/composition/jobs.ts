@@ -7,6 +7,7 @@ import { SealingSweep } from '../domain/sealing/sealing-sweep.js';
 import { anchoringKickSubscriber, defineAnchoringJob, scheduleAnchoring } from '../jobs/anchoring.job.js';
 import { defineExpireRecordsJob, scheduleExpireRecords } from '../jobs/expire-records.job.js';
 import { defineHousekeepingJob, scheduleHousekeeping } from '../jobs/housekeeping.job.js';
+import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js';
 import { createQueue } from '../jobs/queue.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
@@ -39,6 +40,7 @@ export async function startJobs(
   const jobs: Job[] = [
     { define: (a) => defineHousekeepingJob(a, services.housekeeping, logger), schedule: scheduleHousekeeping },
     { define: (a) => defineExpireRecordsJob(a, services.lifecycle, logger), schedule: scheduleExpireRecords },
+    { define: (a) => defineStuckWorkJob(a, services.stuckWorkWarnings, logger), schedule: scheduleStuckWork },
     { define: (a) => defineSealArtifactsJob(a, services.sealArtifacts, logger, config.sealing.workers) },
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),

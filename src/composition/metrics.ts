@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StuckWork } from '../domain/maintenance/stuck-work.js';
 
 /**
  * The route a request is counted under: a template, never an id, a reference or an address (the
@@ -65,7 +66,7 @@ export type Metrics = {
  * template and status class, and the backlogs the database holds (outbox, seals waiting for their
  * artifacts, anchoring, mail, webhooks), read at each scrape.
  */
-export function createMetrics(orm: MikroORM, settings: { token: string | null; port: number | null }): Metrics | null {
+export function createMetrics(orm: MikroORM, settings: { token: string | null; port: number | null; stuckWork?: Pick<StuckWork, 'counts'> }): Metrics | null {
   // Neither a token nor a port of its own: nothing is collected and `/metrics` is not served (404, as any unknown path).
   const { token } = settings;
   if (!token && settings.port === null) return null;
@@ -97,6 +98,12 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
     webhooksOldest: new Gauge({ name: 'rss_webhook_oldest_pending_age_seconds', help: `Age of the oldest pending webhook delivery${fromDatabase}`, registers: [registry] }),
     webhooksDisabled: new Gauge({ name: 'rss_webhook_endpoints_disabled', help: `Webhook endpoints disabled (by their owner, 410 Gone or failing)${fromDatabase}`, registers: [registry] }),
   };
+  const stuck = new Gauge({
+    name: 'rss_stuck_work',
+    help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, webhook_failed)${fromDatabase}`,
+    labelNames: ['kind'],
+    registers: [registry],
+  });
   const readBacklog = async () => {
     const [row] = await orm.em.fork().execute<Backlog[]>(BACKLOG);
     if (!row) return;
@@ -113,6 +120,8 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
     for (const [status, n] of Object.entries(row.webhooks)) gauges.webhooks.set({ status }, n);
     gauges.webhooksOldest.set(row.webhooks_oldest);
     gauges.webhooksDisabled.set(row.webhooks_disabled);
+    // The stuck-work check's own query (stuck-work.ts): every kind, 0 included, so an alert can say "> 0".
+    if (settings.stuckWork) for (const [kind, n] of Object.entries(await settings.stuckWork.counts())) stuck.set({ kind }, n);
   };
   const expected = token ? Buffer.from(`Bearer ${token}`) : null;
   const render = async () => {

@@ -26,6 +26,8 @@ import { WebhookTargets } from '../domain/webhooks/target.js';
 import { WebhookResolver } from '../graph/resolvers/webhook.resolver.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
+import { StuckWork } from '../domain/maintenance/stuck-work.js';
+import { StuckWorkWarnings } from '../domain/maintenance/stuck-work-warnings.js';
 import { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
 import { RecordService } from '../domain/records/record-service.js';
 import type { Clock } from '../domain/shared/clock.js';
@@ -122,6 +124,9 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   // An Idempotency-Key's claim commits with the change its request made (claim-context.ts).
   orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
   const housekeeping = new HousekeepingService(orm, clock);
+  // What counts as stuck (one query): read by the warning job, the rss_stuck_work gauge and the ops CLI.
+  const stuckWork = new StuckWork(orm, clock, { ...config.stuckWork, anchoring: config.chain !== null });
+  const stuckWorkWarnings = new StuckWorkWarnings(orm, stuckWork, logger);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore(orm, clock, serverSecret);
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
@@ -272,6 +277,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     renderer,
     tracing,
     housekeeping,
+    stuckWork,
+    stuckWorkWarnings,
     lifecycle,
     sealArtifacts,
     anchoring,

@@ -18,6 +18,7 @@ import { CardTicket, SealedArtifact } from './sealing/entities.js';
 import { AnchorBatch } from './anchoring/entities.js';
 import { McpConfirmation, McpGrant, McpSession } from './mcp/entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
+import { StuckWorkWarning } from './maintenance/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
@@ -52,6 +53,7 @@ export const entities = [
   McpGrant,
   McpConfirmation,
   IdempotencyKey,
+  StuckWorkWarning,
 ];
 
 export type DatabaseOptions = {

@@ -10,8 +10,11 @@ export type QueueOptions = {
   databaseUrl: string;
   mongodbUrl?: string;
   logger: Logger;
-  /** Carries the "a job was saved" wake-ups between instances (the service's one LISTEN connection). */
-  pubSub: PubSub;
+  /**
+   * Carries the "a job was saved" wake-ups between instances (the service's one LISTEN connection). A
+   * process that only enqueues (the ops CLI) has none: the instances find its jobs at their next poll.
+   */
+  pubSub?: PubSub;
   /**
    * How long a job's lock holds without a heartbeat: a worker that died or lost the database gives
    * its jobs up this long after its last heartbeat (a running job renews it every third of it).
@@ -44,7 +47,7 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
   const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl, options.logger);
   const agenda = new Agenda({
     backend,
-    notificationChannel: new PubSubJobChannel(options.pubSub),
+    ...(options.pubSub ? { notificationChannel: new PubSubJobChannel(options.pubSub) } : {}),
     name: `record-signing-${process.pid}`,
     processEvery: options.processEvery ?? '5 seconds',
     defaultLockLifetime: options.lockLifetimeMs ?? JOB_LOCK_LIFETIME_MS,

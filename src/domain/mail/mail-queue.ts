@@ -38,7 +38,7 @@ type ClaimedMessage = { id: string; recipient: string; subject: string; text: st
   expression: `create index "mail_outbox_replaces_index" on "mail_outbox" ("replaces_key", "created_at") where "replaces_key" is not null`,
 })
 export class QueuedMessage {
-  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
+  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'failedAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -76,6 +76,10 @@ export class QueuedMessage {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   sentAt: Date | null = null;
+
+  /** When its last attempt failed and it became `failed` (what an operator asks first: since when). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  failedAt: Date | null = null;
 
   /** 0: someone waits for it (a code); 1: bulk. Lower goes first. */
   @Property({ type: 'smallint' })
@@ -224,9 +228,10 @@ export class MailQueue implements Mailer {
       const failed = attempts >= this.settings.maxAttempts;
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
       const wait = Math.min(3600, 5 * 2 ** (attempts - 1));
+      const now = this.clock.now();
       await this.orm.em.fork().execute(
-        `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
-        [failed ? 'failed' : 'pending', attempts, new Date(this.clock.now().getTime() + wait * 1000), reason, row.id],
+        `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, failed_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
+        [failed ? 'failed' : 'pending', attempts, new Date(now.getTime() + wait * 1000), failed ? now : null, reason, row.id],
       );
       this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
       return false;

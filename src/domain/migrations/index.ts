@@ -18,6 +18,7 @@ import { Migration20261126140000_idempotency_commits as M15 } from './Migration2
 import { Migration20261126160000_credential_epoch as M16 } from './Migration20261126160000_credential_epoch.js';
 import { Migration20261126185306_webhooks as M17 } from './Migration20261126185306_webhooks.js';
 import { Migration20261127090000_outbox_trace_context as M18 } from './Migration20261127090000_outbox_trace_context.js';
+import { Migration20261128100000_stuck_work as M19 } from './Migration20261128100000_stuck_work.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -42,4 +43,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261126160000_credential_epoch', class: M16 },
   { name: 'Migration20261126185306_webhooks', class: M17 },
   { name: 'Migration20261127090000_outbox_trace_context', class: M18 },
+  { name: 'Migration20261128100000_stuck_work', class: M19 },
 ];
