@@ -31,7 +31,7 @@ import { createHttp } from './composition/http.js';
 import { mountGraphql } from './composition/graphql.js';
 import { mountConnectors } from './composition/connectors.js';
 import { startJobs } from './composition/jobs.js';
-import { createMetrics } from './composition/metrics.js';
+import { createMetrics, createMetricsRegistry } from './composition/metrics.js';
 
 export type AppOptions = {
   logger?: Logger;
@@ -81,12 +81,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const clock = options.clock ?? systemClock;
   const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax, ...config.databaseTimeouts });
   if (config.migrateOnStart) await migrate(orm, config.databaseUrl);
-  const services = await buildServices(config, options, orm, logger, clock);
+  // The metrics registry first: the services report their outcomes into it (or nowhere, metrics off).
+  const registry = createMetricsRegistry({ token: config.metricsToken, port: config.metricsPort });
+  const services = await buildServices(config, { ...options, instruments: registry?.instruments }, orm, logger, clock);
   const { schema, pubSub } = services;
 
-  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork });
+  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork, registry });
   const { app, server, drain } = createHttp(config, logger, metrics?.observe);
-  const formatError = formatGraphError(logger);
+  const formatError = formatGraphError(logger, services.instruments);
   const graphql = await mountGraphql(app, server, {
     schema,
     config,
@@ -94,11 +96,12 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     idempotency: services.idempotency,
     live: services.live,
     formatError,
+    instruments: services.instruments,
     logger,
   });
   services.onCredentialsChanged(graphql.recheckCredentials);
   // Every facade runs the catalog's documents in-process on this one executor.
-  const executor = new GraphExecutor(schema, formatError, services.tracing);
+  const executor = new GraphExecutor(schema, formatError, services.tracing, services.instruments);
   const ready = readiness(config.databaseUrl, () => pubSub.listening, () => drain.stopping);
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
   if (metrics) app.use(metrics.endpoint);

@@ -35,6 +35,7 @@ export function mountConnectors(
     grants: services.oauth.grants,
     clientLimits: services.clientLimits,
     logger,
+    instruments: services.instruments,
   });
   const connectorAuth = connectorAuthenticator(
     new CredentialResolverChain([connectorTokenResolver(oauthServer.lookupAccessToken, services.oauth.grants, oauthServer.resource)]),
@@ -56,6 +57,7 @@ export function mountConnectors(
     iconUrl: new URL(ICON_PATH, publicBase).href,
     connectorResourceMetadataUrl: oauthServer.resourceMetadataUrl,
     logger,
+    instruments: services.instruments,
   };
   const mcp = mcpOnFirstUse(mcpDeps);
   app.use(oauthServer.router);

@@ -15,6 +15,8 @@ import type { GraphAuthenticator } from '../graph/authenticate.js';
 import type { GraphContext, LiveUpdates } from '../graph/context.js';
 import type { ErrorFormatter } from '../graph/executor.js';
 import { idempotencyPlugin } from '../graph/idempotency.js';
+import { operationOutcomesPlugin } from '../graph/operation-outcomes.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
 import { graphqlExplorer } from '../web-ui.js';
@@ -26,6 +28,8 @@ export type GraphqlDeps = {
   idempotency: IdempotencyStore;
   live: LiveUpdates;
   formatError: ErrorFormatter;
+  /** Operations counted by name and outcome, budget refusals by rule (metrics on). */
+  instruments?: Instruments;
   logger: Logger;
 };
 
@@ -52,7 +56,8 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
   const { schema, config, authenticator, logger, formatError } = deps;
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
   // GraphQL operations per client address and minute, over HTTP and graphql-ws together (this instance's CPU).
-  const graphqlOperations = new ClientBudget(config.graphqlOperationsPerMinute);
+  const instruments = deps.instruments ?? noInstruments;
+  const graphqlOperations = new ClientBudget(config.graphqlOperationsPerMinute, Date.now, undefined, () => instruments.rateLimited('graphql_operations'));
   const ws = guardedWebSocketServer(server, '/graphql', config.websocket, clientAddressResolver(app.get('trust proxy fn') as (address: string, hop: number) => boolean), logger);
   const wsCleanup = useServer<Record<string, unknown>>(
     {
@@ -105,6 +110,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     plugins: [
       ...armor.plugins,
       idempotencyPlugin(deps.idempotency, logger),
+      ...(instruments === noInstruments ? [] : [operationOutcomesPlugin(instruments)]),
       subscriptionsOverWebSocket,
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.
       ApolloServerPluginCacheControlDisabled(),

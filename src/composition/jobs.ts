@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config.js';
 import type { Clock } from '../domain/shared/clock.js';
+import { noInstruments, type Instruments, type JobOutcome } from '../domain/shared/instruments.js';
 import { SealingSweep } from '../domain/sealing/sealing-sweep.js';
 import { anchoringKickSubscriber, defineAnchoringJob, scheduleAnchoring } from '../jobs/anchoring.job.js';
 import { defineExpireRecordsJob, scheduleExpireRecords } from '../jobs/expire-records.job.js';
@@ -50,11 +51,27 @@ export async function startJobs(
   const running = new Map<string, JobWithId>();
   agenda.on('start', (job: JobWithId, remote?: false) => void (remote || running.set(String(job.attrs._id), job)));
   agenda.on('complete', (job: JobWithId, remote?: false) => void (remote || running.delete(String(job.attrs._id))));
+  countJobs(agenda, services.instruments);
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
   if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger, services.tracing));
   await agenda.start();
   for (const job of jobs) await job.schedule?.(agenda);
   return { agenda, stop: (withinMs) => stopJobs(agenda, running, withinMs, logger), close: queue.close };
+}
+
+/** Every job this process runs, counted by name and outcome with its duration (`rss_job_duration_seconds`). */
+function countJobs(agenda: Agenda, instruments: Instruments): void {
+  if (instruments === noInstruments) return;
+  const began = new Map<string, number>();
+  agenda.on('start', (job: JobWithId, remote?: false) => void (remote || began.set(String(job.attrs._id), performance.now())));
+  const finished = (job: JobWithId, outcome: JobOutcome) => {
+    const id = String(job.attrs._id);
+    const start = began.get(id);
+    began.delete(id);
+    instruments.jobFinished(job.attrs.name, outcome, start === undefined ? 0 : (performance.now() - start) / 1000);
+  };
+  agenda.on('success', (job: JobWithId, remote?: false) => void (remote || finished(job, 'ok')));
+  agenda.on('fail', (_error: Error, job: JobWithId, remote?: false) => void (remote || finished(job, 'failed')));
 }
 
 /**

@@ -5,6 +5,10 @@ import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StuckWork } from '../domain/maintenance/stuck-work.js';
+import type { Instruments } from '../domain/shared/instruments.js';
+import { children, observePool, prometheusInstruments } from './metrics-instruments.js';
+
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
 /**
  * The route a request is counted under: a template, never an id, a reference or an address (the
@@ -61,17 +65,35 @@ export type Metrics = {
   listen: (host: string, port: number) => Promise<{ url: string; close: () => Promise<void> }>;
 };
 
+/** One instance's registry and the instruments the services report into it (made before the services). */
+export type MetricsRegistry = { registry: Registry; instruments: Instruments };
+
 /**
- * Prometheus metrics of one instance (`prom-client`): its process, its HTTP requests by method, route
- * template and status class, and the backlogs the database holds (outbox, seals waiting for their
- * artifacts, anchoring, mail, webhooks), read at each scrape.
+ * The registry of one instance with its process's default figures and the outcome families the
+ * services report (metrics-instruments.ts). Neither a token nor a port of its own: null, nothing is
+ * collected (the services get `noInstruments`) and `/metrics` is not served (404, as any unknown path).
  */
-export function createMetrics(orm: MikroORM, settings: { token: string | null; port: number | null; stuckWork?: Pick<StuckWork, 'counts'> }): Metrics | null {
-  // Neither a token nor a port of its own: nothing is collected and `/metrics` is not served (404, as any unknown path).
-  const { token } = settings;
-  if (!token && settings.port === null) return null;
+export function createMetricsRegistry(settings: { token: string | null; port: number | null }): MetricsRegistry | null {
+  if (!settings.token && settings.port === null) return null;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  return { registry, instruments: prometheusInstruments(registry) };
+}
+
+/**
+ * Prometheus metrics of one instance (`prom-client`): its process, its HTTP requests by method, route
+ * template and status class, its database pool and statements, the outcomes its services report, and
+ * the backlogs the database holds (outbox, seals waiting for their artifacts, anchoring, mail,
+ * webhooks), read at each scrape.
+ */
+export function createMetrics(
+  orm: MikroORM,
+  settings: { token: string | null; port: number | null; stuckWork?: Pick<StuckWork, 'counts'>; registry: MetricsRegistry | null },
+): Metrics | null {
+  if (!settings.registry) return null;
+  const { token } = settings;
+  const { registry } = settings.registry;
+  void orm.em.getConnection().getNativeClient().then((pool) => observePool(registry, pool), () => undefined);
   const requests = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP requests of this instance by method, route template and status class, and how long they took',
@@ -85,6 +107,8 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
     labelNames: ['method', 'route', 'status_class'],
     registers: [registry],
   });
+  // Each (method, route, status class) made once: a request allocates no label object.
+  const http = children((method, route, status) => ({ time: requests.labels(method, route, status), count: answered.labels(method, route, status) }));
   const fromDatabase = ' (from the database: the same on every instance)';
   const gauges = {
     outboxPending: new Gauge({ name: 'rss_outbox_pending_events', help: `Domain events not yet delivered${fromDatabase}`, registers: [registry] }),
@@ -130,11 +154,11 @@ export function createMetrics(orm: MikroORM, settings: { token: string | null; p
   };
   return {
     observe: (req, res, next) => {
-      const end = requests.startTimer();
+      const start = performance.now();
       res.on('finish', () => {
-        const labels = { method: req.method, route: routeOf(req, res), status_class: `${Math.floor(res.statusCode / 100)}xx` };
-        end(labels);
-        answered.inc(labels);
+        const child = http(req.method, routeOf(req, res), STATUS_CLASSES[Math.floor(res.statusCode / 100)] ?? 'other');
+        child.time.observe((performance.now() - start) / 1000);
+        child.count.inc();
       });
       next();
     },

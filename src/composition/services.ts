@@ -58,6 +58,7 @@ import { loadSealKey } from '../domain/sealing/seal-key.js';
 import { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import { threadRenderer, tracedRenderer } from '../domain/sealing/renderer.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { OutboxEvent } from '../domain/outbox/entities.js';
 import { madeOnFirstUse } from '../domain/shared/first-use.js';
 import { PostgresArtifactStore } from '../domain/sealing/artifact-store.js';
@@ -88,6 +89,8 @@ export type ServiceOptions = {
   workerExecArgv?: string[];
   /** OpenTelemetry (src/tracing/) when OTEL_EXPORTER_OTLP_ENDPOINT is set; otherwise nothing. */
   tracing?: Tracing;
+  /** Where services count their outcomes (composition/metrics.ts) when metrics are on; otherwise nothing. */
+  instruments?: Instruments | undefined;
 };
 
 export type Services = Awaited<ReturnType<typeof buildServices>>;
@@ -99,12 +102,13 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   if (!config.smtpUrl && !options.mailer) logger.info({ outbox: config.mailOutboxDir }, 'SMTP_URL not set: mail goes to the local outbox');
 
   // Domain services: each takes only what it uses.
-  const rateLimiter = new RateLimiter(clock);
+  const instruments = options.instruments ?? noInstruments;
+  const rateLimiter = new RateLimiter(clock, instruments);
   const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
   // Mail goes through the outbox: requests and record locks never wait for a mail server.
-  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue);
+  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue, instruments);
   const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
-  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret);
+  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret, instruments);
   const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
   const mcpSessions = new McpSessions(
     orm,
@@ -170,7 +174,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]))];
   const tracing = options.tracing ?? noTracing;
-  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing });
+  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
   const renderer = tracedRenderer(threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv }), tracing);
   // The seal key is checked now, never at the first seal: a production start without one fails here.
@@ -193,7 +197,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
   // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
   // only when a committed transaction left it events (a seal's jobs).
-  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() }, () => tracing.traceparent());
+  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() }, () => tracing.traceparent(), instruments);
   // Outbox rows written as entities (a record's creation) carry the trace context too.
   if (tracing !== noTracing) {
     orm.em.getEventManager().registerSubscriber({ getSubscribedEntities: () => [OutboxEvent], beforeCreate: ({ entity }) => void ((entity as OutboxEvent).traceparent ??= tracing.traceparent()) });
@@ -207,7 +211,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     new MessengerMethod(config.messenger),
     new ApiKeyMethod(),
   ];
-  const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600 };
+  const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600, name: 'method_starts' };
   const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, startLimit);
   const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
@@ -223,10 +227,10 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const live = liveUpdates(pubSub, records);
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
-    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds })
+    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments)
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
-  const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer);
+  const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer, instruments);
 
   const resolvers = {
     auth: new AuthResolver(otp, sessions, mcpGrants),
@@ -276,6 +280,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     stopWebhookWakeUps: async () => void (await webhooksDue.return?.()),
     renderer,
     tracing,
+    instruments,
     housekeeping,
     stuckWork,
     stuckWorkWarnings,

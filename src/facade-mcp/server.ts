@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ICON_SIZE } from '../brand-icon.js';
 import { scopeOf } from '../domain/identity/operation-access.js';
 import type { Scope } from '../domain/identity/principal.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { operationFailure } from '../graph/transport/failure.js';
 import { ToolError, toolFailure, toolFailureSchema, type ToolFailure } from './errors.js';
 import { asPng } from './png.js';
@@ -140,15 +141,17 @@ function toolsWithIcon(iconUrl: string): Tool[] {
 
 const iconsAt = (iconUrl: string) => [{ src: iconUrl, mimeType: 'image/png', sizes: [ICON_SIZE] }];
 
-/** One MCP server for one HTTP request: the tool catalogue, run with that request's context. */
-export function buildMcpServer(context: ToolContext, logger: Logger, iconUrl: string): Server {
+/** One MCP server for one HTTP request: the tool catalogue, run with that request's context; each call counted by tool and outcome. */
+export function buildMcpServer(context: ToolContext, logger: Logger, iconUrl: string, instruments: Instruments = noInstruments): Server {
   const server = new Server({ ...SERVER_INFO, icons: iconsAt(iconUrl) }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   const tools = toolsWithIcon(iconUrl);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const definition = BY_NAME.get(request.params.name);
     if (!definition) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name.slice(0, 100)}`);
-    return callTool(definition, request.params.arguments ?? {}, context, logger);
+    const result = await callTool(definition, request.params.arguments ?? {}, context, logger);
+    instruments.mcpToolCall(definition.name, result.isError ? String((result.structuredContent as ToolFailure | undefined)?.error_code ?? 'internal_error') : 'ok');
+    return result;
   });
   return server;
 }

@@ -11,6 +11,7 @@ import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
 import { buildMcpServer, scopesNeeded } from './server.js';
 import type { ConfirmationStore } from './tool.js';
+import type { Instruments } from '../domain/shared/instruments.js';
 
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
@@ -39,6 +40,8 @@ export type McpFacadeDeps = {
   /** Where hosts fetch the server's and tools' icon (`/icon.png` on PUBLIC_BASE_URL). */
   iconUrl: string;
   logger: Logger;
+  /** Tool calls counted by tool and outcome (metrics on). */
+  instruments?: Instruments;
 };
 
 const API_KEY_PREFIX = 'rss_key_';
@@ -233,7 +236,7 @@ async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKe
     clientAddress: req.ip ?? null,
     mcpSessionKey: sessionKey,
   };
-  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations, publicBaseUrl: deps.publicBaseUrl }, deps.logger, deps.iconUrl);
+  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations, publicBaseUrl: deps.publicBaseUrl }, deps.logger, deps.iconUrl, deps.instruments);
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
   res.on('close', () => {

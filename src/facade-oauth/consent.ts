@@ -7,9 +7,10 @@ import { DomainError } from '../domain/shared/errors.js';
 import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { renderConsentPage, renderErrorPage, type ConsentStep, type ConsentView } from './pages.js';
 import { CONSENT_PATH } from './paths.js';
+import type { Instruments } from '../domain/shared/instruments.js';
 
 /** oidc-provider, loaded and configured at the first authorization (see router.ts). */
-type Deps = { provider: () => Promise<Provider>; grants: ConnectorGrants; resource: string; logger: Logger };
+type Deps = { provider: () => Promise<Provider>; grants: ConnectorGrants; resource: string; logger: Logger; instruments: Instruments };
 
 type Loaded = { view: ConsentView & { scopes: readonly ConnectorScope[] }; clientId: string; redirectTarget: string };
 
@@ -29,7 +30,7 @@ class ConsentFailure extends Error {
  * consent; Deny answers the client `access_denied`. The page belongs to one authorization request
  * (oidc-provider's interaction, bound to this browser by its cookie) and never to a session.
  */
-export function consentRouter({ provider, grants, resource, logger }: Deps): express.Router {
+export function consentRouter({ provider, grants, resource, logger, instruments }: Deps): express.Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
@@ -148,6 +149,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
       }
       res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
       await (await provider()).interactionFinished(req, res, { login: { accountId: given.identityId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
+      instruments.oauth('consent_given');
     }),
   );
 
@@ -157,6 +159,7 @@ export function consentRouter({ provider, grants, resource, logger }: Deps): exp
     handle(async (req, res, loaded) => {
       res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
       await (await provider()).interactionFinished(req, res, { error: 'access_denied', error_description: 'The person declined to connect this application' }, { mergeWithLastSubmission: false });
+      instruments.oauth('consent_denied');
     }),
   );
 

@@ -8,6 +8,7 @@ import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
 import type { ClientLimits } from '../domain/shared/client-limits.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { madeOnFirstUse } from '../domain/shared/first-use.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { consentRouter } from './consent.js';
 import {
   AUTHORIZATION_SERVER_METADATA_PATH,
@@ -28,6 +29,8 @@ export type OAuthServerDeps = {
   grants: ConnectorGrants;
   clientLimits: ClientLimits;
   logger: Logger;
+  /** Tokens issued and refused, consents given and denied (metrics on). */
+  instruments?: Instruments;
 };
 
 export type OAuthServer = {
@@ -53,6 +56,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   const resource = `${issuer}${CONNECTOR_RESOURCE_PATH}`;
   // oidc-provider (with koa and jose) is loaded and configured at the first request that needs it:
   // an instance whose users never connect an assistant never holds it. Tried again after a failure.
+  const instruments = deps.instruments ?? noInstruments;
   const provider = madeOnFirstUse(async () => {
     const { createAuthorizationServer } = await import('./provider.js');
     const created = await createAuthorizationServer(
@@ -61,6 +65,9 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
       deps.grants,
     );
     created.on('server_error', (_ctx, error) => deps.logger.error({ err: error }, 'authorization server error'));
+    // The token endpoint's answers (every grant type: authorization code, refresh token).
+    created.on('grant.success', () => instruments.oauth('token_issued'));
+    created.on('grant.error', () => instruments.oauth('token_refused'));
     return created;
   });
 
@@ -80,7 +87,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.type('text/css').send(CONSENT_STYLESHEET);
   });
-  router.use(consentRouter({ provider, grants: deps.grants, resource, logger: deps.logger }));
+  router.use(consentRouter({ provider, grants: deps.grants, resource, logger: deps.logger, instruments }));
 
   // Dynamic registration is open to anyone: limited per client network address.
   router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, async (req, res, next) => {

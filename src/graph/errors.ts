@@ -3,6 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { Logger } from 'pino';
 import { DomainError, type DomainErrorCode } from '../domain/shared/errors.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 
 /**
  * The HTTP status of each domain code, for every HTTP transport (REST extends it with its own codes).
@@ -53,27 +54,35 @@ export function requestGraphError(error: DomainError): GraphQLError {
 
 /**
  * The one place where domain errors become GraphQL errors (over HTTP, graphql-ws and in-process).
- * Anything unexpected is logged and masked as `internal_error`.
+ * Anything unexpected is logged and masked as `internal_error`. Each error answered is counted by
+ * its code (`rss_errors_total`).
  */
-export function formatGraphError(logger: Logger) {
+export function formatGraphError(logger: Logger, instruments: Instruments = noInstruments) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
-    const resolved = unwrapResolverError(error);
-    // A transport's own refusal (graphql-ws's budget) carries its domain error without a path.
-    const unwrapped = resolved instanceof GraphQLError && resolved.originalError instanceof DomainError ? resolved.originalError : resolved;
-    const cause = unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped;
-    const unavailable = isDatabaseUnavailable(cause);
-    if (unavailable) logger.warn({ err: cause }, 'database unavailable');
-    const original = unavailable ? databaseUnavailable() : unwrapped;
-    if (original instanceof DomainError) {
-      return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: extensionsOf(original) };
-    }
-    const code = formatted.extensions?.code;
-    if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
-      // Parse, validation and variable errors from graphql-js itself: the caller's mistake, not the service's.
-      logger.debug({ code, message: formatted.message }, 'graphql request refused');
-      return { ...formatted, extensions: { code: code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' ? 'validation_error' : code.toLowerCase() } };
-    }
-    logger.error({ err: original instanceof GraphQLError ? original.originalError ?? original : original }, 'unexpected error');
-    return { message: 'Internal server error', path: formatted.path, extensions: { code: 'internal_error' } };
+    const answered = formatOne(logger, formatted, error);
+    const code = answered.extensions?.code;
+    instruments.errorAnswered(typeof code === 'string' ? code : 'internal_error');
+    return answered;
   };
+}
+
+function formatOne(logger: Logger, formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const resolved = unwrapResolverError(error);
+  // A transport's own refusal (graphql-ws's budget) carries its domain error without a path.
+  const unwrapped = resolved instanceof GraphQLError && resolved.originalError instanceof DomainError ? resolved.originalError : resolved;
+  const cause = unwrapped instanceof GraphQLError ? (unwrapped.originalError ?? unwrapped) : unwrapped;
+  const unavailable = isDatabaseUnavailable(cause);
+  if (unavailable) logger.warn({ err: cause }, 'database unavailable');
+  const original = unavailable ? databaseUnavailable() : unwrapped;
+  if (original instanceof DomainError) {
+    return { message: original.message, path: formatted.path, locations: formatted.locations, extensions: extensionsOf(original) };
+  }
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && code !== 'INTERNAL_SERVER_ERROR') {
+    // Parse, validation and variable errors from graphql-js itself: the caller's mistake, not the service's.
+    logger.debug({ code, message: formatted.message }, 'graphql request refused');
+    return { ...formatted, extensions: { code: code === 'BAD_USER_INPUT' || code === 'GRAPHQL_VALIDATION_FAILED' ? 'validation_error' : code.toLowerCase() } };
+  }
+  logger.error({ err: original instanceof GraphQLError ? original.originalError ?? original : original }, 'unexpected error');
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'internal_error' } };
 }

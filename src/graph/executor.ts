@@ -4,6 +4,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Graph } from './catalog/entry.js';
 import type { GraphContext } from './context.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
+import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 
 /** A GraphQL operation failed; carries the formatted errors (domain codes in `extensions.code`). */
 export class GraphOperationError extends Error {
@@ -31,12 +32,15 @@ export type ErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) 
 export class GraphExecutor {
   private readonly compiled = new WeakMap<object, CompiledQuery>();
   private readonly spanNames = new WeakMap<object, { name: string; attributes: Record<string, string> }>();
+  private readonly operationNames = new WeakMap<object, string | null>();
 
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly formatError: ErrorFormatter,
     /** Each operation in a span named after it (graphql-jit runs it: the graphql instrumentation never sees it). */
     private readonly tracing: Tracing = noTracing,
+    /** Each operation counted by name, transport and outcome (`rss_graphql_operations_total`). */
+    private readonly instruments: Instruments = noInstruments,
   ) {}
 
   async execute<TData, TVariables extends Record<string, unknown>>(
@@ -54,19 +58,40 @@ export class GraphExecutor {
     variables: TVariables,
     context: GraphContext,
   ): Promise<TData> {
-    const result = await this.compiledFor(document).query(undefined, context, variables);
-    if (result.errors?.length) {
+    const operation = this.operationNameOf(document);
+    let result: Awaited<ReturnType<CompiledQuery['query']>>;
+    try {
+      result = await this.compiledFor(document).query(undefined, context, variables);
+    } catch (error) {
+      this.instruments.graphqlOperation(operation, context.via, 'internal_error');
+      throw error;
+    }
+    if (result.errors?.length || result.data == null) {
       // Without data, the variables were refused before any field ran: the caller's input, as Apollo reports it.
       const requestError = result.data === undefined;
-      throw new GraphOperationError(
-        result.errors.map((error) => {
-          const formatted = error.toJSON();
-          return this.formatError(requestError ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } } : formatted, error);
-        }),
-      );
+      const failure = result.errors?.length
+        ? new GraphOperationError(
+            result.errors.map((error) => {
+              const formatted = error.toJSON();
+              return this.formatError(requestError ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } } : formatted, error);
+            }),
+          )
+        : new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
+      this.instruments.graphqlOperation(operation, context.via, failure.code);
+      throw failure;
     }
-    if (result.data == null) throw new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
+    this.instruments.graphqlOperation(operation, context.via, 'ok');
     return result.data as TData;
+  }
+
+  /** The operation's name in a catalog document (null: anonymous), read once per document. */
+  private operationNameOf(document: DocumentNode): string | null {
+    let name = this.operationNames.get(document);
+    if (name === undefined) {
+      const operation = document.definitions.find((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+      this.operationNames.set(document, (name = operation?.name?.value ?? null));
+    }
+    return name;
   }
 
   /** The operation's span name and attributes (its type and name, as the graphql instrumentation names them). */

@@ -4,6 +4,7 @@ import { SignedRecord } from '../records/entities.js';
 import { RecordSeal, type SealedMetadata } from '../sealing/seal.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
+import { noInstruments, type Instruments } from '../shared/instruments.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import { AnchorChainError, type AnchorChain, type AnchorLeaf, type Hex } from './chain.js';
 import { AnchorBatch } from './entities.js';
@@ -36,6 +37,7 @@ export class AnchoringService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: AnchoringSettings,
+    private readonly instruments: Instruments = noInstruments,
   ) {}
 
   /** One pass: move the batch in flight on, else start the next one. Returns what changed. */
@@ -105,6 +107,7 @@ export class AnchoringService {
         }
         await tx.flush();
       });
+      this.instruments.anchorBatch(waiting.length);
       this.logger.info({ seals: waiting.length, txHash: prepared.txHash }, 'anchoring batch prepared');
     } catch (error) {
       await this.failed(waiting.map((s) => s.recordId), error);
@@ -158,6 +161,7 @@ export class AnchoringService {
 
   /** Seals whose anchoring failed now: `retrying`, with a doubling wait up to the cap. */
   private async failed(recordIds: string[], error: unknown): Promise<void> {
+    this.instruments.chainError();
     if (!(error instanceof AnchorChainError)) this.logger.error({ err: error }, 'anchoring failed unexpectedly');
     const reason = error instanceof Error ? error.message : String(error);
     const now = this.clock.now();

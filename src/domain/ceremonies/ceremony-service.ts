@@ -53,7 +53,7 @@ export class CeremonyService {
     adapters: SignatureMethodAdapter[],
     private readonly events: DomainEvents,
     private readonly rateLimiter: RateLimiter,
-    private readonly startLimit: RateLimitRule = { limit: 10, windowSeconds: 600 },
+    private readonly startLimit: RateLimitRule = { limit: 10, windowSeconds: 600, name: 'method_starts' },
   ) {
     this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
   }

@@ -11,6 +11,7 @@ import { OTP_PURPOSES, VerificationEvent, type OtpPurpose } from './entities.js'
 import { CONNECTOR_CONSENT_PURPOSE } from '../vocabulary.js';
 import { isValidEmail, normalizeEmail } from './contact-points.js';
 import { isUuid } from '../shared/ids.js';
+import { noInstruments, type Instruments } from '../shared/instruments.js';
 import type { ClientLimits } from '../shared/client-limits.js';
 
 const SUBJECTS: Record<OtpPurpose, string> = {
@@ -45,6 +46,7 @@ export class OtpService {
     private readonly clients: ClientLimits,
     /** The server secret: codes are stored as HMACs under it, never as plain hashes (server-secret.ts). */
     private readonly codeKey: Buffer,
+    private readonly instruments: Instruments = noInstruments,
   ) {}
 
   /**
@@ -83,7 +85,7 @@ export class OtpService {
     await this.rateLimiter.hit(
       em,
       `otp:${purpose}:${email}`,
-      { limit: this.settings.requestsPerWindow, windowSeconds: this.settings.requestWindowSeconds },
+      { limit: this.settings.requestsPerWindow, windowSeconds: this.settings.requestWindowSeconds, name: 'otp_requests' },
       'code requests for this address',
     );
     const now = this.clock.now();
@@ -109,6 +111,7 @@ export class OtpService {
       replacesKey: `otp:${purpose}:${email}`,
       client,
     }, em);
+    this.instruments.oneTimeCode(purpose, 'requested');
     return { verificationEventId: event.id, purpose, expiresAt: event.expiresAt };
   }
 
@@ -142,10 +145,19 @@ export class OtpService {
    * `code` (`otp_locked` once the attempts are used up); nothing says whether the event exists.
    */
   async spendAttempt(eventId: string, code: string, purpose: OtpPurpose): Promise<void> {
+    try {
+      await this.spend(eventId, code, purpose);
+    } catch (error) {
+      this.instruments.oneTimeCode(purpose, 'refused');
+      throw error;
+    }
+  }
+
+  private async spend(eventId: string, code: string, purpose: OtpPurpose): Promise<void> {
     checkShape(eventId, code);
     const em = this.orm.em.fork();
     // Wrong codes are budgeted per address across all its codes: new codes do not buy new guesses.
-    const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400 };
+    const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400, name: 'otp_failures' };
     const window = this.rateLimiter.window(budget);
     const now = this.clock.now();
     // One statement: the event, its address's budget of wrong codes, and the attempt, counted
@@ -188,6 +200,18 @@ export class OtpService {
    * one statement: a check that fails throws, and the caller's transaction rolls the consumption back.
    */
   async consume(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
+    let event: VerificationEvent;
+    try {
+      event = await this.consumeChecked(em, eventId, code, purpose);
+    } catch (error) {
+      this.instruments.oneTimeCode(purpose, 'refused');
+      throw error;
+    }
+    this.instruments.oneTimeCode(purpose, 'verified');
+    return event;
+  }
+
+  private async consumeChecked(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
     checkShape(eventId, code);
     const now = this.clock.now();
     const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'update verification_events set consumed_at = ? where id = ? and consumed_at is null returning *', [now, eventId]);

@@ -4,6 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
+import { noInstruments, type Instruments } from '../shared/instruments.js';
 import { DomainError } from '../shared/errors.js';
 import { PollingLoop } from '../shared/polling-loop.js';
 import type { MailMessage, Mailer } from './mailer.js';
@@ -124,6 +125,7 @@ export class MailQueue implements Mailer {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: MailQueueSettings,
+    private readonly instruments: Instruments = noInstruments,
   ) {
     this.loop = new PollingLoop(() => this.deliverDue(), settings.pollMs, (error) => this.logger.error({ err: error }, 'mail outbox pass failed'));
   }
@@ -162,6 +164,7 @@ export class MailQueue implements Mailer {
       [recipient, client],
     );
     if ((row?.recipient ?? 0) >= this.settings.backlogPerRecipient || (client !== null && (row?.client ?? 0) >= this.settings.backlogPerClient)) {
+      this.instruments.rateLimited('mail_backlog');
       throw new DomainError('rate_limited', 'Too much mail is waiting to go out; try again in a minute', { retryAfterSeconds: 60 });
     }
   }
@@ -222,6 +225,7 @@ export class MailQueue implements Mailer {
     try {
       await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
       await this.orm.em.fork().execute(`update mail_outbox set status = 'sent', sent_at = ?, text = null, html = null, locked_until = null, last_error = null where id = ?`, [this.clock.now(), row.id]);
+      this.instruments.mail('sent');
       return true;
     } catch (error) {
       const attempts = row.attempts + 1;
@@ -233,6 +237,7 @@ export class MailQueue implements Mailer {
         `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, failed_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
         [failed ? 'failed' : 'pending', attempts, new Date(now.getTime() + wait * 1000), failed ? now : null, reason, row.id],
       );
+      this.instruments.mail(failed ? 'failed' : 'retry');
       this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
       return false;
     }

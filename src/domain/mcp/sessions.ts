@@ -41,7 +41,7 @@ export class McpSessions {
   async open(protocolVersion: string, clientName: string | null, client: string | null = null): Promise<{ id: string; key: string }> {
     const em = this.orm.em.fork();
     if (client !== null) {
-      await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60 }, 'MCP sessions opened by this client');
+      await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60, name: 'mcp_initialize' }, 'MCP sessions opened by this client');
     }
     const now = this.clock.now();
     const live = await em.execute<{ n: number }[]>(

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { isConnectionLost } from '../database.js';
 import type { DomainEvent } from '../shared/events.js';
 import { noTracing, type Tracing } from '../shared/tracing.js';
+import type { Instruments } from '../shared/instruments.js';
 
 /** One consumer of domain events: the GraphQL PubSub, the job queue. */
 export interface OutboxSubscriber {
@@ -38,6 +39,8 @@ export type DispatcherOptions = {
   batchSize?: number;
   /** Each event's delivery runs in a span continuing the trace of the change that wrote it. */
   tracing?: Tracing;
+  /** Deliveries counted by outcome once their transaction commits. */
+  instruments?: Instruments;
 };
 
 type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number; traceparent: string | null };
@@ -174,6 +177,7 @@ export class OutboxDispatcher {
       rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     }
     const delivered: string[] = [];
+    let retried = 0;
     // What subscribers send with the commit: the whole batch's, or (one by one) each event's in its savepoint.
     const atCommit: string[] = [];
     for (const row of rows) {
@@ -199,12 +203,15 @@ export class OutboxDispatcher {
         await client.query('rollback to savepoint outbox_event');
         const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
         await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
+        retried += 1;
         this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
       }
     }
     if (oneByOne && delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
     // Usually the subscribers' notifications and the commit in one round trip (a failing statement skips the commit).
     await client.query([...atCommit, 'commit'].join('; '));
+    if (delivered.length > 0) this.options.instruments?.outboxDeliveries('delivered', delivered.length);
+    if (retried > 0) this.options.instruments?.outboxDeliveries('retry', retried);
     return rows.length;
   }
 }

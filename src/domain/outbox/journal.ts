@@ -10,6 +10,10 @@ import type { OutboxSubscriber } from './dispatcher.js';
 import { leftForDispatcher } from './entities.js';
 import { markClaimCommitted } from '../idempotency/claim-context.js';
 import { INITIATOR_MOVES, SYSTEM_MOVES } from '../records/lifecycle.js';
+import { noInstruments, type Instruments } from '../shared/instruments.js';
+
+/** Seals written in a transaction not yet committed, by its entity manager: counted at its commit. */
+const sealsAwaitingCommit = new WeakMap<object, number>();
 
 
 /**
@@ -32,6 +36,8 @@ export class EventJournal implements DomainEvents {
     private readonly inline: InlineDelivery | null = null,
     /** The current trace's W3C traceparent (tracing on), stored with the events: their delivery continues it. */
     private readonly traceparent: () => string | null = () => null,
+    /** Seals are counted here, where every seal is written (`sealed`, once its transaction commits). */
+    private readonly instruments: Instruments = noInstruments,
   ) {}
 
   async write(em: EntityManager, events: readonly DomainEvent[]): Promise<void> {
@@ -53,6 +59,11 @@ export class EventJournal implements DomainEvents {
       if (em.isInTransaction()) leftForDispatcher.add(em);
       else this.inline.wake();
     }
+    let seals = 0;
+    for (const event of events) if (isSealingEvent(event)) seals += 1;
+    if (seals === 0) return;
+    if (em.isInTransaction()) sealsAwaitingCommit.set(em, (sealsAwaitingCommit.get(em) ?? 0) + seals);
+    else this.instruments.sealed(seals);
   }
 
   committed(): void {
@@ -66,6 +77,8 @@ export class EventJournal implements DomainEvents {
    * would wake the dispatcher before the enclosing commit, and those events would wait for its poll.
    */
   afterCommit(em: object): void {
+    const seals = sealsAwaitingCommit.get(em);
+    if (seals !== undefined && sealsAwaitingCommit.delete(em)) this.instruments.sealed(seals);
     if (!leftForDispatcher.delete(em)) return;
     this.inline?.wake();
   }

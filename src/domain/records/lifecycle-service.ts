@@ -211,7 +211,7 @@ export class LifecycleService {
       return record.id;
     });
     // Counted after the (read-only) transaction, on the pool: a transaction never waits for a second connection.
-    await this.rateLimiter.hit(this.orm.em.fork(), `resend:${participantId}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600 }, 'invitation resends');
+    await this.rateLimiter.hit(this.orm.em.fork(), `resend:${participantId}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
     await this.sendInvitations(invitations);
     return id;
   }

@@ -3,6 +3,7 @@ import { SignedRecord } from '../records/entities.js';
 import { auditTrail, type AuditTrailEntry } from '../records/audit-trail.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
+import { noInstruments, type Instruments } from '../shared/instruments.js';
 import { recordArtifact, type DomainEvent, type DomainEvents } from '../shared/events.js';
 import type { ArtifactFile, ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { ArtifactKind } from './entities.js';
@@ -31,6 +32,7 @@ export class SealArtifacts {
     private readonly clock: Clock,
     private readonly settings: ArtifactSettings,
     private readonly renderer: SealRenderer = inlineRenderer,
+    private readonly instruments: Instruments = noInstruments,
   ) {}
 
   /** Makes every missing artifact of a sealed record; nothing for a record that is not sealed. */
@@ -46,7 +48,12 @@ export class SealArtifacts {
     if (!sealed) return { card, pdf };
     const [cardFile, pdfFile] = await Promise.all([card ? null : this.cardFile(sealed), pdf ? null : this.pdfFile(em, sealed)]);
     const kept = await this.keep([cardFile, pdfFile].filter((file) => file !== null));
-    return { card: card ?? kept.get('share_card') ?? null, pdf: pdf ?? kept.get('sealed_pdf') ?? null };
+    const made = { card: card ?? kept.get('share_card') ?? null, pdf: pdf ?? kept.get('sealed_pdf') ?? null };
+    // The seal's artifacts are complete now (a notarization has no PDF): how long that took from the seal.
+    if (kept.size > 0 && made.card && (made.pdf || sealed.record.type === 'notarization')) {
+      this.instruments.artifactsReady(Math.max(0, this.clock.now().getTime() - sealed.seal.sealedAt.getTime()) / 1000);
+    }
+    return made;
   }
 
   /** The share card, made now if it does not exist yet (the card route generates lazily). */

@@ -27,10 +27,10 @@ export class ClientLimits {
     if (!client) return;
     const rule: RateLimitRule =
       route === 'public_verify'
-        ? { limit: this.settings.verificationsPerMinute, windowSeconds: 60 }
+        ? { limit: this.settings.verificationsPerMinute, windowSeconds: 60, name: 'client_public_verify' }
         : route === 'oauth_register'
-          ? { limit: this.settings.registrationsPerHour ?? 20, windowSeconds: 3600 }
-          : { limit: this.settings.codeCallsPerHour, windowSeconds: 3600 };
+          ? { limit: this.settings.registrationsPerHour ?? 20, windowSeconds: 3600, name: 'client_oauth_register' }
+          : { limit: this.settings.codeCallsPerHour, windowSeconds: 3600, name: `client_${route}` };
     await this.rateLimiter.hit(this.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address', (quota) =>
       reportQuota({ policy: route, ...quota }),
     );

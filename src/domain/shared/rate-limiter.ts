@@ -3,8 +3,10 @@ import { preparedQuery } from '../database.js';
 import { DomainError } from './errors.js';
 import type { Clock } from './clock.js';
 import type { Quota } from './quotas.js';
+import { noInstruments, type Instruments } from './instruments.js';
 
-export type RateLimitRule = { limit: number; windowSeconds: number };
+/** `name`: what its refusals are counted under (`rss_rate_limit_refusals_total{rule}`), one word per rule, never the key. */
+export type RateLimitRule = { limit: number; windowSeconds: number; name?: string };
 
 /** Floating-point slack: a hit exactly at the computed instant passes. */
 const EPSILON = 1e-9;
@@ -25,7 +27,10 @@ export class RateLimiter {
   /** Per key and rule, the hits waiting for the statement in flight to finish. */
   private readonly queues = new Map<string, Waiter[]>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly instruments: Instruments = noInstruments,
+  ) {}
 
   /**
    * Counts one hit, or throws `rate_limited` (with the seconds until one passes) without counting it.
@@ -35,7 +40,10 @@ export class RateLimiter {
     const { quota, waitMs } = await new Promise<HitOutcome>((resolve, reject) => this.enqueue(em, key, rule, { resolve, reject }));
     // Here, in the caller's own async context: the quota reaches the request that made this hit.
     observe?.(quota);
-    if (waitMs !== null) throw refusal(what, waitMs);
+    if (waitMs !== null) {
+      this.instruments.rateLimited(rule.name ?? 'unnamed');
+      throw refusal(what, waitMs);
+    }
     return quota;
   }
 
@@ -110,7 +118,10 @@ export class RateLimiter {
   /** Throws like `hit` would, without counting, on counts read in `window` (null: no row). */
   checkCounts(rule: RateLimitRule, window: CountWindow, counted: WindowCounts, what: string): void {
     const passesAt = passesAtAfter(rule, window, counted);
-    if (passesAt > window.now) throw refusal(what, passesAt - window.now);
+    if (passesAt > window.now) {
+      this.instruments.rateLimited(rule.name ?? 'unnamed');
+      throw refusal(what, passesAt - window.now);
+    }
   }
 }
 

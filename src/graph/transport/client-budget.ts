@@ -21,6 +21,8 @@ export class ClientBudget {
     perMinute: number,
     private readonly now: () => number = Date.now,
     maxClients = 50_000,
+    /** Called on each refusal (counted by the metrics). */
+    private readonly refused: () => void = () => undefined,
   ) {
     this.rule = { limit: perMinute, windowSeconds: 60 };
     this.counts = new LRUCache({ max: maxClients });
@@ -36,6 +38,7 @@ export class ClientBudget {
     else if (counts.start < start) counts = { start, current: 0, previous: counts.current };
     const admitted = counts.current + 1 + counts.previous * window.overlap <= admittedCount(this.rule);
     if (admitted) counts.current += 1;
+    else this.refused();
     this.counts.set(client, counts);
     const remaining = Math.max(0, Math.floor(this.rule.limit - counts.current - counts.previous * window.overlap));
     // Admitted: when everything counted now has stopped weighing (a whole window after this one began);

@@ -330,7 +330,7 @@ export type ProofPostConfig = { codehostApiBase: string; microblogApiBase: strin
 
 /** The three proof-post adapters, for the composition root. */
 export function proofPostMethods(config: ProofPostConfig, rateLimiter: RateLimiter): ProofPostMethod[] {
-  const common = { allowLoopback: config.allowLoopback, fetchLimit: { limit: config.fetchesPerWindow, windowSeconds: 600 } };
+  const common = { allowLoopback: config.allowLoopback, fetchLimit: { limit: config.fetchesPerWindow, windowSeconds: 600, name: 'proof_fetches' } };
   return [
     new ProofPostMethod(CODEHOST_GIST, { ...common, apiBase: config.codehostApiBase }, rateLimiter),
     new ProofPostMethod(MICROBLOG_POST, { ...common, apiBase: config.microblogApiBase }, rateLimiter),
