@@ -1,6 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { classifyAddress, type ResolvedAddress, type Resolver } from '../ceremonies/methods/safe-fetch.js';
+import { classifyAddress, raceDeadline, systemResolver, type ResolvedAddress, type Resolver } from '../ceremonies/methods/safe-fetch.js';
 import { DomainError } from '../shared/errors.js';
 
 /** Longest endpoint URL accepted. */
@@ -19,7 +18,7 @@ export class WebhookTargets {
     allowed: readonly string[],
     private readonly production: boolean,
     /** DNS resolution; injectable so that tests never query real DNS. */
-    private readonly resolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true }),
+    private readonly resolver: Resolver = systemResolver,
   ) {
     for (const entry of allowed) {
       const [network, prefix] = entry.split('/');
@@ -57,7 +56,7 @@ export class WebhookTargets {
     const literal = isIP(hostname);
     const addresses = literal
       ? [{ address: hostname, family: literal }]
-      : await race(this.resolver(hostname), signal).catch(() => {
+      : await raceDeadline(this.resolver(hostname), signal).catch(() => {
           throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
         });
     if (addresses.length === 0) throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
@@ -77,10 +76,4 @@ export class WebhookTargets {
 
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-}
-
-function race<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) return Promise.reject(new Error('deadline passed'));
-  return Promise.race([work, new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('deadline passed')), { once: true }))]);
 }

@@ -90,7 +90,8 @@ export type FetchPolicy = {
 export type FetchedResponse = { status: number; headers: http.IncomingHttpHeaders; body: Buffer; url: string };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+/** The system's resolver, every answer in the order given (each is checked). */
+export const systemResolver: Resolver = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
 
 export async function safeGet(target: string | URL, policy: FetchPolicy): Promise<FetchedResponse> {
   const maxBytes = policy.maxBytes ?? 256 * 1024;
@@ -189,7 +190,9 @@ function getOnce(url: URL, pinned: ResolvedAddress, maxBytes: number, deadline: 
   });
 }
 
-async function raceDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
+/** The work, or a rejection when the deadline passes first (none: the work alone). */
+export async function raceDeadline<T>(work: Promise<T>, deadline: AbortSignal | undefined): Promise<T> {
+  if (!deadline) return work;
   if (deadline.aborted) throw new Error('deadline passed');
   return Promise.race([
     work,
