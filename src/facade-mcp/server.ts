@@ -9,7 +9,7 @@ import { noInstruments, type Instruments } from '../domain/shared/instruments.js
 import { operationFailure } from '../graph/transport/failure.js';
 import { ToolError, toolFailure, toolFailureSchema, type ToolFailure } from './errors.js';
 import { asPng } from './png.js';
-import { MORE_THAN_RETRIEVE, type ToolContext, type ToolDefinition } from './tool.js';
+import { MORE_THAN_RETRIEVE, scopesNamed, type ToolContext, type ToolDefinition } from './tool.js';
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_INFO = { name: 'record-signing', title: 'Record Signing and Notarization', version: '1.0.0' };
@@ -117,7 +117,7 @@ function guided(definition: ToolDefinition, failure: ToolFailure): ToolFailure {
   return {
     ...failure,
     required_scopes: scopes,
-    message: `${failure.message}: ${definition.name} needs the ${scopes.map((scope) => `'${scope}'`).join(' and ')} scope${scopes.length > 1 ? 's' : ''}. ${MORE_THAN_RETRIEVE}`,
+    message: `${failure.message}: ${definition.name} needs ${scopesNamed(scopes)}. ${MORE_THAN_RETRIEVE}`,
     retry_action: { tool: 'get_authentication_status', arguments: {} },
   };
 }

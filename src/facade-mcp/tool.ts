@@ -48,6 +48,9 @@ export function tool<S extends z.ZodObject>(definition: Omit<ToolDefinition, 'in
   return definition;
 }
 
+/** "the 'create' scope", "the 'retrieve' and 'cancel' scopes": said the same way in results and at the transport. */
+export const scopesNamed = (scopes: readonly string[]): string => `the ${scopes.map((scope) => `'${scope}'`).join(' and ')} scope${scopes.length > 1 ? 's' : ''}`;
+
 /** How an assistant gets more than `retrieve` (said in auth_required failures and by get_authentication_status). */
 export const MORE_THAN_RETRIEVE =
   'Connect with an API key that has the scopes needed (sent as the transport\'s `Authorization: Bearer`, created by the human in the web UI) or through the OAuth connector at /mcp/oauth; a sign-in code grants `retrieve` only.';

@@ -10,6 +10,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
 import { buildMcpServer, scopesNeeded } from './server.js';
+import { scopesNamed } from './tool.js';
 import type { ConfirmationStore } from './tool.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 
@@ -156,7 +157,7 @@ function refusedForScope(body: unknown, principal: Principal, deps: McpFacadeDep
     const missing = (scopesNeeded(call.params.name, call.params.arguments) ?? []).filter((scope) => !principal.scopes.includes(scope));
     if (missing.length === 0) continue;
     const wanted = [...new Set([...principal.scopes, ...missing])].join(' ');
-    const said = `${call.params.name} needs the ${missing.map((scope) => `'${scope}'`).join(' and ')} scope${missing.length > 1 ? 's' : ''}, which this connector was not granted`;
+    const said = `${call.params.name} needs ${scopesNamed(missing)}, which this connector was not granted`;
     res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${deps.connectorResourceMetadataUrl}", error_description="${said}"`);
     res.status(403).json({ jsonrpc: '2.0', error: { code: -32001, message: `${said}: the person can consent to it`, data: { required_scopes: missing } }, id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null });
     return true;

@@ -1,9 +1,8 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { freePort } from '../support/chain.js';
+import { memoryOAuthProvider } from '../support/oauth.js';
 import { ManualClock } from '../support/clock.js';
 import { connectMcp, type McpClient } from '../support/mcp.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
@@ -66,20 +65,8 @@ describe('MCP authentication on /mcp', () => {
     const token = await t.signIn('revoked-key@example.com');
     const created = await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['retrieve'] } });
     expect((await t.request('DELETE', `/api/v1/api-keys/${created.body.id}`, { token })).status).toBeLessThan(300);
-    const registrations: OAuthClientInformationMixed[] = [];
-    let authorizationUrl: URL | null = null;
     // An assistant as the Inspector and hosted clients build it: an OAuth provider beside the configured bearer.
-    const provider: OAuthClientProvider = {
-      redirectUrl: 'https://assistant.example/oauth/callback',
-      clientMetadata: { client_name: 'Inspector-like', redirect_uris: ['https://assistant.example/oauth/callback'], token_endpoint_auth_method: 'none' },
-      clientInformation: () => registrations.at(-1),
-      saveClientInformation: (information) => void registrations.push(information),
-      tokens: () => undefined,
-      saveTokens: () => undefined,
-      redirectToAuthorization: (url) => void (authorizationUrl = url),
-      saveCodeVerifier: () => undefined,
-      codeVerifier: () => '',
-    };
+    const { provider, state } = memoryOAuthProvider({ redirectUrl: 'https://assistant.example/oauth/callback', clientName: 'Inspector-like' });
     const payloads = async () => Number((await t.app.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from oauth_payloads'))[0]!.n);
     const before = await payloads();
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', t.config.publicBaseUrl), { authProvider: provider, requestInit: { headers: { Authorization: `Bearer ${created.body.key}` } } });
@@ -87,8 +74,8 @@ describe('MCP authentication on /mcp', () => {
     // /mcp's 401 names the connector's resource (/mcp/oauth): the SDK sees it is not /mcp and stops there.
     await expect(client.connect(transport)).rejects.toThrow(/mcp\/oauth does not match/);
     await client.close().catch(() => undefined);
-    expect(registrations).toEqual([]);
-    expect(authorizationUrl).toBeNull();
+    expect(state.registrations).toEqual([]);
+    expect(state.authorizations).toEqual([]);
     expect(await payloads()).toBe(before);
     // The 401 itself says which credentials /mcp takes.
     const answer = await fetch(new URL('/mcp', t.url), {

@@ -4,13 +4,11 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
-import { consentOverHttp, CookieJar, discover, follow } from '../support/oauth.js';
+import { consentOverHttp, CookieJar, discover, follow, memoryOAuthProvider } from '../support/oauth.js';
 
 const REDIRECT = 'https://assistant.example/oauth/callback';
 
@@ -69,23 +67,8 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
     expect(d.as).toMatchObject({ client_id_metadata_document_supported: true });
     const clientId = publish('/assistant/client.json');
 
-    const registered: OAuthClientInformationMixed[] = [];
-    let saved: OAuthTokens | undefined;
-    let verifier = '';
-    const authorizations: URL[] = [];
-    let information: OAuthClientInformationMixed | undefined;
-    const provider: OAuthClientProvider = {
-      redirectUrl: REDIRECT,
-      clientMetadataUrl: clientId,
-      clientMetadata: { client_name: 'Metadata Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
-      clientInformation: () => information,
-      saveClientInformation: (value) => void registered.push((information = value)),
-      tokens: () => saved,
-      saveTokens: (tokens) => void (saved = tokens),
-      redirectToAuthorization: (url) => void authorizations.push(url),
-      saveCodeVerifier: (value) => void (verifier = value),
-      codeVerifier: () => verifier,
-    };
+    const { provider, state } = memoryOAuthProvider({ redirectUrl: REDIRECT, clientName: 'Metadata Assistant', clientMetadataUrl: clientId });
+    const { registrations: registered, authorizations } = state;
     const transport = new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider });
     const sdk = new Client({ name: 'metadata-assistant', version: '1.0.0' });
     await expect(sdk.connect(transport)).rejects.toThrow(/Unauthorized/);
@@ -104,9 +87,9 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
     expect(page).toContain('<dt>Its website</dt><dd><code>assistant.example</code>');
     expect(page).toContain('<code>https://assistant.example</code>');
 
-    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier, state: '' }, 'metadata@example.com');
+    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier: state.verifier, state: '' }, 'metadata@example.com');
     await transport.finishAuth(callback.searchParams.get('code')!);
-    expect(saved?.access_token).toBeTruthy();
+    expect(state.tokens?.access_token).toBeTruthy();
     const again = new Client({ name: 'metadata-assistant', version: '1.0.0' });
     await again.connect(new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider }));
     expect((await again.callTool({ name: 'get_authentication_status', arguments: {} })).structuredContent).toMatchObject({ authenticated: true, auth_method: 'oauth' });

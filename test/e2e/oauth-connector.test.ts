@@ -1,13 +1,11 @@
 import * as oauth from 'oauth4webapi';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
 import { ManualClock } from '../support/clock.js';
-import { authorizationRequest, consentOverHttp, discover, exchangeCode, refresh, registerClient, tokens, type Discovered } from '../support/oauth.js';
+import { authorizationRequest, consentOverHttp, discover, exchangeCode, memoryOAuthProvider, refresh, registerClient, tokens, type Discovered } from '../support/oauth.js';
 
 type App = TestApp & { origin: string };
 
@@ -183,20 +181,13 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     expect(await call.json()).toMatchObject({ id: 7, error: { data: { required_scopes: ['create'] } } });
 
     // The official SDK client: the 403 makes it ask for consent to "retrieve create"; after it, the call runs.
-    let saved: OAuthTokens = { access_token: issued.access_token, token_type: 'Bearer', refresh_token: issued.refresh_token };
-    let verifier = '';
-    const authorizations: URL[] = [];
-    const provider: OAuthClientProvider = {
+    const { provider, state } = memoryOAuthProvider({
       redirectUrl: REDIRECT,
-      clientMetadata: { client_name: 'Scoped Assistant', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
-      clientInformation: () => ({ client_id: client.client_id }),
-      saveClientInformation: () => undefined,
-      tokens: () => saved,
-      saveTokens: (tokens) => void (saved = tokens),
-      redirectToAuthorization: (url) => void authorizations.push(url),
-      saveCodeVerifier: (value) => void (verifier = value),
-      codeVerifier: () => verifier,
-    };
+      clientName: 'Scoped Assistant',
+      clientId: client.client_id,
+      tokens: { access_token: issued.access_token, token_type: 'Bearer', refresh_token: issued.refresh_token },
+    });
+    const { authorizations } = state;
     const transport = new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider });
     const sdk = new Client({ name: 'scoped-assistant', version: '1.0.0' });
     await sdk.connect(transport);
@@ -205,9 +196,9 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     expect(authorizations).toHaveLength(1);
     expect(authorizations[0]!.searchParams.get('scope')).toBe('retrieve create');
     expect(authorizations[0]!.searchParams.get('client_id')).toBe(client.client_id);
-    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier, state: '' }, email);
+    const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier: state.verifier, state: '' }, email);
     await transport.finishAuth(callback.searchParams.get('code')!);
-    expect(saved.scope?.split(' ').sort()).toEqual(['create', 'retrieve']);
+    expect(state.tokens?.scope?.split(' ').sort()).toEqual(['create', 'retrieve']);
     const created = (await sdk.callTool({ name: 'create_agreement', arguments: garden })) as CallToolResult;
     expect(created.isError).toBeFalsy();
     expect(created.structuredContent).toMatchObject({ status: 'draft' });

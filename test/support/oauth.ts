@@ -1,4 +1,6 @@
 import * as oauth from 'oauth4webapi';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { TestApp } from './harness.js';
 
 /** Tests run over http on loopback: oauth4webapi insists on https unless told otherwise. */
@@ -140,4 +142,34 @@ export function refresh(d: Discovered, client: oauth.Client, refreshToken: strin
 export async function tokenError(response: Response): Promise<{ status: number; error: string }> {
   const body = (await response.json()) as { error: string };
   return { status: response.status, error: body.error };
+}
+
+/**
+ * An MCP SDK OAuth client provider that keeps everything in memory and "redirects" by recording the
+ * URL (the test then consents over HTTP or in Chromium): what hosted assistants build around auth().
+ */
+export function memoryOAuthProvider(options: { redirectUrl: string; clientName: string; clientId?: string; clientMetadataUrl?: string; tokens?: OAuthTokens }) {
+  const state = {
+    registrations: [] as OAuthClientInformationMixed[],
+    authorizations: [] as URL[],
+    tokens: options.tokens,
+    verifier: '',
+    client: options.clientId ? ({ client_id: options.clientId } as OAuthClientInformationMixed) : undefined,
+  };
+  const provider: OAuthClientProvider = {
+    redirectUrl: options.redirectUrl,
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+    clientMetadata: { client_name: options.clientName, redirect_uris: [options.redirectUrl], token_endpoint_auth_method: 'none' },
+    clientInformation: () => state.client,
+    saveClientInformation: (information) => {
+      state.registrations.push(information);
+      state.client = information;
+    },
+    tokens: () => state.tokens,
+    saveTokens: (tokens) => void (state.tokens = tokens),
+    redirectToAuthorization: (url) => void state.authorizations.push(url),
+    saveCodeVerifier: (value) => void (state.verifier = value),
+    codeVerifier: () => state.verifier,
+  };
+  return { provider, state };
 }
