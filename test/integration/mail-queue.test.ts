@@ -85,7 +85,11 @@ describe('Mail queue', () => {
       },
     };
     const queue = new MailQueue(orm, slow, systemClock, logger, { ...settings, backlogPerRecipient: 100, backlogPerClient: 100 });
-    for (let i = 0; i < 25; i += 1) await queue.send({ to: `bulk${i}@example.org`, subject: `Invitation ${i}`, text: 'You are invited' });
+    // Each a millisecond apart: messages queued within one millisecond have no order between them.
+    for (let i = 0; i < 25; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await queue.send({ to: `bulk${i}@example.org`, subject: `Invitation ${i}`, text: 'You are invited' });
+    }
     for (let i = 0; i < 3; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 5));
       await queue.send({ to: `code${i}@example.org`, subject: `Code ${i}`, text: 'Your code is 123456', urgency: 'waiting', notAfter: new Date(Date.now() + 600_000) });

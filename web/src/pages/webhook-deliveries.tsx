@@ -23,10 +23,12 @@ function lookAgainIn(deliveries: readonly WebhookDeliveryRowFragment[], now: num
  * An endpoint's deliveries, newest first: what became of each event, kept current while one is
  * pending; a delivered or failed one can be sent again (same event id, a new series of attempts).
  */
-export function WebhookDeliveries({ endpoint, queued, onEndpointChanged }: {
+export function WebhookDeliveries({ endpoint, queued, onEndpointRead, onEndpointChanged }: {
   endpoint: WebhookEndpointRowFragment;
   /** Bumped when an event was queued for the endpoint: read again now. */
   queued: number;
+  /** The endpoint as read with the deliveries (it may be newer than the listed one). */
+  onEndpointRead: (endpoint: WebhookEndpointRowFragment) => void;
   /** The endpoint read with the deliveries is not the one listed (a delivery disabled it). */
   onEndpointChanged: () => void;
 }) {
@@ -45,6 +47,10 @@ export function WebhookDeliveries({ endpoint, queued, onEndpointChanged }: {
   const page = result.data?.webhookDeliveries;
   const deliveries = page?.deliveries;
   const current = result.data?.webhook ?? endpoint;
+  const read = result.data?.webhook;
+  useEffect(() => {
+    if (read) onEndpointRead(read);
+  }, [read, onEndpointRead]);
   useEffect(() => {
     if (current.enabled !== endpoint.enabled) onEndpointChanged();
   }, [current.enabled, endpoint.enabled, onEndpointChanged]);

@@ -45,6 +45,11 @@ const DISABLED_REASONS: Record<string, string> = {
 
 type ShownSecret = { secret: string; url: string; previousUntil: string | null };
 
+/** The later of two reads of an endpoint (by `updatedAt`, which every change moves on). */
+function newer(listed: WebhookEndpointRowFragment, other: WebhookEndpointRowFragment | null): WebhookEndpointRowFragment {
+  return other && other.id === listed.id && Date.parse(other.updatedAt) > Date.parse(listed.updatedAt) ? other : listed;
+}
+
 function endpointName(endpoint: WebhookEndpointRowFragment): string {
   return endpoint.description ?? endpoint.url;
 }
@@ -61,7 +66,10 @@ export function WebhooksSection() {
   const [queued, setQueued] = useState(0);
   const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
 
-  const endpoints = list.data?.webhooks ?? [];
+  // The endpoint as the deliveries list last read it: a delivery can disable it (410 Gone) after the
+  // list was read, and a list read already under way answers the older state. The newer read wins.
+  const [readWithDeliveries, setReadWithDeliveries] = useState<WebhookEndpointRowFragment | null>(null);
+  const endpoints = (list.data?.webhooks ?? []).map((endpoint) => newer(endpoint, readWithDeliveries));
   const open = endpoints.find((endpoint) => endpoint.id === selected) ?? null;
   return (
     <section className="settings-section" aria-labelledby="webhooks-heading">
@@ -97,7 +105,7 @@ export function WebhooksSection() {
               ))}
             </ul>
           )}
-          {open && <WebhookDeliveries key={open.id} endpoint={open} queued={queued} onEndpointChanged={reload} />}
+          {open && <WebhookDeliveries key={open.id} endpoint={open} queued={queued} onEndpointRead={setReadWithDeliveries} onEndpointChanged={reload} />}
         </div>
         <AddEndpointForm onCreated={(secret, endpoint) => {
           setShown({ secret, url: endpoint.url, previousUntil: null });
