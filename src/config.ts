@@ -141,6 +141,8 @@ const schema = z.object({
   MCP_GRANT_TTL_SECONDS: z.coerce.number().int().min(10).max(600).default(600),
   MCP_CONFIRMATION_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   MCP_JSON_RESPONSE: bool.default(false),
+  MCP_SECRET_INPUT: z.enum(['prefer_url', 'url_only']).default('prefer_url'),
+  MCP_SECRET_INPUT_TTL_SECONDS: z.coerce.number().int().min(60).max(600).default(600),
 });
 
 export type Config = {
@@ -248,6 +250,14 @@ export type Config = {
     grantTtlSeconds: number;
     confirmationTtlSeconds: number;
     jsonResponse: boolean;
+    /**
+     * Secret inputs (a signature code, a passkey response): `prefer_url` takes them on the service's
+     * page when the client declared URL-mode elicitation, else as tool arguments; `url_only` refuses
+     * them as arguments (clients without URL-mode elicitation cannot use those methods).
+     */
+    secretInput: 'prefer_url' | 'url_only';
+    /** Lifetime of a secret-input link (at most 600 seconds). */
+    secretInputTtlSeconds: number;
   };
   /** Anchoring; null without CHAIN_RPC_URL. The signer key is never logged. */
   chain: {
@@ -378,6 +388,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grantTtlSeconds: e.MCP_GRANT_TTL_SECONDS,
       confirmationTtlSeconds: e.MCP_CONFIRMATION_TTL_SECONDS,
       jsonResponse: e.MCP_JSON_RESPONSE,
+      secretInput: e.MCP_SECRET_INPUT,
+      secretInputTtlSeconds: e.MCP_SECRET_INPUT_TTL_SECONDS,
     },
     chain: e.CHAIN_RPC_URL
       ? {

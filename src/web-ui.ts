@@ -6,7 +6,7 @@ import express, { type RequestHandler, type Response } from 'express';
 import { ICON_PATH, ICON_PNG } from './brand-icon.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
-const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$)/;
+const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$)/;
 
 /** The REST contract rendered for people (Redoc over `/api/openapi.json`). */
 const API_DOCS = '/api/docs';

@@ -53,6 +53,7 @@ export function mountConnectors(
     allowedOrigins: () =>
       config.mcp.allowedOrigins ?? [publicBase.origin, ...['localhost', '127.0.0.1', '[::1]'].map((host) => `http://${host}:${boundPort()}`)],
     jsonResponse: config.mcp.jsonResponse,
+    secretInputPolicy: config.mcp.secretInput,
     publicBaseUrl: config.publicBaseUrl,
     iconUrl: new URL(ICON_PATH, publicBase).href,
     connectorResourceMetadataUrl: oauthServer.resourceMetadataUrl,

@@ -23,6 +23,8 @@ import { WebhookSender } from '../domain/webhooks/sender.js';
 import { WebhookService } from '../domain/webhooks/webhook-service.js';
 import { WebhookSecrets } from '../domain/webhooks/signature.js';
 import { WebhookTargets } from '../domain/webhooks/target.js';
+import { SecretInputResolver } from '../graph/resolvers/secret-input.resolver.js';
+import { SecretInputs } from '../domain/mcp/secret-inputs.js';
 import { WebhookResolver } from '../graph/resolvers/webhook.resolver.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
@@ -251,6 +253,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
     webhooks: new WebhookResolver(webhooks),
+    secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
     ),

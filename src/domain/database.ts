@@ -16,7 +16,7 @@ import { AuditEntry } from './records/audit-trail.js';
 import { RecordSeal } from './sealing/seal.js';
 import { CardTicket, SealedArtifact } from './sealing/entities.js';
 import { AnchorBatch } from './anchoring/entities.js';
-import { McpConfirmation, McpGrant, McpSession } from './mcp/entities.js';
+import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from './mcp/entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
 import { StuckWorkWarning } from './maintenance/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
@@ -50,6 +50,7 @@ export const entities = [
   AnchorBatch,
   QueuedMessage,
   McpSession,
+  McpSecretInput,
   McpGrant,
   McpConfirmation,
   IdempotencyKey,

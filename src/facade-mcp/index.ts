@@ -9,7 +9,7 @@ export type { ConfirmationStore } from './tool.js';
 export { TOOL_LIST } from './server.js';
 
 /** Non-secret facts about the MCP endpoints, for GET /mcp/diagnostics. */
-export function mcpDiagnostics(options: { authModes: string[] }) {
+export function mcpDiagnostics(options: { authModes: string[]; secretInputs: 'prefer_url' | 'url_only' }) {
   return {
     status: 'ok',
     protocol_version: LATEST_PROTOCOL_VERSION,
@@ -19,6 +19,7 @@ export function mcpDiagnostics(options: { authModes: string[] }) {
     endpoints: { direct: '/mcp', oauth: '/mcp/oauth' },
     transport: 'streamable_http',
     auth_modes: options.authModes,
+    secret_inputs: options.secretInputs,
     tool_count: TOOL_LIST.length,
     tools: TOOL_LIST.map((tool) => tool.name),
   };

@@ -71,7 +71,7 @@ export function recordGuidance(record: RecordFieldsFragment): Guidance {
 }
 
 /** The way on inside a signature execution: start a method, hand the human its step, submit, finalize. */
-export function executionGuidance(reference: string, execution: SignatureExecutionFieldsFragment, acknowledgementNeeded: boolean): Guidance {
+export function executionGuidance(reference: string, execution: SignatureExecutionFieldsFragment, acknowledgementNeeded: boolean, secretInput: 'url' | 'argument' = 'argument'): Guidance {
   const ref = { agr_reference: reference };
   if (execution.finalizedAt) {
     return { nextAction: call('get_agreement', ref, 'The signature is finalized; read the record for what comes next.'), humanStep: null };
@@ -87,6 +87,12 @@ export function executionGuidance(reference: string, execution: SignatureExecuti
     };
   }
   const pending = execution.methods.find((method) => method.status === 'pending');
+  if (pending && secretInput === 'url' && (pending.methodType === 'email_otp' || pending.methodType === 'webauthn_passkey')) {
+    return {
+      nextAction: call('submit_signature_method_input', { ...ref, method_type: pending.methodType }, 'Call it as it is: it answers a page of the service where the human gives this input; call it again once they are done.'),
+      humanStep: `The human ${pending.methodType === 'email_otp' ? 'enters the signature code mailed to them' : 'confirms with their passkey'} on the service's page that your client opens. Never ask them for the code or to paste it here.`,
+    };
+  }
   if (pending) {
     const input = pending.methodType === 'email_otp' ? { code: '<six-digit code from the human>' } : pending.methodType === 'webauthn_passkey' ? { credential: '<authenticator response>' } : { url: '<public proof URL from the human>' };
     return {

@@ -26,6 +26,6 @@ export function mcpOnFirstUse(deps: McpFacadeDeps): {
       router().then((handler) => handler(req, res, next), next);
     },
     authenticatedHandler: async (req, res, principal) => (await authenticated())(req, res, principal),
-    diagnostics: async (options) => (await facade()).mcpDiagnostics(options),
+    diagnostics: async (options) => (await facade()).mcpDiagnostics({ ...options, secretInputs: deps.secretInputPolicy }),
   };
 }

@@ -83,6 +83,8 @@ async function callTool(definition: ToolDefinition, raw: Record<string, unknown>
       structuredContent: output.structured,
     };
   } catch (error) {
+    // A protocol answer, not a tool result: URL-mode elicitation required (-32042), which the client acts on.
+    if (error instanceof McpError) throw error;
     if (error instanceof ToolError) return failed(guided(definition, { ...error.failure, retry_action: error.failure.retry_action ?? definition.recovery?.(error.failure.error_code, parsed.data) ?? null }));
     const failure = operationFailure(error);
     if (!failure) logger.error({ err: error, tool: definition.name }, 'MCP tool failed');

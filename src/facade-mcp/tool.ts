@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Principal, Scope } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
+import type { SecretInputMode } from '../domain/mcp/sessions.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
 import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
@@ -13,6 +14,9 @@ export type ConfirmationStore = {
   redeem(token: string, binding: ConfirmationBinding): Promise<ConfirmationRefusal | null>;
 };
 
+/** MCP_SECRET_INPUT: `url_only` refuses secret inputs (a signature code, a passkey response) as tool arguments. */
+export type SecretInputPolicy = 'prefer_url' | 'url_only';
+
 /** What a tool's handler has: the graph bound to the caller's context, and the caller. */
 export type ToolContext = {
   graph: Graph;
@@ -20,6 +24,11 @@ export type ToolContext = {
   confirmations: ConfirmationStore;
   /** PUBLIC_BASE_URL: where the links a result carries point (the public verification page). */
   publicBaseUrl: string;
+  /**
+   * How this session takes secret inputs: `url` when its client declared URL-mode elicitation (the
+   * human enters them on the service's page), else `argument`; and the operator's policy.
+   */
+  secretInput: { mode: SecretInputMode; policy: SecretInputPolicy };
 };
 
 /** A tool's answer: the structure (validated by the output schema) and image blocks to append. */

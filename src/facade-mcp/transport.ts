@@ -11,14 +11,15 @@ import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
 import { buildMcpServer, scopesNeeded } from './server.js';
 import { scopesNamed } from './tool.js';
-import type { ConfirmationStore } from './tool.js';
+import type { ConfirmationStore, SecretInputPolicy } from './tool.js';
+import type { SecretInputMode } from '../domain/mcp/sessions.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
   /** Counted per `client` (an identity, else a network address): a refusal is a DomainError (`rate_limited`, `unavailable`). */
-  open(protocolVersion: string, clientName: string | null, client: string | null): Promise<{ id: string; key: string }>;
-  find(id: string): Promise<{ key: string; protocolVersion: string } | null>;
+  open(protocolVersion: string, clientName: string | null, client: string | null, secretInput: SecretInputMode): Promise<{ id: string; key: string }>;
+  find(id: string): Promise<{ key: string; protocolVersion: string; secretInput: SecretInputMode } | null>;
   close(id: string): Promise<boolean>;
 };
 
@@ -34,6 +35,8 @@ export type McpFacadeDeps = {
   allowedHosts: () => string[];
   allowedOrigins: () => string[];
   jsonResponse: boolean;
+  /** MCP_SECRET_INPUT: whether secret inputs may still come as tool arguments. */
+  secretInputPolicy: SecretInputPolicy;
   /** The OAuth connector's protected resource metadata (`/mcp/oauth`'s), named by /mcp's 401. */
   connectorResourceMetadataUrl: string;
   /** PUBLIC_BASE_URL, where results' links point. */
@@ -179,9 +182,11 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
       const requested = initialize.params.protocolVersion;
       const negotiated = SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
       const client = caller && 'identityId' in caller ? `identity:${caller.identityId}` : `address:${req.ip ?? 'unknown'}`;
+      // URL-mode elicitation is declared as `elicitation: { url: {} }` (an empty `elicitation` means form mode only).
+      const secretInput: SecretInputMode = initialize.params.capabilities.elicitation?.url ? 'url' : 'argument';
       let opened: { id: string; key: string };
       try {
-        opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null, client);
+        opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null, client, secretInput);
       } catch (error) {
         if (!(error instanceof DomainError) || (error.code !== 'rate_limited' && error.code !== 'unavailable')) throw error;
         res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.details.retryAfterSeconds ?? 1))));
@@ -189,7 +194,7 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
         return;
       }
       res.setHeader('Mcp-Session-Id', opened.id);
-      return await serve(req, res, deps, opened.key, caller);
+      return await serve(req, res, deps, opened.key, caller, secretInput);
     }
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') {
@@ -204,7 +209,7 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
     }
     const principal = await callerOf(req, res, deps, session.key);
     if (principal === 'refused') return;
-    await serve(req, res, deps, session.key, principal);
+    await serve(req, res, deps, session.key, principal, session.secretInput);
   } catch (error) {
     deps.logger.error({ err: error }, 'MCP request failed');
     if (!res.headersSent) res.status(500).json(rpcError(-32603, 'Internal error'));
@@ -229,7 +234,7 @@ async function authenticate(req: Request, res: Response, deps: McpFacadeDeps, se
   }
 }
 
-async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null, principal: Principal | null): Promise<void> {
+async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null, principal: Principal | null, secretInput: SecretInputMode = 'argument'): Promise<void> {
   const context: GraphContext = {
     principal,
     via: 'mcp',
@@ -237,7 +242,12 @@ async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKe
     clientAddress: req.ip ?? null,
     mcpSessionKey: sessionKey,
   };
-  const server = buildMcpServer({ graph: deps.executor.bind(context), principal, confirmations: deps.confirmations, publicBaseUrl: deps.publicBaseUrl }, deps.logger, deps.iconUrl, deps.instruments);
+  const server = buildMcpServer(
+    { graph: deps.executor.bind(context), principal, confirmations: deps.confirmations, publicBaseUrl: deps.publicBaseUrl, secretInput: { mode: secretInput, policy: deps.secretInputPolicy } },
+    deps.logger,
+    deps.iconUrl,
+    deps.instruments,
+  );
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
   res.on('close', () => {

@@ -10,6 +10,7 @@ import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
 import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
 import { WebhookResolver } from './resolvers/webhook.resolver.js';
+import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -23,6 +24,7 @@ export type Resolvers = {
   verification: VerificationResolver;
   artifacts: ArtifactsResolver;
   webhooks: WebhookResolver;
+  secretInputs: SecretInputResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -37,6 +39,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   VerificationResolver,
   ArtifactsResolver,
   WebhookResolver,
+  SecretInputResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

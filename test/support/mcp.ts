@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 
 export type McpClient = {
   client: Client;
@@ -10,13 +10,16 @@ export type McpClient = {
   close: () => Promise<void>;
 };
 
-/** The MCP SDK's own client over real HTTP to /mcp, optionally with a transport bearer (API key or MCP token). */
-export async function connectMcp(baseUrl: string, options: { bearer?: string; sessionId?: string } = {}): Promise<McpClient> {
+/**
+ * The MCP SDK's own client over real HTTP to /mcp, optionally with a transport bearer (API key or MCP
+ * token) and client capabilities (e.g. URL-mode elicitation: `{ elicitation: { url: {} } }`).
+ */
+export async function connectMcp(baseUrl: string, options: { bearer?: string; sessionId?: string; capabilities?: ClientCapabilities } = {}): Promise<McpClient> {
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), {
     requestInit: options.bearer ? { headers: { Authorization: `Bearer ${options.bearer}` } } : undefined,
     sessionId: options.sessionId,
   });
-  const client = new Client({ name: 'record-signing-tests', version: '1.0.0' });
+  const client = new Client({ name: 'record-signing-tests', version: '1.0.0' }, { capabilities: options.capabilities ?? {} });
   await client.connect(transport);
   return {
     client,

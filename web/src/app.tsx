@@ -9,6 +9,7 @@ import { CreatePage } from './pages/create';
 import { RecordPage } from './pages/record';
 import { SignPage } from './pages/sign';
 import { VerifyPage } from './pages/verify';
+import { SecretInputPage } from './pages/secret-input';
 import { KeysPage } from './pages/keys';
 import { PageTitle } from './components';
 
@@ -83,6 +84,8 @@ function Page({ route }: { route: Route }) {
       return <VerifyPage reference={route.reference} key={route.reference ?? ''} />;
     case 'keys':
       return <KeysPage />;
+    case 'secret-input':
+      return <SecretInputPage />;
     case 'not-found':
       return (
         <section>

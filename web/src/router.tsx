@@ -37,6 +37,7 @@ export type Route =
   | { page: 'sign'; id: string }
   | { page: 'verify'; reference: string | null }
   | { page: 'keys' }
+  | { page: 'secret-input' }
   | { page: 'not-found' };
 
 /** The client-side routes; the server answers index.html for each of them. */
@@ -46,6 +47,7 @@ export function matchRoute(path: string): Route {
   if (parts.length === 0) return { page: 'home' };
   if (first === 'sign-in' && parts.length === 1) return { page: 'sign-in' };
   if (first === 'keys' && parts.length === 1) return { page: 'keys' };
+  if (first === 'secret-input' && parts.length === 1) return { page: 'secret-input' };
   if (first === 'verify' && parts.length <= 2) return { page: 'verify', reference: second ?? null };
   if (first === 'records' && second === 'new' && parts.length === 2) return { page: 'new' };
   if (first === 'records' && second && parts.length === 2) return { page: 'record', id: second };

@@ -46,6 +46,9 @@ export const OPERATION_ACCESS = {
   'ceremony.submitMethod': 'verify',
   'ceremony.refreshMethod': 'verify',
   'ceremony.cancelMethod': 'verify',
+  'ceremony.openSecretInput': 'verify',
+  'secretInputs.describe': 'public',
+  'secretInputs.complete': 'public',
 
   'lifecycle.submit': 'create',
   'lifecycle.decline': 'cancel',

@@ -12,6 +12,7 @@ export type SweepResult = {
   mcpSessions: number;
   mcpGrants: number;
   mcpConfirmations: number;
+  mcpSecretInputs: number;
   idempotencyKeys: number;
   oauthPayloads: number;
 };
@@ -42,6 +43,8 @@ export class HousekeepingService {
       mcpSessions: await count('delete from mcp_sessions where expires_at < ? or closed_at < ?', [dayAgo, dayAgo]),
       mcpGrants: await count('delete from mcp_grants where expires_at < ? or revoked_at < ?', [dayAgo, dayAgo]),
       mcpConfirmations: await count('delete from mcp_confirmations where consumed_at is not null or expires_at < ?', [now]),
+      // Secret-input links a day past their expiry (a spent one stays till then: its page says done).
+      mcpSecretInputs: await count('delete from mcp_secret_inputs where expires_at < ?', [dayAgo]),
       idempotencyKeys: await count('delete from idempotency_keys where expires_at <= ?', [now]),
       // The authorization server's expired codes, tokens, interactions and sessions.
       oauthPayloads: await count('delete from oauth_payloads where expires_at < ?', [dayAgo]),

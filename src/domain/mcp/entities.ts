@@ -10,7 +10,7 @@ import type { Scope } from '../identity/principal.js';
  */
 @Entity({ tableName: 'mcp_sessions' })
 export class McpSession {
-  [OptionalProps]?: 'clientName' | 'closedAt' | 'createdAt';
+  [OptionalProps]?: 'clientName' | 'secretInput' | 'closedAt' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -24,6 +24,10 @@ export class McpSession {
 
   @Property({ type: 'text', nullable: true })
   clientName: string | null = null;
+
+  /** How the client takes secret inputs: `url` (it declared URL-mode elicitation) or `argument`. */
+  @Property({ type: 'text', default: 'argument' })
+  secretInput: 'url' | 'argument' = 'argument';
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   lastSeenAt!: Date;
@@ -120,6 +124,55 @@ export class McpConfirmation {
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   consumedAt: Date | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+}
+
+/**
+ * A link an MCP session's tool call gave the human (URL-mode elicitation), where they enter a
+ * signature method's secret input (the mailed code, the passkey) on the service's own page, so that
+ * it never passes through the assistant. Single use, short-lived, bound to its session, the caller,
+ * the record's version and the method; the first browser to open it keeps it. Only hashes are kept.
+ */
+@Entity({ tableName: 'mcp_secret_inputs' })
+export class McpSecretInput {
+  [OptionalProps]?: 'browserHash' | 'completedAt' | 'createdAt';
+
+  /** The elicitation id the client is given. */
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text', unique: true, hidden: true })
+  tokenHash!: string;
+
+  @ManyToOne(() => McpSession, { mapToPk: true, deleteRule: 'cascade' })
+  @Index()
+  session!: string;
+
+  /** The caller the tool call ran as (ids and scopes only, no secret): the page acts as it. */
+  @Property({ type: 'json' })
+  principal!: Record<string, unknown>;
+
+  @Property({ type: 'uuid' })
+  recordId!: string;
+
+  @Property({ type: 'integer' })
+  recordVersion!: number;
+
+  @Property({ type: 'text' })
+  methodType!: string;
+
+  /** The first browser that opened the link (hash of a key it keeps). */
+  @Property({ type: 'text', nullable: true, hidden: true })
+  browserHash: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  @Index()
+  expiresAt!: Date;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  completedAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Date = new Date();

@@ -7,8 +7,11 @@ import { McpSession } from './entities.js';
 
 export const MCP_SESSION_PREFIX = 'rss_mcps_';
 
+/** How a session's client takes secret inputs: through a page of ours (URL-mode elicitation) or as tool arguments. */
+export type SecretInputMode = 'url' | 'argument';
+
 /** A stored MCP session as a transport continues it. */
-export type OpenMcpSession = { key: string; protocolVersion: string };
+export type OpenMcpSession = { key: string; protocolVersion: string; secretInput: SecretInputMode };
 
 export type McpSessionLimits = {
   /** Idle lifetime of a session that has been used. */
@@ -38,7 +41,7 @@ export class McpSessions {
    * A new session; the returned id is the client's secret `Mcp-Session-Id`. `client` is who counts
    * the call: an identity (`identity:<id>`) or a network address; null (in-process) is not counted.
    */
-  async open(protocolVersion: string, clientName: string | null, client: string | null = null): Promise<{ id: string; key: string }> {
+  async open(protocolVersion: string, clientName: string | null, client: string | null = null, secretInput: SecretInputMode = 'argument'): Promise<{ id: string; key: string }> {
     const em = this.orm.em.fork();
     if (client !== null) {
       await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60, name: 'mcp_initialize' }, 'MCP sessions opened by this client');
@@ -56,6 +59,7 @@ export class McpSessions {
       sessionHash: sha256Hex(id),
       protocolVersion,
       clientName: clientName?.slice(0, 200) ?? null,
+      secretInput,
       lastSeenAt: now,
       expiresAt: new Date(now.getTime() + this.limits.unusedSeconds * 1000),
     });
@@ -72,14 +76,14 @@ export class McpSessions {
     const minuteAgo = new Date(now.getTime() - 60_000);
     // A session still on its short first lifetime gets the idle one at its first call.
     const unusedBefore = new Date(now.getTime() + Math.max(0, this.limits.idleSeconds - 60) * 1000);
-    const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string }[]>(
+    const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string; secret_input: SecretInputMode }[]>(
       `update mcp_sessions set last_seen_at = case when last_seen_at < ? or expires_at < ? then ? else last_seen_at end,
          expires_at = case when last_seen_at < ? or expires_at < ? then ? else expires_at end
-       where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version`,
+       where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version, secret_input`,
       [minuteAgo, unusedBefore, now, minuteAgo, unusedBefore, this.expiry(now), sha256Hex(id), now],
     );
     const row = rows[0];
-    return row ? { key: row.id, protocolVersion: row.protocol_version } : null;
+    return row ? { key: row.id, protocolVersion: row.protocol_version, secretInput: row.secret_input } : null;
   }
 
   /** Ends a session (DELETE /mcp); its grants end with it. Answers whether a live session was ended. */

@@ -10,12 +10,20 @@ export const authenticationTools: ToolDefinition[] = [
     name: 'get_authentication_status',
     title: 'Authentication status',
     description:
-      'Tells whether this MCP connection is authenticated, with which scopes and how: `api_key` (transport Authorization: Bearer with an API key; scopes as the key\'s), `mcp_otp` (an email code grant: retrieve only, at most 600 seconds) or none. `session_bound` is true when the grant rides on this MCP session. Authentication never signs anything.',
+      'Tells whether this MCP connection is authenticated, with which scopes and how: `api_key` (transport Authorization: Bearer with an API key; scopes as the key\'s), `mcp_otp` (an email code grant: retrieve only, at most 600 seconds) or none. `session_bound` is true when the grant rides on this MCP session. `secret_input` says how this session gives signature codes and passkey responses: `url` (the human enters them on the service\'s page; this client declared URL-mode elicitation) or `argument` (the human gives them to you for submit_signature_method_input). Authentication never signs anything.',
     input: z.strictObject({}),
-    output: z.object({ authenticated: z.boolean(), scopes: z.array(z.string()), auth_method: z.string().nullable(), session_bound: z.boolean(), next_action: nextAction, human_step: humanStep }),
+    output: z.object({
+      authenticated: z.boolean(),
+      scopes: z.array(z.string()),
+      auth_method: z.string().nullable(),
+      session_bound: z.boolean(),
+      secret_input: z.enum(['url', 'argument']),
+      next_action: nextAction,
+      human_step: humanStep,
+    }),
     annotations: READ,
     operations: [identity.authenticationStatus],
-    run: async (_args, { graph }) => {
+    run: async (_args, { graph, secretInput }) => {
       const status = await runEntry(graph, identity.authenticationStatus, {});
       return {
         structured: {
@@ -23,6 +31,7 @@ export const authenticationTools: ToolDefinition[] = [
           scopes: status.scopes,
           auth_method: status.authMethod ?? null,
           session_bound: status.sessionBound,
+          secret_input: secretInput.mode,
           next_action: status.authenticated ? null : { tool: 'request_authentication_otp', arguments: { email: '<the human\'s email address>' }, description: 'Sign in with an email code to read your records (retrieve only).' },
           human_step: status.authenticated
             ? null

@@ -1,10 +1,13 @@
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { isSecretInputMethod } from '../../domain/mcp/secret-inputs.js';
 import { catalog, runEntry, type Graph } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment, SignatureExecutionFieldsFragment, SignatureMethodType } from '../../graph/catalog/generated.js';
 import { operationFailure } from '../../graph/transport/failure.js';
 import { executionGuidance, recordGuidance } from '../next-action.js';
+import { ToolError } from '../errors.js';
 import { executionResult, recordResult } from '../views.js';
-import { agrReference, executionOutput, methodType, recordOutput, RESUME, tool, WRITE, type ToolDefinition, type ToolOutput } from '../tool.js';
+import { agrReference, executionOutput, methodType, recordOutput, RESUME, tool, WRITE, type ToolContext, type ToolDefinition, type ToolOutput } from '../tool.js';
 
 const { ceremony, records } = catalog;
 
@@ -21,13 +24,39 @@ async function recordIfReadable(graph: Graph, reference: string): Promise<Record
   }
 }
 
-async function answer(graph: Graph, reference: string, execution: SignatureExecutionFieldsFragment): Promise<ToolOutput> {
+async function answer(graph: Graph, reference: string, execution: SignatureExecutionFieldsFragment, secretInput: ToolContext['secretInput']['mode'] = 'argument'): Promise<ToolOutput> {
   const record = await recordIfReadable(graph, reference);
-  const guidance = executionGuidance(record?.agrReference ?? reference, execution, record?.onChainIncludeVerifiedParties ?? false);
+  const guidance = executionGuidance(record?.agrReference ?? reference, execution, record?.onChainIncludeVerifiedParties ?? false, secretInput);
   return { structured: executionResult(record?.agrReference ?? reference, execution, record?.initiatorSignature ?? null, guidance) };
 }
 
 const method = z.strictObject({ agr_reference: agrReference, method_type: methodType });
+
+/**
+ * Under MCP_SECRET_INPUT=url_only a secret input is never a tool argument, and a client without
+ * URL-mode elicitation cannot use those methods: said before anything is mailed or submitted.
+ */
+function refuseSecretArgument(type: string, { secretInput }: ToolContext, path: string, given: boolean): void {
+  if (!isSecretInputMethod(type) || secretInput.policy !== 'url_only' || (secretInput.mode === 'url' && !given)) return;
+  const message = `This server takes ${type}'s secret input only on its own page, through URL-mode elicitation: the MCP client must declare the \`elicitation\` capability with \`url\` mode at initialize (capabilities.elicitation.url)`;
+  throw ToolError.of('validation_error', message, { issues: [{ path: [path], message, type: 'url_elicitation_required' }] });
+}
+
+/**
+ * A session whose client takes URL-mode elicitation: the human gives the secret input on the
+ * service's page, never to the assistant. While the method is pending the call answers the protocol's
+ * URLElicitationRequiredError (-32042) with the page's link; the client shows it, and calls again
+ * once the human is done (then the method is satisfied and the call answers the execution).
+ */
+async function throughPage(args: { agr_reference: string; method_type: string }, { graph }: ToolContext): Promise<ToolOutput> {
+  const opened = await runEntry(graph, ceremony.openSecretInput, { recordId: args.agr_reference, methodType: args.method_type as SignatureMethodType, withSvg: false });
+  if (!opened.link) return answer(graph, args.agr_reference, opened.execution, 'url');
+  const what = args.method_type === 'email_otp' ? 'enter the signature code mailed to you' : 'confirm with your passkey';
+  throw new UrlElicitationRequiredError(
+    [{ mode: 'url', elicitationId: opened.link.elicitationId, url: opened.link.url, message: `Open this page of the record signing service to ${what} for ${args.agr_reference}; the assistant never sees it. Come back when the page says done.` }],
+    `The human gives this input on the service's page (URL-mode elicitation); call submit_signature_method_input again with the same arguments once they are done`,
+  );
+}
 const target = (args: { agr_reference: string; method_type: string }) => ({ recordId: args.agr_reference, methodType: args.method_type as SignatureMethodType, withSvg: false });
 
 /**
@@ -55,14 +84,17 @@ export const ceremonyTools: ToolDefinition[] = [
     output: executionOutput,
     annotations: WRITE,
     operations: [ceremony.startMethod],
-    run: async (args, { graph }) =>
-      answer(graph, args.agr_reference, await runEntry(graph, ceremony.startMethod, { ...target(args), input: args.handle ? { handle: args.handle } : null })),
+    run: async (args, context) => {
+      refuseSecretArgument(args.method_type, context, 'method_type', false);
+      const execution = await runEntry(context.graph, ceremony.startMethod, { ...target(args), input: args.handle ? { handle: args.handle } : null });
+      return answer(context.graph, args.agr_reference, execution, context.secretInput.mode);
+    },
   }),
   tool({
     name: 'submit_signature_method_input',
     title: 'Submit a signature method\'s input',
     description:
-      'Submits what the human provided for a started method: `code` (the six-digit signature code of email_otp), `url` (the public proof post\'s URL) or `credential` (the passkey authenticator response). Sign-in codes and signature codes are not interchangeable. Needs the `verify` scope.',
+      'Submits what the human provided for a started method: `code` (the six-digit signature code of email_otp), `url` (the public proof post\'s URL) or `credential` (the passkey authenticator response). When this client takes URL-mode elicitation, call it for email_otp or webauthn_passkey without `code` or `credential`: the human enters them on the service\'s page (the call answers a URL elicitation), and the assistant never sees them; call it again once they are done. Sign-in codes and signature codes are not interchangeable. Needs the `verify` scope.',
     input: method.extend({
       code: z.string().regex(/^\d{6}$/, 'six digits').optional().describe('email_otp: the six-digit signature code the human received (not a sign-in code)'),
       url: z.url().max(2000).optional().describe('codehost_gist, microblog_post, forum_post: the URL of the public post the human made with the proof text'),
@@ -71,12 +103,15 @@ export const ceremonyTools: ToolDefinition[] = [
     output: executionOutput,
     annotations: WRITE,
     operations: [ceremony.submitMethod],
-    run: async (args, { graph }) =>
-      answer(
-        graph,
-        args.agr_reference,
-        await runEntry(graph, ceremony.submitMethod, { ...target(args), input: { code: args.code ?? null, url: args.url ?? null, credential: args.credential ?? null } }),
-      ),
+    run: async (args, context) => {
+      const secret = args.method_type === 'email_otp' ? args.code : args.method_type === 'webauthn_passkey' ? args.credential : undefined;
+      if (isSecretInputMethod(args.method_type)) {
+        refuseSecretArgument(args.method_type, context, args.method_type === 'email_otp' ? 'code' : 'credential', secret !== undefined);
+        if (secret === undefined && context.secretInput.mode === 'url') return throughPage(args, context);
+      }
+      const input = { code: args.code ?? null, url: args.url ?? null, credential: args.credential ?? null };
+      return answer(context.graph, args.agr_reference, await runEntry(context.graph, ceremony.submitMethod, { ...target(args), input }), context.secretInput.mode);
+    },
   }),
   tool({
     name: 'refresh_signature_method',

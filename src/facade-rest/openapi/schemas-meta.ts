@@ -32,6 +32,11 @@ export function metaAndErrorSchemas(): Record<string, Schema> {
         client_protocol_version: str({ description: 'The version the spec has clients send (`2025-06-18`); the negotiated version governs.' }),
         transport: str({ description: 'MCP transport of /mcp, `streamable_http`.' }),
         auth_modes: arrayOf(str({ maxLength: 32 }), { maxItems: 8, description: 'Enabled authentication on /mcp: `public` (no credentials), `api_key`, `mcp_otp` (email code, retrieve only), `mcp_transport_token`, `oauth` (hosted connectors at /mcp/oauth).' }),
+        secret_inputs: str({
+          enum: ['prefer_url', 'url_only'],
+          description:
+            'How signature codes and passkey responses reach the service (MCP_SECRET_INPUT): `prefer_url`: on the service\'s own page for a client that declared URL-mode elicitation (capabilities.elicitation.url), else as tool arguments; `url_only`: only on the page (clients without URL-mode elicitation cannot use email_otp or webauthn_passkey).',
+        }),
         endpoints: {
           type: 'object',
           additionalProperties: { type: 'string' },

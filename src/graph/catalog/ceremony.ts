@@ -3,6 +3,7 @@ import {
   CancelSignatureMethodDocument,
   FinalizeSignatureDocument,
   GetSignatureExecutionDocument,
+  OpenSecretInputDocument,
   RefreshSignatureMethodDocument,
   StartSignatureExecutionDocument,
   StartSignatureMethodDocument,
@@ -21,4 +22,5 @@ export const ceremony = {
   submitMethod: entry('ceremony.submitMethod', SubmitSignatureMethodDocument, (data) => data.submitSignatureMethod),
   refreshMethod: entry('ceremony.refreshMethod', RefreshSignatureMethodDocument, (data) => data.refreshSignatureMethod),
   cancelMethod: entry('ceremony.cancelMethod', CancelSignatureMethodDocument, (data) => data.cancelSignatureMethod),
+  openSecretInput: entry('ceremony.openSecretInput', OpenSecretInputDocument, (data) => data.openSecretInput),
 };

@@ -139,3 +139,69 @@ export class FinalizeSignatureInput {
   @Field(() => Boolean, { nullable: true, description: 'Required (true) when the record publishes verified party details on chain' })
   acknowledgePublicVerifiedParties?: boolean | null;
 }
+
+@ObjectType('SecretInputLink', { simpleResolvers: true, description: 'A link where the human enters a signature method\'s secret input (the mailed code, the passkey) on the service\'s page (MCP URL-mode elicitation)' })
+export class SecretInputLinkObject {
+  @Field(() => ID, { description: 'The elicitation id' })
+  elicitationId!: string;
+
+  @Field({ description: 'The page, on PUBLIC_BASE_URL; single use; its ticket is in the fragment' })
+  url!: string;
+
+  @Field(() => Date)
+  expiresAt!: Date;
+}
+
+@ObjectType('SecretInputOpening', { simpleResolvers: true })
+export class SecretInputOpeningObject {
+  @Field(() => SecretInputLinkObject, { nullable: true, description: 'Null when the method is already satisfied' })
+  link!: SecretInputLinkObject | null;
+
+  @Field(() => SignatureExecutionObject)
+  execution!: SignatureExecutionObject;
+}
+
+@ObjectType('SecretInputRequest', { simpleResolvers: true, description: 'What the secret-input page shows: the record the human is about to sign and the method\'s step' })
+export class SecretInputRequestObject {
+  @Field(() => ID)
+  elicitationId!: string;
+
+  @Field()
+  agrReference!: string;
+
+  @Field(() => String, { nullable: true })
+  title!: string | null;
+
+  @Field(() => Int)
+  recordVersion!: number;
+
+  @Field(() => SignatureMethodTypeEnum)
+  methodType!: string;
+
+  @Field(() => String, { nullable: true })
+  prompt!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'webauthn_passkey: the options for the authenticator (JSON)' })
+  challenge!: string | null;
+
+  @Field(() => Date)
+  expiresAt!: Date;
+
+  @Field({ description: 'The input was given: the method is satisfied' })
+  completed!: boolean;
+}
+
+@InputType('CompleteSecretInputInput')
+export class CompleteSecretInputInput {
+  @Field({ description: 'The ticket from the link\'s fragment' })
+  ticket!: string;
+
+  @Field({ description: 'A random key the browser keeps: the first browser to open a link keeps it' })
+  browserKey!: string;
+
+  @Field(() => String, { nullable: true, description: 'email_otp: the six-digit signature code' })
+  code?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'webauthn_passkey: the authenticator response as JSON' })
+  credential?: Record<string, unknown> | null;
+}

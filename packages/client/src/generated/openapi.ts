@@ -1933,6 +1933,11 @@ export interface components {
             transport?: string;
             /** @description Enabled authentication on /mcp: `public` (no credentials), `api_key`, `mcp_otp` (email code, retrieve only), `mcp_transport_token`, `oauth` (hosted connectors at /mcp/oauth). */
             auth_modes?: string[];
+            /**
+             * @description How signature codes and passkey responses reach the service (MCP_SECRET_INPUT): `prefer_url`: on the service's own page for a client that declared URL-mode elicitation (capabilities.elicitation.url), else as tool arguments; `url_only`: only on the page (clients without URL-mode elicitation cannot use email_otp or webauthn_passkey).
+             * @enum {string}
+             */
+            secret_inputs?: "prefer_url" | "url_only";
             /** @description Paths of the MCP endpoints, e.g. `{"direct": "/mcp", "oauth": "/mcp/oauth"}`. */
             endpoints?: {
                 [key: string]: string;

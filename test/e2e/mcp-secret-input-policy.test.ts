@@ -1,0 +1,68 @@
+import { startTestApp, type TestApp } from '../support/harness.js';
+import { connectMcp } from '../support/mcp.js';
+
+const BODY = 'I keep the shared bicycle shed locked at night and return the key to the hook by the door.';
+
+/** MCP_SECRET_INPUT=url_only: signature codes and passkey responses never come as tool arguments. */
+describe('MCP: an operator who requires secret inputs on the service\'s page', () => {
+  let t: TestApp;
+  let apiKey: string;
+  let token: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ MCP_SECRET_INPUT: 'url_only' });
+    token = await t.signIn('carol@example.com');
+    apiKey = (await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['create', 'retrieve', 'verify'] } })).body.key;
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  const draft = async (client: Awaited<ReturnType<typeof connectMcp>>) => {
+    const created = await client.call('create_agreement', { type: 'declaration', body: BODY, on_chain_full_text: false, on_chain_include_verified_parties: false, required_signature_method_count: 1 });
+    const reference = created.structured.agr_reference as string;
+    await client.call('start_or_resume_signature_execution', { agr_reference: reference });
+    return reference;
+  };
+
+  it('says so in the diagnostics', async () => {
+    expect((await t.request('GET', '/mcp/diagnostics')).body).toMatchObject({ secret_inputs: 'url_only' });
+  });
+
+  it('refuses email_otp and webauthn_passkey to a client without URL-mode elicitation, naming the capability, before any mail', async () => {
+    const plain = await connectMcp(t.url, { bearer: apiKey });
+    const reference = await draft(plain);
+    const before = t.smtp.messages.length;
+    for (const method of ['email_otp', 'webauthn_passkey']) {
+      const refused = await plain.call('start_signature_method', { agr_reference: reference, method_type: method });
+      expect(refused.isError).toBe(true);
+      expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['method_type'], type: 'url_elicitation_required' }] });
+      expect(refused.structured.message).toContain('capabilities.elicitation.url');
+    }
+    const code = await plain.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp', code: '123456' });
+    expect(code.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'] }] });
+    expect(t.smtp.messages.length).toBe(before);
+    // Methods without a secret input still work.
+    const post = await plain.call('start_signature_method', { agr_reference: reference, method_type: 'codehost_gist', handle: 'carol' });
+    expect(post.isError).toBe(false);
+    await plain.close();
+  });
+
+  it('refuses a code as an argument from a client that has URL-mode elicitation, and gives it the page', async () => {
+    const client = await connectMcp(t.url, { bearer: apiKey, capabilities: { elicitation: { url: {} } } });
+    const reference = await draft(client);
+    const started = await client.call('start_signature_method', { agr_reference: reference, method_type: 'email_otp' });
+    expect(started.isError).toBe(false);
+    const code = await t.smtp.codeFor('carol@example.com');
+    const refused = await client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp', code });
+    expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'] }] });
+    await expect(client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp' })).rejects.toMatchObject({ code: -32042 });
+    await client.close();
+  });
+
+  it('opens secret-input links over MCP sessions only', async () => {
+    const answer = await t.graphql('mutation { openSecretInput(recordId: "AGR-0000-0000", methodType: email_otp) { link { url } } }', {}, { token });
+    expect(answer.body.errors?.[0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    expect(answer.body.errors?.[0].message).toContain('MCP session');
+  });
+});
