@@ -4,7 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { agreementBody, type TestApp } from '../support/harness.js';
-import { assistantCallback, launchChromium, newContext, startBrowserApp } from '../support/browser.js';
+import { assistantCallback, launchChromium, newContext, screenshots, startBrowserApp } from '../support/browser.js';
+import { startClientMetadataServer } from '../support/oauth.js';
 
 const CALLBACK = 'https://assistant.example/oauth/callback';
 
@@ -13,6 +14,8 @@ const CALLBACK = 'https://assistant.example/oauth/callback';
  * everything in memory and "redirects" by remembering the URL (the test's Chromium follows it).
  */
 class AssistantProvider implements OAuthClientProvider {
+  /** A Client ID Metadata Document's URL: the client id, with nothing registered. */
+  constructor(readonly clientMetadataUrl?: string) {}
   client: OAuthClientInformationMixed | undefined;
   saved: OAuthTokens | undefined;
   verifier = '';
@@ -139,5 +142,64 @@ describe('The official MCP SDK client connects with auth()', () => {
     await again.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
     expect((await again.callTool({ name: 'list_agreements', arguments: {} })).isError).toBeFalsy();
     await again.close();
+  }, 60_000);
+});
+
+/**
+ * The same connection with a Client ID Metadata Document (the 2025-11-25 authorization spec): the
+ * SDK's `auth()` sends its document's https URL as the client id (served by the test on 127.0.0.1),
+ * registers nothing, and the person consents in Chromium on a page that names the client as its
+ * document does, saying whose claim the name is.
+ */
+describe('The official MCP SDK client connects with auth() and a Client ID Metadata Document', () => {
+  let t: TestApp & { origin: string };
+  let browser: Browser;
+  let documents: Awaited<ReturnType<typeof startClientMetadataServer>>;
+
+  beforeAll(async () => {
+    documents = await startClientMetadataServer(CALLBACK);
+    [t, browser] = await Promise.all([
+      startBrowserApp({ OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: new URL(documents.base).host, OAUTH_CLIENT_METADATA_CA_FILE: documents.cert }),
+      launchChromium(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+    await documents?.stop();
+  });
+
+  it('uses the document URL as client id, gets consent in the browser and calls tools, without registering', async () => {
+    const clientId = documents.publish('/assistant/client.json', { client_name: 'Document Assistant' });
+    const provider = new AssistantProvider(clientId);
+    const serverUrl = `${t.origin}/mcp/oauth`;
+    expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
+    // What the SDK "saved" is the URL itself: no registration happened.
+    expect(provider.registrations).toEqual([expect.objectContaining({ client_id: clientId })]);
+    const authorizationUrl = provider.authorizationUrl!;
+    expect(authorizationUrl.searchParams.get('client_id')).toBe(clientId);
+
+    const context = await newContext(browser, t.origin);
+    const landed = await assistantCallback(context);
+    const page = await context.newPage();
+    await page.goto(authorizationUrl.href);
+    await page.getByRole('heading', { name: 'Connect Document Assistant?' }).waitFor();
+    await page.getByText(`published by ${new URL(documents.base).host}`).waitFor();
+    await screenshots(page, 'oauth-consent-client-metadata');
+    const before = t.smtp.messages.length;
+    await page.getByLabel('Email address').fill('document-person@example.com');
+    await page.getByRole('button', { name: 'Email me a code' }).click();
+    await page.getByLabel('Six-digit code').fill(await t.smtp.codeFor('document-person@example.com', before));
+    await page.getByRole('button', { name: 'Allow access' }).click();
+    const back = await landed();
+    await context.close();
+
+    expect(await auth(provider, { serverUrl, authorizationCode: back.searchParams.get('code')! })).toBe('AUTHORIZED');
+    const mcp = new Client({ name: 'document-assistant', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider }));
+    expect((await mcp.callTool({ name: 'get_authentication_status', arguments: {} })).structuredContent).toMatchObject({ authenticated: true, auth_method: 'oauth' });
+    await mcp.close();
+    const listed = await t.request('GET', '/api/v1/identity/connectors', { token: await t.signIn('document-person@example.com') });
+    expect(listed.body.connectors).toEqual([expect.objectContaining({ client_id: clientId, client_name: 'Document Assistant' })]);
   }, 60_000);
 });

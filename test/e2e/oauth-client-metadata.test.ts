@@ -1,14 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
-import { consentOverHttp, CookieJar, discover, follow, memoryOAuthProvider } from '../support/oauth.js';
+import { consentOverHttp, CookieJar, discover, follow, memoryOAuthProvider, startClientMetadataServer } from '../support/oauth.js';
 
 const REDIRECT = 'https://assistant.example/oauth/callback';
 
@@ -20,47 +14,19 @@ const REDIRECT = 'https://assistant.example/oauth/callback';
  */
 describe('OAuth connector with a Client ID Metadata Document', () => {
   let t: TestApp & { origin: string };
-  let folder: string;
-  let documents: https.Server;
+  let documents: Awaited<ReturnType<typeof startClientMetadataServer>>;
   let base: string;
-  let fetched = 0;
-  const served = new Map<string, Record<string, unknown>>();
+  let publish: (file: string, extra?: Record<string, unknown>) => string;
 
   beforeAll(async () => {
-    folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rss-cimd-'));
-    const key = path.join(folder, 'key.pem');
-    const cert = path.join(folder, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    documents = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
-      const document = served.get(req.url ?? '');
-      fetched += 1;
-      if (!document) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(document));
-    });
-    await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve));
-    base = `https://127.0.0.1:${(documents.address() as AddressInfo).port}`;
-    t = await startBrowserApp({ OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: new URL(base).host, OAUTH_CLIENT_METADATA_CA_FILE: cert });
+    documents = await startClientMetadataServer(REDIRECT);
+    ({ base, publish } = documents);
+    t = await startBrowserApp({ OAUTH_CLIENT_METADATA_ALLOWED_HOSTS: new URL(base).host, OAUTH_CLIENT_METADATA_CA_FILE: documents.cert });
   });
   afterAll(async () => {
     await t?.stop();
-    await new Promise((resolve) => documents?.close(resolve));
-    fs.rmSync(folder, { recursive: true, force: true });
+    await documents?.stop();
   });
-
-  const publish = (file: string, extra: Record<string, unknown> = {}) => {
-    const clientId = `${base}${file}`;
-    served.set(file, {
-      client_id: clientId,
-      client_name: 'Metadata Assistant',
-      client_uri: 'https://assistant.example/about',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-      ...extra,
-    });
-    return clientId;
-  };
 
   it('says it supports them, and the SDK client connects with its document URL as client id, through consent, without registering', async () => {
     const d = await discover(t.origin);
@@ -128,10 +94,10 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
     expect(refused.headers.get('location')).toBeNull();
 
     // A host that resolves to a private address and is not allowed: no fetch reaches it.
-    const before = fetched;
+    const before = documents.fetched();
     const privateHost = await authorize(`https://localhost:${new URL(base).port}/assistant/client.json`);
     expect(privateHost.status).toBe(400);
     expect(privateHost.headers.get('location')).toBeNull();
-    expect(fetched).toBe(before);
+    expect(documents.fetched()).toBe(before);
   });
 });

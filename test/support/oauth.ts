@@ -1,3 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
@@ -172,4 +178,57 @@ export function memoryOAuthProvider(options: { redirectUrl: string; clientName: 
     codeVerifier: () => state.verifier,
   };
   return { provider, state };
+}
+
+/**
+ * Client ID Metadata Documents served over https on 127.0.0.1 (a certificate made here, for the
+ * service to trust through OAUTH_CLIENT_METADATA_CA_FILE): `publish` puts a document at a path and
+ * answers its URL, the client id.
+ */
+export async function startClientMetadataServer(redirectUri: string): Promise<{
+  base: string;
+  /** The certificate's PEM file (OAUTH_CLIENT_METADATA_CA_FILE). */
+  cert: string;
+  /** Requests the server answered so far. */
+  fetched: () => number;
+  publish: (file: string, extra?: Record<string, unknown>) => string;
+  stop: () => Promise<void>;
+}> {
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rss-cimd-'));
+  const key = path.join(folder, 'key.pem');
+  const cert = path.join(folder, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  const served = new Map<string, Record<string, unknown>>();
+  let fetched = 0;
+  const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
+    const document = served.get(req.url ?? '');
+    fetched += 1;
+    if (!document) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(document));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    cert,
+    fetched: () => fetched,
+    publish: (file, extra = {}) => {
+      const clientId = `${base}${file}`;
+      served.set(file, {
+        client_id: clientId,
+        client_name: 'Metadata Assistant',
+        client_uri: 'https://assistant.example/about',
+        redirect_uris: [redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+        ...extra,
+      });
+      return clientId;
+    },
+    stop: async () => {
+      await new Promise((resolve) => server.close(resolve));
+      fs.rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }
