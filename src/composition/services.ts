@@ -253,7 +253,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
     webhooks: new WebhookResolver(webhooks),
-    secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
+    secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
     ),

@@ -8,8 +8,8 @@ import { connectMcp, type McpClient } from '../support/mcp.js';
 const URL_MODE = { elicitation: { url: {} } };
 
 /** What the SDK's client raises for a call that needs the human on a page: the elicitation it names. */
-async function elicitation(client: McpClient, args: Record<string, unknown>): Promise<{ url: string; elicitationId: string; message: string }> {
-  const error = await client.call('submit_signature_method_input', args).then(
+async function elicitation(client: McpClient, args: Record<string, unknown>, tool = 'submit_signature_method_input'): Promise<{ url: string; elicitationId: string; message: string }> {
+  const error = await client.call(tool, args).then(
     (result) => new Error(`answered instead of asking for a page: ${JSON.stringify(result.structured)}`),
     (caught: unknown) => caught,
   );
@@ -85,7 +85,7 @@ describe('MCP: signature codes and passkeys entered on the service\'s page, neve
     // The human opens the page: it shows what they sign before anything is entered.
     await page.goto(asked.url);
     const facts = page.getByRole('definition');
-    await page.getByRole('heading', { name: 'Confirm your signature step' }).waitFor();
+    await page.getByRole('heading', { name: 'Confirm your step' }).waitFor();
     await page.getByText(reference, { exact: true }).waitFor();
     expect(await facts.allTextContents()).toEqual([reference, 'Garden rules', '1', 'Signature code from your mail']);
     expect(await seriousViolations(page)).toEqual([]);
@@ -195,6 +195,33 @@ describe('MCP: signature codes and passkeys entered on the service\'s page, neve
     );
     expect(again.body.errors?.[0]).toMatchObject({ message: 'This link was used already', extensions: { code: 'conflict' } });
     expect(await call('submit_signature_method_input', started.next_action.arguments)).toMatchObject({ can_finalize: true });
+  });
+
+  it('signs an assistant in with the sign-in code entered on the page (retrieve only)', async () => {
+    const anonymous = await connectMcp(t.url, { capabilities: URL_MODE });
+    const before = t.smtp.messages.length;
+    const requested = (await anonymous.call('request_authentication_otp', { email: 'alice@example.com' })).structured;
+    expect(requested.next_action).toEqual({ tool: 'verify_authentication_otp', arguments: { verification_event_id: requested.verification_event_id }, description: expect.any(String) });
+    expect(requested.human_step).toMatch(/Never ask them for the code/);
+    const asked = await elicitation(anonymous, requested.next_action.arguments, 'verify_authentication_otp');
+    await page.goto(asked.url);
+    await page.getByText('(sent to a****@example.com)').waitFor();
+    await page.getByText('It cannot sign or change anything').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'mcp-secret-input-sign-in');
+    const code = await t.smtp.codeFor('alice@example.com', before);
+    await page.getByLabel('Sign-in code from the mail').fill(code);
+    await page.getByRole('button', { name: 'Confirm code' }).click();
+    await page.getByText('Go back to your assistant').waitFor();
+
+    const signedIn = await anonymous.call('verify_authentication_otp', requested.next_action.arguments);
+    expect(signedIn.structured).toMatchObject({ authenticated: true, scopes: ['retrieve'], session_bound: true, transport_token: null });
+    const listed = await anonymous.call('list_agreements', {});
+    expect(listed.isError).toBe(false);
+    expect(listed.structured.agreements.map((record: { title: string | null }) => record.title)).toContain('Garden rules');
+    expect(JSON.stringify([requested, signedIn.result, listed.result])).not.toContain(code);
+    expect(t.logs()).not.toContain(code);
+    await anonymous.close();
   });
 
   it('keeps today\'s flow for a client without URL-mode elicitation', async () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { connectMcp } from '../support/mcp.js';
 import { waitFor } from '../support/wait.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';
 
@@ -42,6 +43,28 @@ describe('Artifacts over REST: document, card, single-use card tickets, audit tr
     const { body } = await t.graphql(`query($id: String!) { record(id: $id) { document { hash } } }`, { id: sealed.id }, { token: sealed.initiator });
     expect(body.data.record.document.hash).toBe(sha(pdf.bytes));
     expect(record.body.share_card).toMatchObject({ content_type: 'image/png', width: 1200, height: 630, available: true });
+  });
+
+  it('links the sealed PDF from the MCP card tool through a single-use ticket of its own', async () => {
+    const key = (await t.request('POST', '/api/v1/api-keys', { token: sealed.initiator, body: { scopes: ['retrieve'] } })).body.key as string;
+    const assistant = await connectMcp(t.url, { bearer: key });
+    const card = await assistant.call('get_agreement_card', { agr_reference: sealed.reference });
+    await assistant.close();
+    const link = card.result.content.find((block) => block.type === 'resource_link') as { uri: string; mimeType: string; name: string; description: string };
+    expect(link).toMatchObject({ mimeType: 'application/pdf', name: `${sealed.reference}-sealed.pdf`, uri: expect.stringContaining('/api/v1/artifacts/document/') });
+    expect(link.description).toContain('opens once');
+    const path = new URL(link.uri).pathname;
+    // A card ticket does not open the PDF, nor the other way round.
+    expect((await raw(t, new URL(card.structured.url).pathname.replace('share-card', 'document'))).status).toBe(404);
+    expect((await raw(t, path.replace('document', 'share-card'))).status).toBe(404);
+    const pdf = await raw(t, path);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('cache-control')).toBe('no-store');
+    expect(pdf.headers.get('referrer-policy')).toBe('no-referrer');
+    const stored = await raw(t, `/api/v1/agreements/${sealed.id}/document`, sealed.initiator);
+    expect(sha(pdf.bytes)).toBe(sha(stored.bytes));
+    expect((await raw(t, path)).status).toBe(404);
   });
 
   it('refuses strangers and anonymous callers, and answers 409 artifact_pending with Retry-After while the PDF is made', async () => {

@@ -42,6 +42,10 @@ describe('MCP: an operator who requires secret inputs on the service\'s page', (
     const code = await plain.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp', code: '123456' });
     expect(code.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'] }] });
     expect(t.smtp.messages.length).toBe(before);
+    // Nor a sign-in code: refused before one is mailed.
+    const signIn = await plain.call('request_authentication_otp', { email: 'carol@example.com' });
+    expect(signIn.structured).toMatchObject({ error_code: 'validation_error', issues: [{ type: 'url_elicitation_required' }] });
+    expect(t.smtp.messages.length).toBe(before);
     // Methods without a secret input still work.
     const post = await plain.call('start_signature_method', { agr_reference: reference, method_type: 'codehost_gist', handle: 'carol' });
     expect(post.isError).toBe(false);

@@ -13,6 +13,7 @@ export const OPERATION_ACCESS = {
   'identity.requestOtp': 'public',
   'identity.verifyOtp': 'public',
   'identity.openMcpGrant': 'public',
+  'identity.openSignInPage': 'public',
   'identity.authenticationStatus': 'public',
   'identity.listContactPoints': 'session',
   'identity.linkContactPoint': 'session',
@@ -77,6 +78,8 @@ export const OPERATION_ACCESS = {
   'artifacts.getCard': 'retrieve',
   'artifacts.createCardTicket': 'retrieve',
   'artifacts.redeemCardTicket': 'public',
+  'artifacts.createDocumentTicket': 'retrieve',
+  'artifacts.redeemDocumentTicket': 'public',
 } as const satisfies Record<string, OperationAccess>;
 
 export type OperationAccess = 'public' | 'session' | Scope;

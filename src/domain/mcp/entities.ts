@@ -131,13 +131,13 @@ export class McpConfirmation {
 
 /**
  * A link an MCP session's tool call gave the human (URL-mode elicitation), where they enter a
- * signature method's secret input (the mailed code, the passkey) on the service's own page, so that
- * it never passes through the assistant. Single use, short-lived, bound to its session, the caller,
+ * secret input (a signature method's mailed code or passkey, a sign-in code) on the service's own
+ * page, so that it never passes through the assistant. Single use, short-lived, bound to its session, the caller,
  * the record's version and the method; the first browser to open it keeps it. Only hashes are kept.
  */
 @Entity({ tableName: 'mcp_secret_inputs' })
 export class McpSecretInput {
-  [OptionalProps]?: 'browserHash' | 'completedAt' | 'createdAt';
+  [OptionalProps]?: 'principal' | 'recordId' | 'recordVersion' | 'methodType' | 'verificationEventId' | 'browserHash' | 'completedAt' | 'createdAt';
 
   /** The elicitation id the client is given. */
   @PrimaryKey({ type: 'uuid' })
@@ -150,18 +150,26 @@ export class McpSecretInput {
   @Index()
   session!: string;
 
-  /** The caller the tool call ran as (ids and scopes only, no secret): the page acts as it. */
-  @Property({ type: 'json' })
-  principal!: Record<string, unknown>;
-
-  @Property({ type: 'uuid' })
-  recordId!: string;
-
-  @Property({ type: 'integer' })
-  recordVersion!: number;
-
+  /** `signature`: a signature method's input; `sign_in`: a sign-in code that opens the session's retrieval grant. */
   @Property({ type: 'text' })
-  methodType!: string;
+  purpose!: 'signature' | 'sign_in';
+
+  /** signature: the caller the tool call ran as (ids and scopes only, no secret): the page acts as it. */
+  @Property({ type: 'json', nullable: true })
+  principal: Record<string, unknown> | null = null;
+
+  @Property({ type: 'uuid', nullable: true })
+  recordId: string | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  recordVersion: number | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  methodType: string | null = null;
+
+  /** sign_in: the code's verification event (request_authentication_otp). */
+  @Property({ type: 'uuid', nullable: true })
+  verificationEventId: string | null = null;
 
   /** The first browser that opened the link (hash of a key it keeps). */
   @Property({ type: 'text', nullable: true, hidden: true })

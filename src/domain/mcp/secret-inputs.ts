@@ -1,14 +1,16 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { CeremonyService } from '../ceremonies/ceremony-service.js';
 import type { ExecutionView } from '../ceremonies/execution-view.js';
+import { maskEmail } from '../ceremonies/methods/email-otp.js';
 import { requireAccess } from '../identity/operation-access.js';
 import type { Principal } from '../identity/principal.js';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
 import { McpSecretInput } from './entities.js';
+import type { McpGrants, OpenedGrant } from './grants.js';
 
-/** The methods whose input is a secret the human gives: entered on the service's page when the client takes URL-mode elicitation. */
+/** The signature methods whose input is a secret the human gives: entered on the service's page when the client takes URL-mode elicitation (so is a sign-in code). */
 export const SECRET_INPUT_METHODS = ['email_otp', 'webauthn_passkey'] as const;
 
 export const isSecretInputMethod = (type: string): boolean => (SECRET_INPUT_METHODS as readonly string[]).includes(type);
@@ -16,13 +18,16 @@ export const isSecretInputMethod = (type: string): boolean => (SECRET_INPUT_METH
 /** The link an MCP client shows the human (URL-mode elicitation). */
 export type SecretInputLink = { elicitationId: string; url: string; expiresAt: Date };
 
-/** What the page shows: what the human is about to sign, and the method's step. */
+/** What the page shows: what the human is about to sign and the method's step, or whose sign-in it is. */
 export type SecretInputRequestView = {
   elicitationId: string;
-  agrReference: string;
+  purpose: 'signature' | 'sign_in';
+  agrReference: string | null;
   title: string | null;
-  recordVersion: number;
-  methodType: string;
+  recordVersion: number | null;
+  methodType: string | null;
+  /** sign_in: the address the code was mailed to, masked. */
+  destination: string | null;
   prompt: string | null;
   /** webauthn_passkey: the options for the authenticator (JSON). */
   challenge: string | null;
@@ -35,10 +40,12 @@ export type SecretInputSettings = { publicBaseUrl: string; ttlSeconds: number };
 type Row = {
   id: string;
   session_id: string;
-  principal: Principal;
-  record_id: string;
-  record_version: number;
-  method_type: string;
+  purpose: 'signature' | 'sign_in';
+  principal: Principal | null;
+  record_id: string | null;
+  record_version: number | null;
+  method_type: string | null;
+  verification_event_id: string | null;
   browser_hash: string | null;
   expires_at: Date;
   completed_at: Date | null;
@@ -60,6 +67,7 @@ export class SecretInputs {
   constructor(
     private readonly orm: MikroORM,
     private readonly ceremonies: CeremonyService,
+    private readonly grants: McpGrants,
     private readonly clock: Clock,
     private readonly settings: SecretInputSettings,
   ) {}
@@ -73,9 +81,47 @@ export class SecretInputs {
     if (!isSecretInputMethod(methodType)) {
       throw DomainError.invalid(['methodType'], `Only ${SECRET_INPUT_METHODS.join(' and ')} take a secret input on the service's page`, 'not_secret_input');
     }
-    if (!sessionKey) throw DomainError.invalid(['session'], 'A secret-input link is opened by an MCP session whose client declared URL-mode elicitation', 'mcp_session_required');
+    const session = await this.urlModeSession(sessionKey);
+    const execution = await this.ceremonies.get(caller, idOrReference);
+    const method = execution.methods.find((candidate) => candidate.methodType === methodType);
+    if (method?.status === 'satisfied') return { link: null, execution };
+    if (method?.status !== 'pending') throw new DomainError('conflict', `Start the ${methodType} method first (start_signature_method)`);
+    const link = await this.issue(session, this.settings.ttlSeconds, { purpose: 'signature', principal: { ...caller }, recordId: execution.recordId, recordVersion: execution.recordVersion, methodType });
+    return { link, execution };
+  }
+
+  /**
+   * A link where the human enters the sign-in code of `verificationEventId` (request_authentication_otp),
+   * which opens this session's retrieval grant; or, once they did, the grant (the tool call answers it).
+   */
+  async openSignIn(sessionKey: string | null | undefined, verificationEventId: string): Promise<{ link: SecretInputLink | null; grant: OpenedGrant | null }> {
+    const session = await this.urlModeSession(sessionKey);
     const em = this.orm.em.fork();
-    const [session] = await em.execute<{ secret_input: string }[]>(
+    const now = this.clock.now();
+    const [event] = await em.execute<{ expires_at: Date }[]>(
+      `select expires_at from verification_events where id = ? and purpose = 'authenticate' and consumed_at is null and expires_at > ?`,
+      [verificationEventId, now],
+    );
+    const [done] = await em.execute<{ expires_at: Date }[]>(
+      `select g.expires_at from mcp_secret_inputs i join mcp_grants g on g.session_id = i.session_id
+        where i.session_id = ? and i.verification_event_id = ? and i.completed_at is not null and g.revoked_at is null and g.expires_at > ?
+        order by g.created_at desc limit 1`,
+      [session, verificationEventId, now],
+    );
+    if (done) {
+      const expiresIn = Math.max(1, Math.floor((new Date(done.expires_at).getTime() - now.getTime()) / 1000));
+      return { link: null, grant: { scopes: ['retrieve'], expiresIn, sessionBound: true, transportToken: null } };
+    }
+    if (!event) throw DomainError.invalid(['verificationEventId'], 'The sign-in code has expired or was used: request a new one (request_authentication_otp)', 'otp_invalid');
+    // No longer than the code itself lives.
+    const ttl = Math.min(this.settings.ttlSeconds, Math.floor((new Date(event.expires_at).getTime() - now.getTime()) / 1000));
+    return { link: await this.issue(session, ttl, { purpose: 'sign_in', verificationEventId }), grant: null };
+  }
+
+  /** The session (its internal id), when its client declared URL-mode elicitation. */
+  private async urlModeSession(sessionKey: string | null | undefined): Promise<string> {
+    if (!sessionKey) throw DomainError.invalid(['session'], 'A secret-input link is opened by an MCP session whose client declared URL-mode elicitation', 'mcp_session_required');
+    const [session] = await this.orm.em.fork().execute<{ secret_input: string }[]>(
       `select secret_input from mcp_sessions where id = ? and closed_at is null and expires_at > ?`,
       [sessionKey, this.clock.now()],
     );
@@ -83,26 +129,18 @@ export class SecretInputs {
     if (session.secret_input !== 'url') {
       throw DomainError.invalid(['capabilities', 'elicitation', 'url'], 'This MCP client did not declare the `elicitation` capability with `url` mode at initialize', 'url_elicitation_unsupported');
     }
-    const execution = await this.ceremonies.get(caller, idOrReference);
-    const method = execution.methods.find((candidate) => candidate.methodType === methodType);
-    if (method?.status === 'satisfied') return { link: null, execution };
-    if (method?.status !== 'pending') throw new DomainError('conflict', `Start the ${methodType} method first (start_signature_method)`);
+    return sessionKey;
+  }
+
+  private async issue(session: string, ttlSeconds: number, what: Pick<McpSecretInput, 'purpose'> & Partial<McpSecretInput>): Promise<SecretInputLink> {
+    const em = this.orm.em.fork();
     const token = randomToken(32);
     const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + this.settings.ttlSeconds * 1000);
-    const row = em.create(McpSecretInput, {
-      tokenHash: sha256Hex(token),
-      session: sessionKey,
-      principal: { ...caller },
-      recordId: execution.recordId,
-      recordVersion: execution.recordVersion,
-      methodType,
-      expiresAt,
-      createdAt: now,
-    });
+    const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
+    const row = em.create(McpSecretInput, { ...what, tokenHash: sha256Hex(token), session, expiresAt, createdAt: now });
     await em.flush();
     // The token rides in the fragment: browsers never send it, so no access log or Referer holds it.
-    return { link: { elicitationId: row.id, url: `${this.settings.publicBaseUrl}/secret-input#${token}`, expiresAt }, execution };
+    return { elicitationId: row.id, url: `${this.settings.publicBaseUrl}/secret-input#${token}`, expiresAt };
   }
 
   /** What the page shows; the first browser to ask keeps the link. */
@@ -118,13 +156,16 @@ export class SecretInputs {
   async complete(token: string, browserKey: string, input: { code?: string | null; credential?: Record<string, unknown> | null }): Promise<SecretInputRequestView> {
     const row = await this.usable(token, browserKey);
     if (row.completed_at) throw new DomainError('conflict', 'This link was used already');
-    const given = row.method_type === 'email_otp' ? { code: input.code ?? null } : { credential: input.credential ?? null };
-    if (Object.values(given)[0] === null) {
-      throw DomainError.invalid([row.method_type === 'email_otp' ? 'code' : 'credential'], row.method_type === 'email_otp' ? 'Enter the six-digit code' : 'Use your passkey', 'required');
+    const byCode = row.purpose === 'sign_in' || row.method_type === 'email_otp';
+    const given = byCode ? { code: input.code ?? null } : { credential: input.credential ?? null };
+    if (Object.values(given)[0] === null) throw DomainError.invalid([byCode ? 'code' : 'credential'], byCode ? 'Enter the six-digit code' : 'Use your passkey', 'required');
+    if (row.purpose === 'sign_in') {
+      await this.grants.open(row.session_id, { verificationEventId: row.verification_event_id!, code: given.code! });
+    } else {
+      const execution = await this.ceremonies.submitMethod(row.principal, row.record_id!, row.method_type!, given);
+      // A passkey's first use registers it, then asks for it again: the link stays for that next step.
+      if (execution.methods.find((method) => method.methodType === row.method_type)?.status !== 'satisfied') return this.view(row, false);
     }
-    const execution = await this.ceremonies.submitMethod(row.principal, row.record_id, row.method_type, given);
-    // A passkey's first use registers it, then asks for it again: the link stays for that next step.
-    if (execution.methods.find((method) => method.methodType === row.method_type)?.status !== 'satisfied') return this.view(row, false);
     const spent = await this.orm.em.fork().execute<{ id: string }[]>(`update mcp_secret_inputs set completed_at = ? where id = ? and completed_at is null returning id`, [this.clock.now(), row.id]);
     if (spent.length === 0) throw new DomainError('conflict', 'This link was used already');
     return this.view(row, true);
@@ -137,7 +178,7 @@ export class SecretInputs {
     const em = this.orm.em.fork();
     const now = this.clock.now();
     const [row] = await em.execute<Row[]>(
-      `select i.id, i.session_id, i.principal, i.record_id, i.record_version, i.method_type, i.browser_hash, i.expires_at, i.completed_at,
+      `select i.id, i.session_id, i.purpose, i.principal, i.record_id, i.record_version, i.method_type, i.verification_event_id, i.browser_hash, i.expires_at, i.completed_at,
               (s.closed_at is null and s.expires_at > ?) as session_live
          from mcp_secret_inputs i join mcp_sessions s on s.id = i.session_id where i.token_hash = ?`,
       [now, sha256Hex(token)],
@@ -146,7 +187,7 @@ export class SecretInputs {
     if (row.completed_at) return this.claimedBy(row, browserKey);
     if (new Date(row.expires_at).getTime() <= now.getTime()) throw new DomainError('conflict', 'This link has expired: ask the assistant to start again');
     if (!row.session_live) throw new DomainError('conflict', 'The assistant\'s session that asked for this has ended');
-    if (!(await this.credentialLive(row.principal))) throw new DomainError('conflict', 'The credential the assistant used was revoked or has expired');
+    if (row.principal && !(await this.credentialLive(row.principal))) throw new DomainError('conflict', 'The credential the assistant used was revoked or has expired');
     if (row.browser_hash === null) {
       await em.execute(`update mcp_secret_inputs set browser_hash = ? where id = ? and browser_hash is null`, [sha256Hex(browserKey), row.id]);
       const [bound] = await em.execute<{ browser_hash: string }[]>(`select browser_hash from mcp_secret_inputs where id = ?`, [row.id]);
@@ -176,6 +217,11 @@ export class SecretInputs {
   }
 
   private async view(row: Row, completed: boolean): Promise<SecretInputRequestView> {
+    const base = { elicitationId: row.id, purpose: row.purpose, expiresAt: new Date(row.expires_at), completed, prompt: null, challenge: null };
+    if (row.purpose === 'sign_in') {
+      const [event] = await this.orm.em.fork().execute<{ destination: string }[]>(`select destination from verification_events where id = ?`, [row.verification_event_id]);
+      return { ...base, agrReference: null, title: null, recordVersion: null, methodType: null, destination: event ? maskEmail(event.destination) : null };
+    }
     const [record] = await this.orm.em.fork().execute<{ reference: string; title: string | null; current_version: number }[]>(
       `select reference, title, current_version from records where id = ?`,
       [row.record_id],
@@ -186,20 +232,11 @@ export class SecretInputs {
     }
     let step: { prompt: string | null; challenge: string | null } = { prompt: null, challenge: null };
     if (!completed) {
-      const execution = await this.ceremonies.get(row.principal, row.record_id);
+      const execution = await this.ceremonies.get(row.principal, row.record_id!);
       const method = execution.methods.find((candidate) => candidate.methodType === row.method_type);
       if (method?.status !== 'pending') throw new DomainError('conflict', `The ${row.method_type} method is ${method?.status ?? 'not started'}: ask the assistant to start again`);
       step = { prompt: method.step?.prompt ?? null, challenge: method.step?.challenge ?? null };
     }
-    return {
-      elicitationId: row.id,
-      agrReference: record.reference,
-      title: record.title,
-      recordVersion: row.record_version,
-      methodType: row.method_type,
-      ...step,
-      expiresAt: new Date(row.expires_at),
-      completed,
-    };
+    return { ...base, agrReference: record.reference, title: record.title, recordVersion: row.record_version, methodType: row.method_type, destination: null, ...step };
   }
 }

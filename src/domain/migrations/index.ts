@@ -20,6 +20,7 @@ import { Migration20261126185306_webhooks as M17 } from './Migration202611261853
 import { Migration20261127090000_outbox_trace_context as M18 } from './Migration20261127090000_outbox_trace_context.js';
 import { Migration20261128100000_stuck_work as M19 } from './Migration20261128100000_stuck_work.js';
 import { Migration20261129090000_mcp_secret_inputs as M20 } from './Migration20261129090000_mcp_secret_inputs.js';
+import { Migration20261129100000_document_tickets as M21 } from './Migration20261129100000_document_tickets.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -46,4 +47,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261127090000_outbox_trace_context', class: M18 },
   { name: 'Migration20261128100000_stuck_work', class: M19 },
   { name: 'Migration20261129090000_mcp_secret_inputs', class: M20 },
+  { name: 'Migration20261129100000_document_tickets', class: M21 },
 ];

@@ -54,14 +54,20 @@ export class SealedArtifact {
   createdAt: Date = new Date();
 }
 
-/** A single-use share-card ticket. Only the token's hash is stored; the token itself is never kept or logged. */
+/**
+ * A single-use ticket for a sealed record's share card or sealed PDF (`kind`). Only the token's hash is
+ * stored; the token itself is never kept or logged.
+ */
 @Entity({ tableName: 'card_tickets' })
 @Index({ properties: ['expiresAt'] })
 export class CardTicket {
-  [OptionalProps]?: 'redeemedAt' | 'createdAt';
+  [OptionalProps]?: 'kind' | 'redeemedAt' | 'createdAt';
 
   @PrimaryKey({ type: 'text' })
   tokenHash!: string;
+
+  @Property({ type: 'text', default: 'share_card' })
+  kind: 'share_card' | 'signed_pdf' = 'share_card';
 
   @Property({ type: 'uuid' })
   recordId!: string;

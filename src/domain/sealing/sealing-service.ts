@@ -52,10 +52,37 @@ export class SealingService {
 
   /** The sealed, signed PDF. Not for notarizations (404); 409 artifact_pending while it is being made. */
   async document(principal: Principal | null, idOrReference: string): Promise<ArtifactDownload> {
-    const { record, em } = await this.readable(principal, 'artifacts.getDocument', idOrReference);
+    const { record } = await this.readable(principal, 'artifacts.getDocument', idOrReference);
     if (record.type === 'notarization') throw DomainError.notFound('Document');
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no sealed document yet');
-    const stored = await this.store.read(em, record.id, 'sealed_pdf');
+    return this.documentOf(record.id);
+  }
+
+  /**
+   * A short-lived, single-use URL for the sealed PDF (for a host that opens links without the
+   * caller's credential); only the token's hash is stored. 409 artifact_pending while it is being made.
+   */
+  async createDocumentTicket(principal: Principal | null, idOrReference: string): Promise<CardTicketView> {
+    const { record, em, caller } = await this.readable(principal, 'artifacts.createDocumentTicket', idOrReference);
+    if (record.type === 'notarization') throw DomainError.notFound('Document');
+    if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no sealed document yet');
+    if (!(await this.store.read(em, record.id, 'sealed_pdf'))) {
+      throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
+    }
+    const token = randomToken(32);
+    const expiresAt = new Date(this.clock.now().getTime() + this.settings.cardTicketTtlSeconds * 1000);
+    em.create(CardTicket, { tokenHash: sha256Hex(token), kind: 'signed_pdf', recordId: record.id, identityId: caller.identityId, expiresAt, createdAt: this.clock.now() });
+    await em.flush();
+    return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/document/${token}`, expiresAt };
+  }
+
+  /** Redeems a sealed-PDF ticket, once (as a card ticket is redeemed). */
+  async redeemDocumentTicket(token: string): Promise<ArtifactDownload> {
+    return this.documentOf(await this.redeem(token, 'signed_pdf', 'This document link is unknown, already used or expired'));
+  }
+
+  private async documentOf(recordId: string): Promise<ArtifactDownload> {
+    const stored = await this.store.read(this.orm.em.fork(), recordId, 'sealed_pdf');
     if (!stored) throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
     return download(stored.artifact, stored.bytes);
   }
@@ -82,15 +109,19 @@ export class SealingService {
    * redemptions exactly one wins. Unknown, used and expired tickets are refused alike.
    */
   async redeemCardTicket(token: string): Promise<ArtifactDownload> {
-    if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) throw DomainError.invalid(['token'], 'A card ticket is 20 to 128 URL-safe characters', 'invalid_ticket');
-    const em = this.orm.em.fork();
-    const rows = await em.execute<{ record_id: string }[]>(
-      'update card_tickets set redeemed_at = ? where token_hash = ? and redeemed_at is null and expires_at > ? returning record_id',
-      [this.clock.now(), sha256Hex(token), this.clock.now()],
+    return this.cardOf(await this.redeem(token, 'share_card', 'This card link is unknown, already used or expired'), true);
+  }
+
+  /** The record a ticket of this kind is for, redeemed now; unknown, used, expired and other-kind tickets alike are 404. */
+  private async redeem(token: string, kind: CardTicket['kind'], unknown: string): Promise<string> {
+    if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) throw DomainError.invalid(['token'], 'A ticket is 20 to 128 URL-safe characters', 'invalid_ticket');
+    const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
+      'update card_tickets set redeemed_at = ? where token_hash = ? and kind = ? and redeemed_at is null and expires_at > ? returning record_id',
+      [this.clock.now(), sha256Hex(token), kind, this.clock.now()],
     );
     const recordId = rows[0]?.record_id;
-    if (!recordId) throw new DomainError('not_found', 'This card link is unknown, already used or expired');
-    return this.cardOf(recordId, true);
+    if (!recordId) throw new DomainError('not_found', unknown);
+    return recordId;
   }
 
   private async cardOf(recordId: string, sealed: boolean): Promise<ArtifactDownload> {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { LIMITS } from '../../domain/text-rules.js';
-import { catalog, runEntry } from '../../graph/catalog/index.js';
+import { catalog, runEntry, type Graph } from '../../graph/catalog/index.js';
+import { operationFailure } from '../../graph/transport/failure.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
 import { snakeKeys } from '../../graph/transport/case.js';
 import { recordGuidance } from '../next-action.js';
-import { evidenceLinks, recordResult, takeIdenticons, wantsSvg } from '../views.js';
+import { evidenceLinks, recordResult, takeIdenticons, wantsSvg, type ResourceLink } from '../views.js';
 import {
   agrReference,
   body,
@@ -31,6 +32,27 @@ const { records, verification, artifacts } = catalog;
 const party = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
 
 /** Public verification, creating, reading and listing records, and share cards. */
+/** A resource link to the sealed PDF through a single-use ticket; none for a notarization or while it is being made. */
+async function sealedPdfLink(graph: Graph, reference: string): Promise<ResourceLink[]> {
+  try {
+    const ticket = await runEntry(graph, artifacts.createDocumentTicket, { id: reference });
+    return [
+      {
+        type: 'resource_link',
+        uri: ticket.url,
+        name: `${reference}-sealed.pdf`,
+        title: `The sealed PDF of ${reference}`,
+        description: `The signed PDF with its embedded evidence; the link opens once, until ${ticket.expiresAt}.`,
+        mimeType: 'application/pdf',
+      },
+    ];
+  } catch (error) {
+    const code = operationFailure(error)?.code;
+    if (code === 'not_found' || code === 'artifact_pending') return [];
+    throw error;
+  }
+}
+
 export const recordTools: ToolDefinition[] = [
   tool({
     name: 'verify_agreement',
@@ -196,7 +218,7 @@ export const recordTools: ToolDefinition[] = [
     name: 'get_agreement_card',
     title: 'Get the share card',
     description:
-      'The private share card (PNG) of a sealed record, for a participant. `representation`: `url` (default) returns a short-lived single-use URL to hand to the human; `inline` returns the image as an image content block; `compatibility_base64` puts the PNG as base64 in the structure for clients that cannot show images. Needs the `retrieve` scope.',
+      'The private share card (PNG) of a sealed record, for a participant. `representation`: `url` (default) returns a short-lived single-use URL to hand to the human; `inline` returns the image as an image content block; `compatibility_base64` puts the PNG as base64 in the structure for clients that cannot show images. The result ends with a `resource_link` to the sealed, signed PDF (a single-use link that expires in a few minutes; none for a notarization, or while the PDF is being made). Needs the `retrieve` scope.',
     input: z.strictObject({
       agr_reference: agrReference,
       representation: z
@@ -218,19 +240,21 @@ export const recordTools: ToolDefinition[] = [
     }),
     // Not read-only: the `url` representation issues a single-use ticket each call.
     annotations: { ...READ, readOnlyHint: false, idempotentHint: false },
-    operations: [artifacts.createCardTicket, artifacts.getCard],
+    operations: [artifacts.createCardTicket, artifacts.getCard, artifacts.createDocumentTicket],
     run: async (args, { graph }) => {
       const base = { agr_reference: args.agr_reference, representation: args.representation, next_action: null };
+      const links = await sealedPdfLink(graph, args.agr_reference);
       if (args.representation === 'url') {
         const ticket = await runEntry(graph, artifacts.createCardTicket, { id: args.agr_reference, notarizationOnly: null });
         return {
           structured: { ...base, url: ticket.url, expires_at: ticket.expiresAt, filename: null, content_type: null, hash: null, human_step: 'Give the human this URL; it opens once and expires in a few minutes.' },
+          links,
         };
       }
       const card = await runEntry(graph, artifacts.getCard, { id: args.agr_reference, notarizationOnly: null });
       const file = { url: null, expires_at: null, filename: card.filename, content_type: card.contentType, hash: card.hash, human_step: null };
-      if (args.representation === 'compatibility_base64') return { structured: { ...base, ...file, content_base64: card.contentBase64 } };
-      return { structured: { ...base, ...file }, images: [{ type: 'image', data: card.contentBase64, mimeType: card.contentType }] };
+      if (args.representation === 'compatibility_base64') return { structured: { ...base, ...file, content_base64: card.contentBase64 }, links };
+      return { structured: { ...base, ...file }, images: [{ type: 'image', data: card.contentBase64, mimeType: card.contentType }], links };
     },
   }),
 ];

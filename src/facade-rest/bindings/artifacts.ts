@@ -34,4 +34,9 @@ export const artifactsRoutes: Record<string, RestOperation> = {
     input: (r) => ({ token: param('token')(r) }),
     reply: (file) => fileReply(file, { 'Content-Disposition': 'inline', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }),
   }),
+  redeemDocument: bind(artifacts.redeemDocumentTicket, {
+    issueLocation: 'path',
+    input: (r) => ({ token: param('token')(r) }),
+    reply: (file) => fileReply(file, { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }),
+  }),
 };

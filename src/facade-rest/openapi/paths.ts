@@ -256,6 +256,21 @@ function shareCardAndInboundRoutes(): Route[] {
       }),
       errors: [404, 429],
     }),
+    route('get', `${API}/artifacts/document/{token}`, {
+      id: 'redeemDocument',
+      summary: 'Redeem a sealed-PDF ticket',
+      tags: ['Artifacts'],
+      description:
+        'Returns the sealed, signed PDF and redeems the single-use ticket atomically (tickets are issued by the MCP tool ' +
+        '`get_agreement_card` and the GraphQL mutation `createDocumentTicket`). Unknown, expired or redeemed tickets answer 404.',
+      access: 'public',
+      params: [ticketToken()],
+      ok: binary('application/pdf', 'The sealed PDF.', {
+        'Cache-Control': header('Never cached.', 'no-store'),
+        'Referrer-Policy': header('The ticket URL is never sent as a referrer.', 'no-referrer'),
+      }),
+      errors: [404, 429],
+    }),
     route('post', `${API}/inbound/messenger`, {
       id: 'receiveMessengerUpdate',
       summary: 'Receive a messenger update',

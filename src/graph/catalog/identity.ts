@@ -10,6 +10,7 @@ import {
   RequestOtpDocument,
   RevokeApiKeyDocument,
   VerifyMcpAuthenticationDocument,
+  OpenSignInSecretInputDocument,
   VerifyOtpDocument,
 } from './generated.js';
 
@@ -18,6 +19,7 @@ export const identity = {
   requestOtp: entry('identity.requestOtp', RequestOtpDocument, (data) => data.requestOtp),
   verifyOtp: entry('identity.verifyOtp', VerifyOtpDocument, (data) => data.verifyOtp),
   openMcpGrant: entry('identity.openMcpGrant', VerifyMcpAuthenticationDocument, (data) => data.verifyMcpAuthentication),
+  openSignInPage: entry('identity.openSignInPage', OpenSignInSecretInputDocument, (data) => data.openSignInSecretInput),
   authenticationStatus: entry('identity.authenticationStatus', AuthenticationStatusDocument, (data) => data.authenticationStatus),
   listContactPoints: entry('identity.listContactPoints', ListContactPointsDocument, (data) => data.contactPoints),
   linkContactPoint: entry('identity.linkContactPoint', LinkContactPointDocument, (data) => data.linkContactPoint),

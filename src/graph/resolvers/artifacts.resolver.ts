@@ -1,3 +1,4 @@
+import { described } from '../describe.js';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { ArtifactDownload, CardTicketView, SealingService } from '../../domain/sealing/sealing-service.js';
 import type { GraphContext } from '../context.js';
@@ -51,6 +52,18 @@ export class ArtifactsResolver {
     @Arg('notarizationOnly', { nullable: true, defaultValue: false }) notarizationOnly: boolean,
   ): Promise<CardTicketView> {
     return this.sealing.createCardTicket(principal, id, notarizationOnly ? 'notarization' : undefined);
+  }
+
+  @Mutation(() => CardTicketObject, {
+    description: described('Issues a short-lived, single-use URL for the sealed PDF, for a client that opens links without the caller\'s credential', 'artifacts.createDocumentTicket'),
+  })
+  createDocumentTicket(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<CardTicketView> {
+    return this.sealing.createDocumentTicket(principal, id);
+  }
+
+  @Mutation(() => ArtifactFileObject, { description: described('Redeems a sealed-PDF ticket, once; no credentials', 'artifacts.redeemDocumentTicket') })
+  async redeemDocumentTicket(@Arg('token') token: string): Promise<ArtifactFileObject> {
+    return file(await this.sealing.redeemDocumentTicket(token));
   }
 
   @Mutation(() => ArtifactFileObject, { description: 'Redeems a share-card ticket, once; no credentials' })

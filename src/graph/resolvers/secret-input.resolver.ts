@@ -2,7 +2,7 @@ import { described } from '../describe.js';
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import type { SecretInputs } from '../../domain/mcp/secret-inputs.js';
 import type { GraphContext } from '../context.js';
-import { CompleteSecretInputInput, SecretInputOpeningObject, SecretInputRequestObject, SignatureMethodTypeEnum } from '../types/ceremony.types.js';
+import { CompleteSecretInputInput, SecretInputOpeningObject, SecretInputRequestObject, SignatureMethodTypeEnum, SignInSecretInputOpeningObject } from '../types/ceremony.types.js';
 
 /** Secret inputs in the human's hands: the link an MCP tool call gives, and the page that uses it. */
 @Resolver()
@@ -18,6 +18,14 @@ export class SecretInputResolver {
     @Arg('methodType', () => SignatureMethodTypeEnum) methodType: string,
   ): Promise<SecretInputOpeningObject> {
     return this.secretInputs.open(principal, mcpSessionKey, recordId, methodType);
+  }
+
+  @Mutation(() => SignInSecretInputOpeningObject, {
+    description: described('Gives a link where the human enters a sign-in code on the service\'s page, opening this MCP session\'s retrieval grant (URL-mode elicitation); once they did, the grant', 'identity.openSignInPage', 'over /mcp only, for a client that declared URL-mode elicitation'),
+  })
+  async openSignInSecretInput(@Ctx() { mcpSessionKey }: GraphContext, @Arg('verificationEventId') verificationEventId: string): Promise<SignInSecretInputOpeningObject> {
+    const opened = await this.secretInputs.openSignIn(mcpSessionKey, verificationEventId);
+    return { link: opened.link, grant: opened.grant && { authenticated: true, ...opened.grant } };
   }
 
   @Mutation(() => SecretInputRequestObject, {

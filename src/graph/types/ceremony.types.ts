@@ -2,6 +2,7 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { EXECUTION_STATUSES, METHOD_STATUSES, SIGNATURE_METHOD_TYPES } from '../../domain/ceremonies/entities.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { IdenticonObject } from './artifact.types.js';
+import { McpAuthenticationObject } from './identity.types.js';
 import { asEnum } from './enums.js';
 
 export const SignatureMethodTypeEnum = asEnum(SIGNATURE_METHOD_TYPES);
@@ -166,17 +167,23 @@ export class SecretInputRequestObject {
   @Field(() => ID)
   elicitationId!: string;
 
-  @Field()
-  agrReference!: string;
+  @Field({ description: '`signature`: a signature method\'s input for a record version; `sign_in`: a sign-in code for the assistant\'s session (retrieve only)' })
+  purpose!: string;
+
+  @Field(() => String, { nullable: true })
+  agrReference!: string | null;
 
   @Field(() => String, { nullable: true })
   title!: string | null;
 
-  @Field(() => Int)
-  recordVersion!: number;
+  @Field(() => Int, { nullable: true })
+  recordVersion!: number | null;
 
-  @Field(() => SignatureMethodTypeEnum)
-  methodType!: string;
+  @Field(() => SignatureMethodTypeEnum, { nullable: true })
+  methodType!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'sign_in: the address the code was mailed to, masked' })
+  destination!: string | null;
 
   @Field(() => String, { nullable: true })
   prompt!: string | null;
@@ -204,4 +211,13 @@ export class CompleteSecretInputInput {
 
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'webauthn_passkey: the authenticator response as JSON' })
   credential?: Record<string, unknown> | null;
+}
+
+@ObjectType('SignInSecretInputOpening', { simpleResolvers: true })
+export class SignInSecretInputOpeningObject {
+  @Field(() => SecretInputLinkObject, { nullable: true, description: 'Null once the human entered the code on the page: the grant is open' })
+  link!: SecretInputLinkObject | null;
+
+  @Field(() => McpAuthenticationObject, { nullable: true })
+  grant!: McpAuthenticationObject | null;
 }

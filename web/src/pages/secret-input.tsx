@@ -67,27 +67,34 @@ function SecretInput({ ticket }: { ticket: string }) {
 
   return (
     <section className="narrow">
-      <PageTitle title="Confirm your signature step">Confirm your signature step</PageTitle>
+      <PageTitle title="Confirm your step">Confirm your step</PageTitle>
       <p className="lead">Your AI assistant asked you to give this here, on the record signing service’s own page: the assistant never sees what you enter.</p>
       {!ticket && <Alert>This link is incomplete. Open the whole link your assistant showed you.</Alert>}
       <Alert>{error}</Alert>
       {request && (
         <div className="card stack">
-          <dl className="facts" aria-label="What you are signing">
-            <dt>Record</dt><dd className="mono">{request.agrReference}</dd>
-            <dt>Title</dt><dd>{request.title ?? 'Untitled'}</dd>
-            <dt>Version</dt><dd>{request.recordVersion}</dd>
-            <dt>Step</dt><dd>{request.methodType === 'email_otp' ? 'Signature code from your mail' : 'Your passkey'}</dd>
-          </dl>
+          {request.purpose === 'sign_in' ? (
+            <dl className="facts" aria-label="What you allow">
+              <dt>Step</dt><dd>Sign-in code from your mail{request.destination && <> (sent to {request.destination})</>}</dd>
+              <dt>It allows</dt><dd>Your assistant reads and lists your records for 10 minutes. It cannot sign or change anything.</dd>
+            </dl>
+          ) : (
+            <dl className="facts" aria-label="What you are signing">
+              <dt>Record</dt><dd className="mono">{request.agrReference}</dd>
+              <dt>Title</dt><dd>{request.title ?? 'Untitled'}</dd>
+              <dt>Version</dt><dd>{request.recordVersion}</dd>
+              <dt>Step</dt><dd>{request.methodType === 'email_otp' ? 'Signature code from your mail' : 'Your passkey'}</dd>
+            </dl>
+          )}
           {done ? (
-            <p role="status"><strong>Done.</strong> Go back to your assistant: it can go on with your signature. You can close this page.</p>
+            <p role="status"><strong>Done.</strong> Go back to your assistant: it can go on{request.purpose === 'sign_in' ? '' : ' with your signature'}. You can close this page.</p>
           ) : (
             <>
               <p className="small muted">This link works once, in this browser, until {formatDate(request.expiresAt)}.</p>
-              {request.methodType === 'email_otp' && (
+              {(request.methodType === 'email_otp' || request.purpose === 'sign_in') && (
                 <form onSubmit={submitCode}>
                   {request.prompt && <p>{request.prompt}</p>}
-                  <Field label="Signature code from the mail">
+                  <Field label={request.purpose === 'sign_in' ? 'Sign-in code from the mail' : 'Signature code from the mail'}>
                     {(props) => <input {...props} inputMode="numeric" autoComplete="one-time-code" maxLength={6} value={code} onChange={(e) => setCode(e.target.value.replace(/\D/g, ''))} />}
                   </Field>
                   <button type="submit" className="button primary" disabled={code.length !== 6 || completed.fetching}>Confirm code</button>

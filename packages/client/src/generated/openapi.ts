@@ -1222,6 +1222,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/artifacts/document/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Redeem a sealed-PDF ticket
+         * @description Returns the sealed, signed PDF and redeems the single-use ticket atomically (tickets are issued by the MCP tool `get_agreement_card` and the GraphQL mutation `createDocumentTicket`). Unknown, expired or redeemed tickets answer 404.
+         *
+         *     No credentials required.
+         */
+        get: operations["redeemDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/inbound/messenger": {
         parameters: {
             query?: never;
@@ -8964,6 +8986,91 @@ export interface operations {
                 };
                 content: {
                     "image/png": unknown;
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    redeemDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque single-use ticket token. */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sealed PDF. */
+            200: {
+                headers: {
+                    /** @description Never cached. */
+                    "Cache-Control"?: "no-store";
+                    /** @description The ticket URL is never sent as a referrer. */
+                    "Referrer-Policy"?: "no-referrer";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": unknown;
                 };
             };
             /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */

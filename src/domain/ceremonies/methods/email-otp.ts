@@ -2,7 +2,7 @@ import { DomainError } from '../../shared/errors.js';
 import type { OtpService } from '../../identity/otp-service.js';
 import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview } from './method.js';
 
-function maskEmail(email: string): string {
+export function maskEmail(email: string): string {
   const [local = '', domain = ''] = email.split('@');
   return `${local.slice(0, 1)}${'*'.repeat(Math.max(1, local.length - 1))}@${domain}`;
 }
