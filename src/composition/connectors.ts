@@ -46,6 +46,7 @@ export function mountConnectors(
   const mcpDeps: McpFacadeDeps = {
     executor,
     sessions: services.mcp.sessions,
+    events: services.mcp.events,
     confirmations: services.mcp.confirmations,
     authenticate: (credentials) => mcpCredentialChain.authenticate(credentials),
     sessionPrincipal: (sessionKey) => services.mcp.grants.forSession(sessionKey),

@@ -14,6 +14,7 @@ import { IdentityService } from '../domain/identity/identity-service.js';
 import { OtpService } from '../domain/identity/otp-service.js';
 import { SessionService } from '../domain/identity/session-service.js';
 import { McpSessions } from '../domain/mcp/sessions.js';
+import { McpEvents } from '../domain/mcp/events.js';
 import { McpGrants } from '../domain/mcp/grants.js';
 import { McpConfirmations } from '../domain/mcp/confirmations.js';
 import type { Mailer } from '../domain/mail/mailer.js';
@@ -270,7 +271,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     credentials,
     idempotency,
     clientLimits,
-    mcp: { sessions: mcpSessions, grants: mcpGrants, confirmations: mcpConfirmations },
+    mcp: { sessions: mcpSessions, grants: mcpGrants, confirmations: mcpConfirmations, events: new McpEvents(orm, clock) },
     oauth: { storage: oauthStorage, grants: connectorGrants },
     messengerInbox,
     caches,

@@ -17,6 +17,7 @@ import { RecordSeal } from './sealing/seal.js';
 import { CardTicket, SealedArtifact } from './sealing/entities.js';
 import { AnchorBatch } from './anchoring/entities.js';
 import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from './mcp/entities.js';
+import { McpEvent } from './mcp/event-entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
 import { StuckWorkWarning } from './maintenance/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
@@ -53,6 +54,7 @@ export const entities = [
   McpSecretInput,
   McpGrant,
   McpConfirmation,
+  McpEvent,
   IdempotencyKey,
   StuckWorkWarning,
 ];

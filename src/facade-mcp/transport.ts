@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
-import { isInitializeRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { isInitializeRequest, isJSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Principal } from '../domain/identity/principal.js';
 import type { PresentedCredentials } from '../domain/identity/credential-resolver.js';
@@ -14,6 +14,7 @@ import { scopesNamed } from './tool.js';
 import type { ConfirmationStore, SecretInputPolicy } from './tool.js';
 import type { SecretInputMode } from '../domain/mcp/sessions.js';
 import type { Instruments } from '../domain/shared/instruments.js';
+import { eventKey, RequestEventStore, resumeStream, SSE_RETRY_MS, type McpEventLog } from './resumption.js';
 
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
@@ -26,6 +27,8 @@ export type McpSessionStore = {
 export type McpFacadeDeps = {
   executor: GraphExecutor;
   sessions: McpSessionStore;
+  /** Answer streams' events, for priming and resumption (SEP-1699) on any instance. */
+  events: McpEventLog;
   confirmations: ConfirmationStore;
   /** The MCP transport's credential chain: API keys and manual transport tokens, never REST or GraphQL bearer tokens. */
   authenticate: (credentials: PresentedCredentials) => Promise<Principal | null>;
@@ -74,7 +77,10 @@ const acceptsStreamable = (req: Request) => {
  * `/mcp`: Streamable HTTP with sessions kept in PostgreSQL. Each request runs a fresh SDK server and
  * transport (stateless inside one process) after this router has checked Host and Origin, found or
  * opened the stored session, and resolved the caller; so any instance behind a non-sticky balancer
- * answers any session. Server-to-client streams (GET) are not offered: 405, as the transport allows.
+ * answers any session. SSE answers on a stored session start with a priming event (an id and
+ * `retry:`) and keep their events in PostgreSQL for a few minutes: a client whose stream dropped
+ * resumes it with `GET /mcp` and `Last-Event-ID`, on any instance (SEP-1699). A standalone
+ * server-to-client stream (GET without `Last-Event-ID`) is not offered: 405, as the transport allows.
  */
 export function mcpRouter(deps: McpFacadeDeps): express.Router {
   const router = express.Router();
@@ -95,10 +101,8 @@ export function mcpRouter(deps: McpFacadeDeps): express.Router {
   router.use('/mcp', hostCheck, originCheck);
   router.post('/mcp', express.json({ limit: '1mb' }), (req, res) => void handlePost(req, res, deps));
   router.delete('/mcp', (req, res) => void handleDelete(req, res, deps));
-  router.all('/mcp', (_req, res) => {
-    res.setHeader('Allow', 'POST, DELETE');
-    res.status(405).json(rpcError(-32000, 'Method not allowed: this server offers no server-initiated stream; POST requests instead'));
-  });
+  router.get('/mcp', (req, res) => void handleGet(req, res, deps));
+  router.all('/mcp', (_req, res) => methodNotAllowed(res));
   router.use('/mcp', (error: { type?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (error.type === 'entity.parse.failed') res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
     else if (error.type === 'entity.too.large') res.status(413).json(rpcError(-32000, 'Request body too large'));
@@ -129,11 +133,8 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
     }
     if (!(await step(hostHeaderValidation(deps.allowedHosts()), req, res))) return;
     if (req.method === 'DELETE') return handleDelete(req, res, deps);
-    if (req.method !== 'POST') {
-      res.setHeader('Allow', 'POST, DELETE');
-      res.status(405).json(rpcError(-32000, 'Method not allowed: this server offers no server-initiated stream; POST requests instead'));
-      return;
-    }
+    if (req.method === 'GET') return handleGet(req, res, deps, async () => principal);
+    if (req.method !== 'POST') return methodNotAllowed(res);
     try {
       await step(json, req, res);
     } catch (error) {
@@ -194,26 +195,31 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
         return;
       }
       res.setHeader('Mcp-Session-Id', opened.id);
-      return await serve(req, res, deps, opened.key, caller, secretInput);
+      return await serve(req, res, deps, opened.key, caller, secretInput, negotiated, opened.id);
     }
-    const id = req.headers['mcp-session-id'];
-    if (typeof id !== 'string' || id === '') {
-      res.status(400).json(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-      return;
-    }
-    const session = await deps.sessions.find(id);
-    if (!session) {
-      // The transport spec: an unknown or ended session is 404; the client starts a new one with initialize.
-      res.status(404).json(rpcError(-32001, 'Session not found'));
-      return;
-    }
+    const found = await storedSession(req, res, deps);
+    if (!found) return;
+    const { id, session } = found;
     const principal = await callerOf(req, res, deps, session.key);
     if (principal === 'refused') return;
-    await serve(req, res, deps, session.key, principal, session.secretInput);
+    await serve(req, res, deps, session.key, principal, session.secretInput, session.protocolVersion, id);
   } catch (error) {
     deps.logger.error({ err: error }, 'MCP request failed');
     if (!res.headersSent) res.status(500).json(rpcError(-32603, 'Internal error'));
   }
+}
+
+/** The stored session the request's Mcp-Session-Id names, or null once 400 (none given) or 404 (unknown, ended) is answered. */
+async function storedSession(req: Request, res: Response, deps: McpFacadeDeps): Promise<{ id: string; session: NonNullable<Awaited<ReturnType<McpSessionStore['find']>>> } | null> {
+  const id = req.headers['mcp-session-id'];
+  if (typeof id !== 'string' || id === '') {
+    res.status(400).json(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
+    return null;
+  }
+  const session = await deps.sessions.find(id);
+  // The transport spec: an unknown or ended session is 404; the client starts a new one with initialize.
+  if (!session) res.status(404).json(rpcError(-32001, 'Session not found'));
+  return session ? { id, session } : null;
 }
 
 /** The caller: the transport credential when one is presented (an invalid one is 401), else this session's grant, else anonymous. */
@@ -234,7 +240,17 @@ async function authenticate(req: Request, res: Response, deps: McpFacadeDeps, se
   }
 }
 
-async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null, principal: Principal | null, secretInput: SecretInputMode = 'argument'): Promise<void> {
+async function serve(
+  req: Request,
+  res: Response,
+  deps: McpFacadeDeps,
+  sessionKey: string | null,
+  principal: Principal | null,
+  secretInput: SecretInputMode = 'argument',
+  protocolVersion: string | null = null,
+  /** The client's Mcp-Session-Id: the key its stored events are sealed under derives from it. */
+  sessionId: string | null = null,
+): Promise<void> {
   const context: GraphContext = {
     principal,
     via: 'mcp',
@@ -248,14 +264,84 @@ async function serve(req: Request, res: Response, deps: McpFacadeDeps, sessionKe
     deps.iconUrl,
     deps.instruments,
   );
+  // SSE answers on a stored session are primed and their events stored (JSON answers have no stream to resume).
+  const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+  const events =
+    sessionKey && sessionId && !deps.jsonResponse
+      ? new RequestEventStore(deps.events, sessionKey, eventKey(sessionId), messages.filter(isJSONRPCRequest).map((message) => message.id), deps.logger)
+      : undefined;
+  if (events && protocolVersion) followNegotiatedVersion(req, protocolVersion);
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse });
-  res.on('close', () => {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: deps.jsonResponse, eventStore: events, retryInterval: SSE_RETRY_MS });
+  const release = () => {
     void transport.close();
     void server.close();
+  };
+  res.on('close', () => {
+    // A client that went away holding an event id of this answer may resume it (on any instance): the
+    // request runs on until its response is stored (closing the server would drop it), within a limit.
+    if (events?.pending) void events.settled().then(release);
+    else release();
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
+}
+
+/**
+ * Priming (SEP-1699) is the SDK's: with an event store it writes `id:`, `retry:` and an empty `data:`
+ * first on an SSE answer, but only for clients at 2025-11-25 or later (older clients fail on the empty
+ * data), judged by the request's MCP-Protocol-Version header. On a stored session the version
+ * negotiated at initialize governs: a client that negotiated 2025-11-25 handles priming whatever one
+ * request's header says (the conformance suite 0.1.16 sends `2025-03-26` on its raw SSE requests in a
+ * 2025-11-25 session, and got no priming). So the SDK sees the negotiated version when the header is
+ * missing or names another supported version; an unsupported one is left for the SDK to refuse (400).
+ */
+function followNegotiatedVersion(req: Request, negotiated: string): void {
+  const header = req.headers['mcp-protocol-version'];
+  if (header === negotiated || (typeof header === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(header))) return;
+  const raw: string[] = [];
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    if (req.rawHeaders[i]!.toLowerCase() !== 'mcp-protocol-version') raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw, 'mcp-protocol-version', negotiated);
+  req.headers['mcp-protocol-version'] = negotiated;
+}
+
+function methodNotAllowed(res: Response): void {
+  res.setHeader('Allow', 'GET, POST, DELETE');
+  res.status(405).json(rpcError(-32000, 'Method not allowed: this server offers no standalone server-initiated stream (GET only resumes an answer stream, with Last-Event-ID); POST requests instead'));
+}
+
+/**
+ * `GET /mcp`: resumes an SSE answer stream of this session after `Last-Event-ID` (SEP-1699), with the
+ * session and credential checks of a POST; without `Last-Event-ID` (a standalone stream) it is 405.
+ */
+async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, callerOf: CallerOf = authenticate): Promise<void> {
+  try {
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId !== 'string' || lastEventId === '') return methodNotAllowed(res);
+    if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+      res.status(406).json(rpcError(-32000, 'Not Acceptable: Client must accept text/event-stream'));
+      return;
+    }
+    const found = await storedSession(req, res, deps);
+    if (!found) return;
+    const { id, session } = found;
+    if ((await callerOf(req, res, deps, session.key)) === 'refused') return;
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      res.status(400).json(rpcError(-32000, `Bad Request: Unsupported protocol version (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
+      return;
+    }
+    // Another session's event id, an expired or a made-up one resume nothing.
+    if (!(await resumeStream(res, deps.events, session.key, eventKey(id), lastEventId))) {
+      res.status(400).json(rpcError(-32000, 'Bad Request: Last-Event-ID is not an event of this session that can still be resumed'));
+    }
+  } catch (error) {
+    deps.logger.error({ err: error }, 'MCP stream resumption failed');
+    if (!res.headersSent) res.status(500).json(rpcError(-32603, 'Internal error'));
+    else res.end();
+  }
 }
 
 async function handleDelete(req: Request, res: Response, deps: McpFacadeDeps): Promise<void> {

@@ -45,9 +45,9 @@ export async function postMcp(baseUrl: string, message: unknown, headers: Record
     headers: response.headers,
     text,
     json: () => {
-      // SSE: the JSON-RPC message is the `data:` of the `message` event.
+      // SSE: the JSON-RPC message is the `data:` of the `message` event (a priming event's data is empty).
       if ((response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-        const data = text.split('\n').find((line) => line.startsWith('data: '));
+        const data = text.split('\n').find((line) => line.startsWith('data: ') && line.trim() !== 'data:');
         return data ? JSON.parse(data.slice(6)) : null;
       }
       return text ? JSON.parse(text) : null;

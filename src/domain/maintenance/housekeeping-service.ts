@@ -13,6 +13,7 @@ export type SweepResult = {
   mcpGrants: number;
   mcpConfirmations: number;
   mcpSecretInputs: number;
+  mcpEvents: number;
   idempotencyKeys: number;
   oauthPayloads: number;
 };
@@ -45,6 +46,8 @@ export class HousekeepingService {
       mcpConfirmations: await count('delete from mcp_confirmations where consumed_at is not null or expires_at < ?', [now]),
       // Secret-input links a day past their expiry (a spent one stays till then: its page says done).
       mcpSecretInputs: await count('delete from mcp_secret_inputs where expires_at < ?', [dayAgo]),
+      // Answer-stream events kept for resumption (minutes).
+      mcpEvents: await count('delete from mcp_events where expires_at < ?', [now]),
       idempotencyKeys: await count('delete from idempotency_keys where expires_at <= ?', [now]),
       // The authorization server's expired codes, tokens, interactions and sessions.
       oauthPayloads: await count('delete from oauth_payloads where expires_at < ?', [dayAgo]),

@@ -21,6 +21,7 @@ import { Migration20261127090000_outbox_trace_context as M18 } from './Migration
 import { Migration20261128100000_stuck_work as M19 } from './Migration20261128100000_stuck_work.js';
 import { Migration20261129090000_mcp_secret_inputs as M20 } from './Migration20261129090000_mcp_secret_inputs.js';
 import { Migration20261129100000_document_tickets as M21 } from './Migration20261129100000_document_tickets.js';
+import { Migration20261129120000_mcp_events as M22 } from './Migration20261129120000_mcp_events.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -48,4 +49,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261128100000_stuck_work', class: M19 },
   { name: 'Migration20261129090000_mcp_secret_inputs', class: M20 },
   { name: 'Migration20261129100000_document_tickets', class: M21 },
+  { name: 'Migration20261129120000_mcp_events', class: M22 },
 ];
