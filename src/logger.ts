@@ -44,13 +44,18 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
 const SECRET_PARAM = /key|token|secret|code|ticket|pass|pwd|otp|sig|auth|session|credential|jwt/i;
 /** Our own credentials wherever they appear (rss_key_..., rss_at_..., and any future rss_<kind>_...). */
 const PREFIXED_SECRET = new RegExp(`(?:${[API_KEY_PREFIX, ACCESS_TOKEN_PREFIX, 'rss_[a-z]+_'].join('|')})[A-Za-z0-9_-]+`, 'g');
-/** Path segments that carry secrets: share-card tickets, bot tokens in messenger API URLs. */
-const SECRET_PATH = /(\/artifacts\/share-card\/)[^/?#]+/;
+/** Path segments that carry secrets: share-card and sealed-PDF tickets, bot tokens in messenger API URLs. */
+const SECRET_PATH = /(\/artifacts\/(?:share-card|document)\/)[^/?#]+/;
+
+/** A path with its ticket segments redacted (for every place a request path leaves the process: logs, traces). */
+export function redactTicketPath(path: string): string {
+  return path.replace(SECRET_PATH, '$1[redacted]');
+}
 const BOT_TOKEN = /(\/bot)[^/?#]+/;
 
 export function safeUrl(url: string): string {
   const mark = url.indexOf('?');
-  const path = (mark === -1 ? url : url.slice(0, mark)).replace(SECRET_PATH, '$1[redacted]').replace(BOT_TOKEN, '$1[redacted]');
+  const path = redactTicketPath(mark === -1 ? url : url.slice(0, mark)).replace(BOT_TOKEN, '$1[redacted]');
   const query = mark === -1 ? '' : `?${url.slice(mark + 1).split('&').map(redactParameter).join('&')}`;
   return `${path}${query}`.replace(PREFIXED_SECRET, '[redacted]');
 }

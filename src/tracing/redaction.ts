@@ -63,9 +63,13 @@ export function scrubEmails(text: string): string {
   return text.replace(EMAIL, '[email]');
 }
 
-/** A URL or path without its query string and fragment (tickets and codes travel in some query strings). */
+/**
+ * A URL or path without its query string and fragment (tickets and codes travel in some query
+ * strings), and with the ticket of a share-card or sealed-PDF redemption path redacted (logger.ts's
+ * SECRET_PATH; not imported: this module loads before the libraries tracing instruments).
+ */
 export function withoutQuery(url: string): string {
-  return url.replace(/[?#].*$/s, '');
+  return url.replace(/[?#].*$/s, '').replace(/(\/artifacts\/(?:share-card|document)\/)[^/]+/, '$1[redacted]');
 }
 
 /**

@@ -65,6 +65,9 @@ describe('Artifacts over REST: document, card, single-use card tickets, audit tr
     const stored = await raw(t, `/api/v1/agreements/${sealed.id}/document`, sealed.initiator);
     expect(sha(pdf.bytes)).toBe(sha(stored.bytes));
     expect((await raw(t, path)).status).toBe(404);
+    // The ticket is redacted from the request log like a card ticket.
+    expect(t.logs()).toContain('/api/v1/artifacts/document/[redacted]');
+    expect(t.logs()).not.toContain(path.split('/').pop()!);
   });
 
   it('refuses strangers and anonymous callers, and answers 409 artifact_pending with Retry-After while the PDF is made', async () => {

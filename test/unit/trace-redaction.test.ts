@@ -16,6 +16,9 @@ describe('Trace redaction', () => {
 
   it('query strings go, and an outgoing URL keeps only its origin (RPC keys travel in paths)', () => {
     expect(withoutQuery('/cards/R-1.png?ticket=abc#x')).toBe('/cards/R-1.png');
+    // Redemption paths carry their single-use ticket in the path.
+    expect(withoutQuery('/api/v1/artifacts/share-card/Zq3x_ticket')).toBe('/api/v1/artifacts/share-card/[redacted]');
+    expect(withoutQuery('/api/v1/artifacts/document/Zq3x_ticket?x=1')).toBe('/api/v1/artifacts/document/[redacted]');
     expect(originOf('https://user:pw@mainnet.example.io/v3/KEY?x=1')).toBe('https://mainnet.example.io');
   });
 
