@@ -50,6 +50,22 @@ describe('RateLimiter', () => {
     expect(await attempt(limiter, key)).toBeNull();
   });
 
+  it.each([1, 5])('never asks to wait longer than the window, even when the window filled at its start (limit %i)', async (limit) => {
+    const tight: RateLimitRule = { limit, windowSeconds: rule.windowSeconds };
+    const clock = clockAt(2);
+    const limiter = new RateLimiter(clock);
+    const tryOnce = () => limiter.hit(orm.em.fork(), `filled-early-${limit}`, tight, 'tries').then(() => null, (error: DomainError) => error.details.retryAfterSeconds!);
+    for (let i = 0; i < limit; i += 1) expect(await tryOnce()).toBeNull();
+    const retryAfter = (await tryOnce())!;
+    // The counted hits are a whole window old after `windowSeconds` (the old estimate said up to two windows).
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(tight.windowSeconds);
+    clock.advance((retryAfter - 1) * 1000);
+    expect(await tryOnce()).toBeGreaterThan(0);
+    clock.advance(1000);
+    expect(await tryOnce()).toBeNull();
+  });
+
   it('does not count refused hits: hammering does not extend the lockout', async () => {
     const clock = clockAt(90);
     const limiter = new RateLimiter(clock);

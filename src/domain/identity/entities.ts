@@ -162,7 +162,7 @@ export class ApiKey {
 /** Counts requests per key and fixed window; shared by every instance through the database. */
 @Entity({ tableName: 'rate_limit_windows' })
 export class RateLimitWindow {
-  [OptionalProps]?: 'hits' | 'granted';
+  [OptionalProps]?: 'hits' | 'granted' | 'lastHitAt';
 
   @PrimaryKey({ type: 'text' })
   key!: string;
@@ -176,4 +176,8 @@ export class RateLimitWindow {
   /** How many hits the last statement on this window counted (RateLimiter counts several in one). */
   @Property({ type: 'integer', default: 0 })
   granted: number = 0;
+
+  /** When the window last counted a hit: once a whole window has passed since, it weighs nothing. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lastHitAt: Date | null = null;
 }

@@ -22,6 +22,7 @@ import { Migration20261128100000_stuck_work as M19 } from './Migration2026112810
 import { Migration20261129090000_mcp_secret_inputs as M20 } from './Migration20261129090000_mcp_secret_inputs.js';
 import { Migration20261129100000_document_tickets as M21 } from './Migration20261129100000_document_tickets.js';
 import { Migration20261129120000_mcp_events as M22 } from './Migration20261129120000_mcp_events.js';
+import { Migration20261129140000_rate_limit_last_hit as M23 } from './Migration20261129140000_rate_limit_last_hit.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -50,4 +51,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261129090000_mcp_secret_inputs', class: M20 },
   { name: 'Migration20261129100000_document_tickets', class: M21 },
   { name: 'Migration20261129120000_mcp_events', class: M22 },
+  { name: 'Migration20261129140000_rate_limit_last_hit', class: M23 },
 ];

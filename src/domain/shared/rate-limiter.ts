@@ -76,17 +76,20 @@ export class RateLimiter {
       const admitted = admittedCount(rule);
       // Up to `batch.length` hits counted, as many as pass: hits (these included) + previous * overlap <= limit.
       // `granted` keeps how many this statement counted (RETURNING sees only the row as updated).
-      const [counted] = await preparedQuery<{ hits: number; granted: number; previous: number }>(
+      // The previous window weighs by its overlap, and not at all once its last hit is a whole window old.
+      const [counted] = await preparedQuery<{ hits: number; granted: number; previous: number; last_hit_at: Date | null; previous_last_hit_at: Date | null }>(
         em,
-        `with previous as (select coalesce((select hits from rate_limit_windows where key = ? and window_start = ?), 0) as hits)
-         insert into rate_limit_windows (key, window_start, hits, granted)
-           select ?, ?, g, g from (select least(?::int, floor(?::float8 - previous.hits * ?::float8))::int as g from previous) fresh where g >= 1
+        `with previous as (select coalesce(p.hits, 0) as hits, p.last_hit_at as last from (select 1) one
+             left join rate_limit_windows p on p.key = ? and p.window_start = ? and (p.last_hit_at is null or p.last_hit_at > ?::timestamptz))
+         insert into rate_limit_windows (key, window_start, hits, granted, last_hit_at)
+           select ?, ?, g, g, ?::timestamptz from (select least(?::int, floor(?::float8 - previous.hits * ?::float8))::int as g from previous) fresh where g >= 1
          on conflict (key, window_start) do update
            set hits = rate_limit_windows.hits + least(?::int, floor(?::float8 - rate_limit_windows.hits - (select hits from previous) * ?::float8))::int,
-               granted = least(?::int, floor(?::float8 - rate_limit_windows.hits - (select hits from previous) * ?::float8))::int
+               granted = least(?::int, floor(?::float8 - rate_limit_windows.hits - (select hits from previous) * ?::float8))::int,
+               last_hit_at = excluded.last_hit_at
            where rate_limit_windows.hits + 1 + (select hits from previous) * ?::float8 <= ?::float8
-         returning hits, granted, (select hits from previous) as previous`,
-        [key, window.previousStart, key, window.start, batch.length, admitted, overlap, batch.length, admitted, overlap, batch.length, admitted, overlap, overlap, admitted],
+         returning hits, granted, last_hit_at, (select hits from previous) as previous, (select last from previous) as previous_last_hit_at`,
+        [key, window.previousStart, new Date(now - windowMs), key, window.start, new Date(now), batch.length, admitted, overlap, batch.length, admitted, overlap, batch.length, admitted, overlap, overlap, admitted],
       );
       const granted = counted ? Number(counted.granted) : 0;
       // The hits counted now weigh until a whole window after the current one began.
@@ -97,7 +100,9 @@ export class RateLimiter {
       });
       if (granted === batch.length) return;
       // The window is full: the rest wait until one more hit passes.
-      const counts: WindowCounts = counted ? { current: Number(counted.hits), previous: Number(counted.previous) } : await countsIn(em, key, window);
+      const counts: WindowCounts = counted
+        ? { current: Number(counted.hits), previous: Number(counted.previous), currentLastHit: counted.last_hit_at, previousLastHit: counted.previous_last_hit_at }
+        : await countsIn(em, key, window, windowMs);
       const passesAt = passesAtAfter(rule, window, counts);
       const quota = { ...quotaOf(rule, Math.max(resetSeconds, Math.ceil((passesAt - now) / 1000))), remaining: 0 };
       for (const waiter of batch.slice(granted)) waiter.resolve({ quota, waitMs: passesAt - now });
@@ -140,8 +145,11 @@ function quotaOf(rule: RateLimitRule, resetSeconds: number): Omit<Quota, 'remain
   return { limit: rule.limit, windowSeconds: rule.windowSeconds, resetSeconds };
 }
 
-/** A key's hits in a window and in the one before it (null: no row). */
-type WindowCounts = { current: number | null; previous: number | null };
+/**
+ * A key's hits in a window and in the one before it (null: no row), and, when known, when each last
+ * counted one (a previous window whose last hit is a whole window old is read as empty).
+ */
+type WindowCounts = { current: number | null; previous: number | null; currentLastHit?: Date | string | null; previousLastHit?: Date | string | null };
 
 /** A rule's counting window at the instant `now` (milliseconds). */
 export function windowAt(rule: RateLimitRule, now: number): CountWindow {
@@ -150,22 +158,31 @@ export function windowAt(rule: RateLimitRule, now: number): CountWindow {
   return { now, start: new Date(start), previousStart: new Date(start - windowMs), overlap: 1 - (now - start) / windowMs };
 }
 
-async function countsIn(em: EntityManager, key: string, window: CountWindow): Promise<WindowCounts> {
-  const [row] = await preparedQuery<WindowCounts>(
+async function countsIn(em: EntityManager, key: string, window: CountWindow, windowMs: number): Promise<WindowCounts> {
+  const [row] = await preparedQuery<{ current: number | null; current_last: Date | null; previous: number | null; previous_last: Date | null }>(
     em,
-    `select (select hits from rate_limit_windows where key = ? and window_start = ?) as current,
-            (select hits from rate_limit_windows where key = ? and window_start = ?) as previous`,
-    [key, window.start, key, window.previousStart],
+    `select c.hits as current, c.last_hit_at as current_last, p.hits as previous, p.last_hit_at as previous_last from (select 1) one
+       left join rate_limit_windows c on c.key = ? and c.window_start = ?
+       left join rate_limit_windows p on p.key = ? and p.window_start = ? and (p.last_hit_at is null or p.last_hit_at > ?::timestamptz)`,
+    [key, window.start, key, window.previousStart, new Date(window.now - windowMs)],
   );
-  return row ?? { current: null, previous: null };
+  return row ? { current: row.current, previous: row.previous, currentLastHit: row.current_last, previousLastHit: row.previous_last } : { current: null, previous: null };
 }
 
-/** When one more hit passes, given the window's counts: `window.now` when it passes now. */
+/**
+ * When one more hit passes, given the window's counts: `window.now` when it passes now. Never more
+ * than a window away when the last hits are known: a whole window after the last hit that fills the
+ * count, that window weighs nothing (the current one, once it is the previous; or the previous one).
+ */
 function passesAtAfter(rule: RateLimitRule, window: CountWindow, counted: WindowCounts): number {
   const current = Number(counted.current ?? 0);
   const previous = Number(counted.previous ?? 0);
   const estimate = current + 1 + previous * window.overlap;
-  return estimate <= admittedCount(rule) ? window.now : admittedAt(rule, window.start.getTime(), current, previous);
+  if (estimate <= admittedCount(rule)) return window.now;
+  const windowMs = rule.windowSeconds * 1000;
+  const lastThatFills = rule.limit - 1 - current >= 0 ? counted.previousLastHit : counted.currentLastHit;
+  const forgotten = lastThatFills ? new Date(lastThatFills).getTime() + windowMs : Number.POSITIVE_INFINITY;
+  return Math.min(admittedAt(rule, window.start.getTime(), current, previous), forgotten);
 }
 
 function refusal(what: string, waitMs: number): DomainError {
