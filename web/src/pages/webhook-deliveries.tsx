@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useState } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert } from '../components';
 import { RedeliverWebhookDeliveryDocument, WebhookDeliveriesDocument, type WebhookDeliveryRowFragment, type WebhookEndpointRowFragment } from '../graphql/generated';
@@ -38,7 +38,20 @@ export function WebhookDeliveries({ endpoint, queued, onEndpointRead, onEndpoint
   const variables = useMemo(() => ({ id: endpoint.id, limit: PAGE_SIZE, offset }), [endpoint.id, offset]);
   const [result, refetch] = useQuery({ query: WebhookDeliveriesDocument, variables });
   const [redelivered, redeliver] = useMutation(RedeliverWebhookDeliveryDocument);
-  const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
+  // urql drops a refetch while the same query is in flight (that read may have begun before the change
+  // the refetch is for): such a reload is made again once the read in flight has answered.
+  const fetching = useRef(false);
+  fetching.current = result.fetching;
+  const [readAgain, setReadAgain] = useState(false);
+  const reload = useCallback(() => {
+    if (fetching.current) setReadAgain(true);
+    else refetch({ requestPolicy: 'network-only' });
+  }, [refetch]);
+  useEffect(() => {
+    if (result.fetching || !readAgain) return;
+    setReadAgain(false);
+    refetch({ requestPolicy: 'network-only' });
+  }, [result.fetching, readAgain, refetch]);
 
   useEffect(() => {
     if (queued) reload();
