@@ -3,12 +3,16 @@ import { useMutation, useQuery } from 'urql';
 import { Alert } from '../components';
 import { RedeliverWebhookDeliveryDocument, WebhookDeliveriesDocument, type WebhookDeliveryRowFragment, type WebhookEndpointRowFragment } from '../graphql/generated';
 import { describeError } from '../lib/errors';
+import { useReload } from '../lib/reload';
 import { formatDate } from '../lib/format';
 
 const PAGE_SIZE = 10;
 /** While a delivery is pending the list reads again around its next attempt, within these bounds. */
 const LOOK_AGAIN_MIN_MS = 1000;
 const LOOK_AGAIN_MAX_MS = 30_000;
+/** How often the list considers reading again, and for how long after a request of the owner it reads each time. */
+const TICK_MS = 1000;
+const WATCH_AFTER_REQUEST_MS = 10_000;
 
 const STATUS_LABELS: Record<string, string> = { pending: 'Pending', delivered: 'Delivered', failed: 'Failed' };
 
@@ -38,20 +42,28 @@ export function WebhookDeliveries({ endpoint, queued, onEndpointRead, onEndpoint
   const variables = useMemo(() => ({ id: endpoint.id, limit: PAGE_SIZE, offset }), [endpoint.id, offset]);
   const [result, refetch] = useQuery({ query: WebhookDeliveriesDocument, variables });
   const [redelivered, redeliver] = useMutation(RedeliverWebhookDeliveryDocument);
-  // urql drops a refetch while the same query is in flight (that read may have begun before the change
-  // the refetch is for): such a reload is made again once the read in flight has answered.
-  const fetching = useRef(false);
-  fetching.current = result.fetching;
-  const [readAgain, setReadAgain] = useState(false);
+  // The list reads again on a steady tick, not from a one-shot timer (a timer armed on a read that
+  // never came would never fire again). After the owner asks for something (a test event, a
+  // redelivery, a refresh) it reads every second for a while; while a delivery is pending it reads
+  // around the delivery's next attempt.
+  const readAgain = useReload(result, refetch);
+  const watchUntil = useRef(0);
+  const nextRead = useRef<number | null>(null);
+  const readNow = useCallback(() => {
+    nextRead.current = null;
+    readAgain();
+  }, [readAgain]);
   const reload = useCallback(() => {
-    if (fetching.current) setReadAgain(true);
-    else refetch({ requestPolicy: 'network-only' });
-  }, [refetch]);
+    watchUntil.current = Date.now() + WATCH_AFTER_REQUEST_MS;
+    readNow();
+  }, [readNow]);
   useEffect(() => {
-    if (result.fetching || !readAgain) return;
-    setReadAgain(false);
-    refetch({ requestPolicy: 'network-only' });
-  }, [result.fetching, readAgain, refetch]);
+    const tick = setInterval(() => {
+      const now = Date.now();
+      if (now < watchUntil.current || (nextRead.current !== null && now >= nextRead.current)) readNow();
+    }, TICK_MS);
+    return () => clearInterval(tick);
+  }, [readNow]);
 
   useEffect(() => {
     if (queued) reload();
@@ -71,10 +83,8 @@ export function WebhookDeliveries({ endpoint, queued, onEndpointRead, onEndpoint
   useEffect(() => {
     if (!deliveries || result.fetching) return;
     const delay = lookAgainIn(deliveries, Date.now());
-    if (delay === null) return;
-    const timer = setTimeout(reload, delay);
-    return () => clearTimeout(timer);
-  }, [deliveries, result.fetching, reload]);
+    nextRead.current = delay === null ? null : Date.now() + delay;
+  }, [deliveries, result.fetching]);
 
   const sendAgain = async (delivery: WebhookDeliveryRowFragment) => {
     const sent = await redeliver({ id: endpoint.id, deliveryId: delivery.id });

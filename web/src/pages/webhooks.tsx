@@ -1,4 +1,4 @@
-import { useCallback, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert, ConfirmAction, CopyButton, Field } from '../components';
 import {
@@ -11,6 +11,7 @@ import {
   type WebhookEndpointRowFragment,
 } from '../graphql/generated';
 import { describeError } from '../lib/errors';
+import { useReload } from '../lib/reload';
 import { formatDate } from '../lib/format';
 import { WebhookDeliveries } from './webhook-deliveries';
 import { RECORD_EVENT_TYPES } from '../../../src/domain/webhooks/events.js';
@@ -64,7 +65,7 @@ export function WebhooksSection() {
   const [selected, setSelected] = useState<string | null>(null);
   // Bumped when a test event is queued, so that the open deliveries list reads again at once.
   const [queued, setQueued] = useState(0);
-  const reload = useCallback(() => refetch({ requestPolicy: 'network-only' }), [refetch]);
+  const reload = useReload(list, refetch);
 
   // The endpoint as the deliveries list last read it: a delivery can disable it (410 Gone) after the
   // list was read, and a list read already under way answers the older state. The newer read wins.
