@@ -3,8 +3,8 @@
 #
 #   sh scripts/ensure-system.sh          what the service needs: the libraries `canvas` builds against
 #   sh scripts/ensure-system.sh --test   and what the tests need too: poppler-utils (pdfsig, pdftotext,
-#                                        pdfdetach, pdftoppm), Chromium for the browser tests and nginx
-#                                        for the balancer test (the tests start their own; the package's
+#                                        pdfdetach, pdftoppm), qpdf (PDF structure checks), Chromium for
+#                                        the browser tests and nginx for the balancer test (the tests start their own; the package's
 #                                        system service is not started by this install)
 #
 # As root it runs apt-get (as the local PostgreSQL script does for its server); otherwise it prints
@@ -13,7 +13,7 @@ set -eu
 
 packages="build-essential libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev"
 if [ "${1:-}" = "--test" ]; then
-  packages="$packages poppler-utils chromium nginx-light"
+  packages="$packages poppler-utils qpdf chromium nginx-light"
 fi
 
 missing=""

@@ -14,7 +14,7 @@ import { WebhookDelivery, WebhookEndpoint } from './webhooks/entities.js';
 import { QueuedMessage } from './mail/mail-queue.js';
 import { AuditEntry } from './records/audit-trail.js';
 import { RecordSeal } from './sealing/seal.js';
-import { CardTicket, SealedArtifact } from './sealing/entities.js';
+import { CardTicket, SealedArtifact, SealedDocumentVersion } from './sealing/entities.js';
 import { AnchorBatch } from './anchoring/entities.js';
 import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from './mcp/entities.js';
 import { McpEvent } from './mcp/event-entities.js';
@@ -47,6 +47,7 @@ export const entities = [
   AuditEntry,
   RecordSeal,
   SealedArtifact,
+  SealedDocumentVersion,
   CardTicket,
   AnchorBatch,
   QueuedMessage,

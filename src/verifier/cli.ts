@@ -2,7 +2,7 @@
 /**
  * record-verify: verifies a sealed record with a chain node and nothing from the service.
  *
- *   record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <hex>] [--json]
+ *   record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <hex>] [--trust <cert.pem>]... [--at <date>] [--json]
  *   record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]
  *
  * Exit code: 0 verified; 1 a check failed (the reason is printed); 2 wrong usage or unreadable input.
@@ -12,15 +12,38 @@ import { parseArgs } from 'node:util';
 import { verifyNotarization, verifySealedPdf, type VerificationReport } from './verify.js';
 
 export const USAGE = `usage:
-  record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <sha256 hex>] [--json]
+  record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <sha256 hex>] [--trust <cert.pem>]... [--at <date>] [--json]
+
+  --trust <cert.pem>  a certificate you trust (PEM or DER; repeatable): the seal must chain to one of them
+  --at <date>         validate as of this time (ISO 8601; default now): after a certificate expires,
+                      only the PDF's timestamps keep the seal valid
   record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]`;
 
 export type Io = { out: (text: string) => void; err: (text: string) => void };
 
 const stdio: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
+/** The certificates of a PEM file (every CERTIFICATE block), or the file itself as DER. */
+function certificatesIn(bytes: Uint8Array, file: string): Uint8Array[] {
+  const text = Buffer.from(bytes).toString('latin1');
+  if (!text.includes('-----BEGIN')) return [bytes];
+  const blocks = [...text.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!.replace(/\s+/g, ''), 'base64')));
+  if (blocks.length === 0) throw new Error(`${file} holds no CERTIFICATE block`);
+  return blocks;
+}
+
 function render(result: VerificationReport): string {
   const lines = result.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'} ${c.check.padEnd(9)} ${c.detail}`);
+  const pades = result.pades;
+  if (pades?.level) {
+    lines.push('', `PAdES level ${pades.level}; ${pades.revisions} revision${pades.revisions === 1 ? '' : 's'}, the seal signs revision ${pades.sealRevision}`);
+    for (const t of pades.timestamps) lines.push(`  ${t.ok ? 'valid  ' : 'INVALID'} ${t.kind === 'signature' ? 'signature timestamp' : `document timestamp, revision ${t.revision}`}: ${t.time ?? '?'} by ${t.authority?.subject ?? '?'}`);
+    if (pades.dss) {
+      lines.push(`  DSS: ${pades.dss.certificates.length} certificate${pades.dss.certificates.length === 1 ? '' : 's'}, ${pades.dss.ocspResponses} OCSP answer${pades.dss.ocspResponses === 1 ? '' : 's'}, ${pades.dss.crls.length} CRL${pades.dss.crls.length === 1 ? '' : 's'}`);
+      for (const c of pades.dss.certificates) lines.push(`    certificate ${c.subject} (SHA-256 ${c.fingerprint})`);
+      for (const crl of pades.dss.crls) lines.push(`    CRL of ${crl.issuer}, ${crl.thisUpdate}, ${crl.revoked} revoked`);
+    } else lines.push('  DSS: none');
+  }
   lines.push('', result.verdict === 'verified' ? 'VERIFIED: every check holds.' : `NOT VERIFIED: ${result.reason}`);
   return `${lines.join('\n')}\n`;
 }
@@ -36,6 +59,8 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         rpc: { type: 'string' },
         registry: { type: 'string' },
         'seal-fingerprint': { type: 'string' },
+        trust: { type: 'string', multiple: true },
+        at: { type: 'string' },
         metadata: { type: 'string' },
         file: { type: 'string' },
         'content-hash': { type: 'string' },
@@ -69,7 +94,10 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
       result = await verifyNotarization(read(values.metadata), content, chain);
     } else {
       if (positionals.length !== 1) return usage('give one sealed PDF');
-      result = await verifySealedPdf(read(positionals[0]!), { ...chain, sealFingerprint: values['seal-fingerprint'] });
+      const at = values.at ? new Date(values.at) : undefined;
+      if (at && Number.isNaN(at.getTime())) return usage(`--at ${values.at} is not a date (ISO 8601, e.g. 2040-01-31 or 2040-01-31T12:00:00Z)`);
+      const trust = (values.trust ?? []).flatMap((file) => certificatesIn(read(file), file));
+      result = await verifySealedPdf(read(positionals[0]!), { ...chain, sealFingerprint: values['seal-fingerprint'], at, trust });
     }
   } catch (error) {
     const e = error as NodeJS.ErrnoException;

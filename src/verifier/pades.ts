@@ -1,25 +1,75 @@
-import { createHash, webcrypto } from 'node:crypto';
+import { PDF, PdfArray, PdfRef, PdfStream, type PdfDict, type PdfObject } from '@libpdf/core';
+import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
 /**
- * The PDF's PAdES signature, checked cryptographically with nothing but the file: the last signature
- * dictionary's /ByteRange must cover the whole file except its /Contents hole, the CMS SignedData in
- * that hole must carry a messageDigest equal to the digest of the byte range, and its signature over
- * the signed attributes must verify with the signer certificate's key. Trust in the certificate itself
- * is a separate question: the caller pins the seal key by its SHA-256 fingerprint.
+ * The PDF's PAdES signatures, checked cryptographically with nothing but the file (and certificates
+ * the verifier trusts): every signature and document timestamp in the file, revision by revision;
+ * the seal signature's CMS over its byte range and its signature timestamp; the DSS (certificates,
+ * OCSP answers, CRLs); and whether each certificate was valid, and not revoked, when the next
+ * timestamp proves the data existed, up to the time of validation. Runs in Node and in a browser
+ * (WebCrypto digests, pkijs, @libpdf/core).
  */
 export type SignerCertificate = { fingerprint: string; subject: string };
 
-export type SignatureCheck =
-  | { ok: true; signer: SignerCertificate; digestAlgorithm: string; byteRange: [number, number, number, number] }
-  | { ok: false; reason: string; signer?: SignerCertificate };
+export type PadesLevel = 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
 
-const DIGESTS: Record<string, { node: string; label: string }> = {
-  '2.16.840.1.101.3.4.2.1': { node: 'sha256', label: 'SHA-256' },
-  '2.16.840.1.101.3.4.2.2': { node: 'sha384', label: 'SHA-384' },
-  '2.16.840.1.101.3.4.2.3': { node: 'sha512', label: 'SHA-512' },
+export type TimestampReport = {
+  /** signature: the seal signature's own timestamp; document: an archive (document) timestamp. */
+  kind: 'signature' | 'document';
+  ok: boolean;
+  time: string | null;
+  authority: SignerCertificate | null;
+  /** The revision (1-based) whose bytes the timestamp covers; null for a signature timestamp. */
+  revision: number | null;
+  detail: string;
+};
+
+export type DssReport = { certificates: SignerCertificate[]; ocspResponses: number; crls: { issuer: string; thisUpdate: string; revoked: number }[] };
+
+export type PadesReport = {
+  ok: boolean;
+  /** The first integrity failure, when !ok. */
+  reason: string | null;
+  signer: SignerCertificate | null;
+  level: PadesLevel | null;
+  /** The revision (1-based) the seal signature covers: the sealed document as signed. */
+  sealRevision: number | null;
+  /** End offset of the seal's revision: the bytes [0, sealEnd) are the document as sealed. */
+  sealEnd: number | null;
+  revisions: number;
+  timestamps: TimestampReport[];
+  dss: DssReport | null;
+  /** Certificate validity in time (the LTA chain of proofs) at `at`. */
+  validity: { ok: boolean; at: string; detail: string };
+  /** Trust in the seal certificate (against the given anchors). */
+  trust: { checked: boolean; ok: boolean; detail: string };
+};
+
+export type PadesOptions = {
+  /** Validate at this time (default: now): after a certificate's expiry, only timestamps keep it valid. */
+  at?: Date;
+  /** Certificates the verifier trusts (DER); the seal must chain to one of them. */
+  trust?: Uint8Array[];
+};
+
+type FoundSignature = {
+  kind: 'signature' | 'document';
+  subFilter: string | null;
+  byteRange: [number, number, number, number];
+  contents: Uint8Array;
+  /** 1-based revision whose end the byte range reaches. */
+  revision: number;
+};
+
+const DIGESTS: Record<string, { web: string; label: string }> = {
+  '1.3.14.3.2.26': { web: 'SHA-1', label: 'SHA-1' },
+  '2.16.840.1.101.3.4.2.1': { web: 'SHA-256', label: 'SHA-256' },
+  '2.16.840.1.101.3.4.2.2': { web: 'SHA-384', label: 'SHA-384' },
+  '2.16.840.1.101.3.4.2.3': { web: 'SHA-512', label: 'SHA-512' },
 };
 const MESSAGE_DIGEST = '1.2.840.113549.1.9.4';
+const SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
 const NAME_LABELS: Record<string, string> = {
   '2.5.4.3': 'CN',
   '2.5.4.5': 'serialNumber',
@@ -31,20 +81,68 @@ const NAME_LABELS: Record<string, string> = {
   '1.2.840.113549.1.9.1': 'E',
 };
 
-let engineReady = false;
-function useNodeCrypto(): void {
-  if (engineReady) return;
-  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto }));
-  engineReady = true;
+/**
+ * Handed to every pkijs call rather than set globally: the signing library sets its own global engine,
+ * and a verification must not depend on what ran before it.
+ */
+let webEngine: pkijs.CryptoEngine | undefined;
+const engine = (): pkijs.CryptoEngine => (webEngine ??= new pkijs.CryptoEngine({ name: 'webcrypto', crypto: globalThis.crypto }));
+
+const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+const latin1 = (bytes: Uint8Array): string => new TextDecoder('latin1').decode(bytes);
+const hex = (bytes: ArrayBuffer | Uint8Array): string => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.length;
+  }
+  return whole;
+}
+
+async function digest(algorithm: string, parts: Uint8Array[]): Promise<Uint8Array> {
+  return new Uint8Array(await globalThis.crypto.subtle.digest(algorithm, toArrayBuffer(concat(parts))));
 }
 
 /** The last /ByteRange [a b c d] of the file, or null. */
 export function lastByteRange(pdf: Uint8Array): [number, number, number, number] | null {
-  const text = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength).toString('latin1');
-  const matches = [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)];
-  const last = matches.at(-1);
-  if (!last) return null;
-  return [Number(last[1]), Number(last[2]), Number(last[3]), Number(last[4])];
+  return findSignatures(pdf).at(-1)?.byteRange ?? null;
+}
+
+/** Where each revision ends: after each %%EOF marker and its end of line. */
+function revisionEnds(text: string): number[] {
+  return [...text.matchAll(/%%EOF(\r\n|\r|\n)?/g)].map((m) => m.index + m[0].length);
+}
+
+/** Every signature and document timestamp dictionary of the file, in file order. */
+export function findSignatures(pdf: Uint8Array): FoundSignature[] {
+  const text = latin1(pdf);
+  const ends = revisionEnds(text);
+  const found: FoundSignature[] = [];
+  for (const match of text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)) {
+    const byteRange = [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4])] as [number, number, number, number];
+    const objectStart = text.lastIndexOf(' obj', match.index);
+    const objectEnd = text.indexOf('endobj', match.index);
+    const dictionary = text.slice(objectStart === -1 ? Math.max(0, match.index - 4096) : objectStart, objectEnd === -1 ? match.index + 4096 : objectEnd);
+    const subFilter = /\/SubFilter\s*\/([^\s/<>[\]()]+)/.exec(dictionary)?.[1] ?? null;
+    const kind = /\/Type\s*\/DocTimeStamp/.test(dictionary) || subFilter === 'ETSI.RFC3161' ? 'document' : 'signature';
+    const hole = byteRange[2] > byteRange[1] && byteRange[2] <= pdf.length ? text.slice(byteRange[1], byteRange[2]) : '';
+    const contents = /^<[0-9a-fA-F\s]*>$/.test(hole) ? hexBytes(hole.slice(1, -1)) : new Uint8Array();
+    const end = byteRange[2] + byteRange[3];
+    const revision = ends.findIndex((e) => e === end) + 1;
+    found.push({ kind, subFilter, byteRange, contents, revision });
+  }
+  return found;
+}
+
+function hexBytes(text: string): Uint8Array {
+  const clean = text.replace(/\s+/g, '');
+  const bytes = new Uint8Array(clean.length >> 1);
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(clean.slice(i * 2, i * 2 + 2), 16);
+  return bytes;
 }
 
 function describeName(name: pkijs.RelativeDistinguishedNames): string {
@@ -56,60 +154,345 @@ function describeName(name: pkijs.RelativeDistinguishedNames): string {
     .join(', ');
 }
 
-function describeCertificate(certificate: pkijs.Certificate): SignerCertificate {
-  const der = certificate.toSchema(true).toBER(false);
-  return { fingerprint: createHash('sha256').update(Buffer.from(der)).digest('hex'), subject: describeName(certificate.subject) };
+const derOf = (certificate: pkijs.Certificate): Uint8Array => new Uint8Array(certificate.toSchema(true).toBER(false));
+
+async function describeCertificate(certificate: pkijs.Certificate): Promise<SignerCertificate> {
+  return { fingerprint: hex(await digest('SHA-256', [derOf(certificate)])), subject: describeName(certificate.subject) };
 }
 
-const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+function readSignedData(bytes: Uint8Array): pkijs.SignedData {
+  const content = pkijs.ContentInfo.fromBER(toArrayBuffer(bytes));
+  if (content.contentType !== pkijs.ContentInfo.SIGNED_DATA) throw new Error('not a CMS SignedData');
+  return new pkijs.SignedData({ schema: content.content });
+}
 
-export async function verifyPadesSignature(pdf: Uint8Array): Promise<SignatureCheck> {
-  const range = lastByteRange(pdf);
-  if (!range) return { ok: false, reason: 'the PDF has no signature (/ByteRange not found)' };
-  const [start, firstLength, secondStart, secondLength] = range;
-  if (start !== 0 || firstLength <= 0 || secondStart <= firstLength || secondStart + secondLength !== pdf.length) {
-    return {
-      ok: false,
-      reason: `the signature does not cover the whole file (ByteRange [${range.join(' ')}], file length ${pdf.length}): bytes were added or removed`,
-    };
+const certificatesOf = (signedData: pkijs.SignedData): pkijs.Certificate[] => (signedData.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
+
+type CheckedToken = { ok: boolean; detail: string; time: Date | null; authority: pkijs.Certificate | null; certificates: pkijs.Certificate[] };
+
+/** An RFC 3161 timestamp token: its signature, and that it stamps `covered` (its message imprint is their digest). */
+async function checkTimestampToken(token: Uint8Array, covered: Uint8Array): Promise<CheckedToken> {
+  let signedData: pkijs.SignedData;
+  let info: pkijs.TSTInfo;
+  try {
+    signedData = readSignedData(token);
+    const content = signedData.encapContentInfo.eContent;
+    if (!content) throw new Error('no TSTInfo');
+    const value = new Uint8Array(content.getValue());
+    info = pkijs.TSTInfo.fromBER(toArrayBuffer(value));
+    // A constructed OCTET STRING (BER) reads as its parts: pkijs verifies a primitive one's bytes.
+    signedData.encapContentInfo.eContent = new asn1js.OctetString({ valueHex: toArrayBuffer(value) });
+  } catch (error) {
+    return { ok: false, detail: `the timestamp token is not readable (${(error as Error).message})`, time: null, authority: null, certificates: [] };
   }
-  const hole = Buffer.from(pdf.subarray(firstLength, secondStart)).toString('latin1');
-  if (!/^<[0-9a-fA-F\s]*>$/.test(hole)) return { ok: false, reason: 'the signature contents hole is not a hex string' };
-  const cmsBytes = Buffer.from(hole.slice(1, -1).replace(/\s+/g, ''), 'hex');
+  const certificates = certificatesOf(signedData);
+  const algorithm = DIGESTS[info.messageImprint.hashAlgorithm.algorithmId];
+  if (!algorithm) return { ok: false, detail: `unsupported timestamp digest ${info.messageImprint.hashAlgorithm.algorithmId}`, time: info.genTime, authority: null, certificates };
+  const expected = await digest(algorithm.web, [covered]);
+  if (!sameBytes(new Uint8Array(info.messageImprint.hashedMessage.valueBlock.valueHexView), expected)) {
+    return { ok: false, detail: `the timestamp of ${info.genTime.toISOString()} stamps other bytes: the data it covers was changed`, time: info.genTime, authority: null, certificates };
+  }
+  try {
+    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(covered), checkChain: false, extendedMode: true }, engine());
+    const authority = result.signerCertificate ?? null;
+    if (!result.signatureVerified || !authority) return { ok: false, detail: `the timestamp token's signature does not verify (${result.message || 'no detail'})`, time: info.genTime, authority, certificates };
+    return { ok: true, detail: `${info.genTime.toISOString()} by ${describeName(authority.subject)}`, time: info.genTime, authority, certificates };
+  } catch (error) {
+    return { ok: false, detail: `the timestamp token's signature does not verify (${(error as Error).message})`, time: info.genTime, authority: null, certificates };
+  }
+}
 
+/** The DSS of the document as these bytes end it (every revision up to there merged), or null. */
+async function readDss(pdf: Uint8Array): Promise<{ certificates: pkijs.Certificate[]; ocsp: pkijs.BasicOCSPResponse[]; crls: pkijs.CertificateRevocationList[] } | null> {
+  const document = await PDF.load(pdf);
+  const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
+  const dss: PdfDict | undefined = document.getCatalog().getDict('DSS', resolve);
+  if (!dss) return null;
+  const streams = (key: string): Uint8Array[] => {
+    const array = dss.getArray(key, resolve);
+    if (!(array instanceof PdfArray)) return [];
+    const out: Uint8Array[] = [];
+    for (let i = 0; i < array.length; i += 1) {
+      const item = array.at(i, resolve);
+      if (item instanceof PdfStream) out.push(item.getDecodedData());
+    }
+    return out;
+  };
+  const parsed = <T>(items: Uint8Array[], parse: (bytes: Uint8Array) => T): T[] =>
+    items.flatMap((bytes) => {
+      try {
+        return [parse(bytes)];
+      } catch {
+        return [];
+      }
+    });
+  return {
+    certificates: parsed(streams('Certs'), (b) => pkijs.Certificate.fromBER(toArrayBuffer(b))),
+    ocsp: parsed(streams('OCSPs'), (b) => {
+      const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(b));
+      const basic = response.responseBytes?.response;
+      if (!basic) throw new Error('no basic response');
+      return pkijs.BasicOCSPResponse.fromBER(toArrayBuffer(new Uint8Array(basic.valueBlock.valueHexView)));
+    }),
+    crls: parsed(streams('CRLs'), (b) => pkijs.CertificateRevocationList.fromBER(toArrayBuffer(b))),
+  };
+}
+
+/** Each page's content stream bytes and resources entry: what a viewer draws. */
+async function pageContents(pdf: Uint8Array): Promise<string[]> {
+  const document = await PDF.load(pdf);
+  const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
+  return Promise.all(
+    document.getPages().map(async (page) => {
+      const contents = page.dict.get('Contents');
+      const streams: PdfObject[] = [];
+      const resolved = contents instanceof PdfRef ? resolve(contents) : contents;
+      if (resolved instanceof PdfArray) for (let i = 0; i < resolved.length; i += 1) streams.push(resolved.at(i, resolve)!);
+      else if (resolved) streams.push(resolved);
+      const bytes = concat(streams.map((stream) => (stream instanceof PdfStream ? stream.getDecodedData() : new Uint8Array())));
+      const resources = page.dict.get('Resources');
+      return `${hex(await digest('SHA-256', [bytes]))}:${resources instanceof PdfRef ? String(resources.objectNumber) : 'inline'}`;
+    }),
+  );
+}
+
+const isSelfIssued = (certificate: pkijs.Certificate): boolean => certificate.subject.isEqual(certificate.issuer);
+
+/** The issuer of `certificate` among `pool`, by name and by the signature it carries. */
+async function issuerOf(certificate: pkijs.Certificate, pool: pkijs.Certificate[]): Promise<pkijs.Certificate | null> {
+  for (const candidate of pool) {
+    if (!candidate.subject.isEqual(certificate.issuer)) continue;
+    try {
+      if (await certificate.verify(candidate, engine())) return candidate;
+    } catch {
+      // Another key of the same name: try the next.
+    }
+  }
+  return null;
+}
+
+/** The chain from `leaf` up as far as `pool` reaches (a self-issued certificate ends it). */
+async function chainOf(leaf: pkijs.Certificate, pool: pkijs.Certificate[]): Promise<pkijs.Certificate[]> {
+  const chain = [leaf];
+  let current = leaf;
+  while (!isSelfIssued(current) && chain.length < 8) {
+    const issuer = await issuerOf(current, pool);
+    if (!issuer) break;
+    chain.push(issuer);
+    current = issuer;
+  }
+  return chain;
+}
+
+type Revocation = { known: boolean; revokedAt: Date | null; source: string };
+
+/** What the DSS says of `certificate`'s revocation (issued by `issuer`): an OCSP answer first, then a CRL. */
+async function revocationOf(certificate: pkijs.Certificate, issuer: pkijs.Certificate, dss: NonNullable<Awaited<ReturnType<typeof readDss>>>): Promise<Revocation> {
+  for (const answer of dss.ocsp) {
+    try {
+      const status = await answer.getCertificateStatus(certificate, issuer, engine());
+      if (!status.isForCertificate) continue;
+      if (status.status === 0) return { known: true, revokedAt: null, source: 'OCSP' };
+      if (status.status === 1) {
+        const single = answer.tbsResponseData.responses.find((r) => r.certID.serialNumber.isEqual(certificate.serialNumber));
+        const revokedAt = (single?.certStatus as { valueBlock?: { value?: asn1js.GeneralizedTime[] } } | undefined)?.valueBlock?.value?.[0]?.toDate?.() ?? new Date(0);
+        return { known: true, revokedAt, source: 'OCSP' };
+      }
+    } catch {
+      // An answer for another certificate or one that cannot be read: the next.
+    }
+  }
+  for (const crl of dss.crls) {
+    if (!crl.issuer.isEqual(certificate.issuer)) continue;
+    try {
+      if (!(await crl.verify({ issuerCertificate: issuer }, engine()))) continue;
+    } catch {
+      continue;
+    }
+    const entry = crl.revokedCertificates?.find((r) => r.userCertificate.isEqual(certificate.serialNumber));
+    return { known: true, revokedAt: entry ? entry.revocationDate.value : null, source: 'CRL' };
+  }
+  return { known: false, revokedAt: null, source: 'none' };
+}
+
+const validAt = (certificate: pkijs.Certificate, at: Date): boolean => certificate.notBefore.value <= at && at <= certificate.notAfter.value;
+const cn = (certificate: pkijs.Certificate): string => describeName(certificate.subject);
+
+/**
+ * When the newest document timestamp stops proving anything by itself: the earliest expiry of its
+ * authority's certificate chain (as the token carries it). Null without a document timestamp.
+ */
+export async function archiveExpiry(pdf: Uint8Array): Promise<Date | null> {
+  const newest = findSignatures(pdf).filter((s) => s.kind === 'document').at(-1);
+  if (!newest) return null;
+  const covered = concat([pdf.subarray(0, newest.byteRange[1]), pdf.subarray(newest.byteRange[2], newest.byteRange[2] + newest.byteRange[3])]);
+  const checked = await checkTimestampToken(newest.contents, covered);
+  if (!checked.ok || !checked.authority) return null;
+  const chain = await chainOf(checked.authority, checked.certificates);
+  return new Date(Math.min(...chain.map((c) => c.notAfter.value.getTime())));
+}
+
+/** Verifies every PAdES signature and timestamp of a sealed PDF (see PadesReport). */
+export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}): Promise<PadesReport> {
+  const at = options.at ?? new Date();
+  const text = latin1(pdf);
+  const revisions = revisionEnds(text).length;
+  const signatures = findSignatures(pdf);
+  const none = { level: null, sealRevision: null, sealEnd: null, revisions, timestamps: [], dss: null, validity: { ok: false, at: at.toISOString(), detail: 'not checked' }, trust: { checked: false, ok: false, detail: 'not checked' } };
+  const fail = (reason: string, signer: SignerCertificate | null = null): PadesReport => ({ ok: false, reason, signer, ...none });
+
+  const seal = signatures.find((s) => s.kind === 'signature');
+  if (!seal) return fail('the PDF has no signature (/ByteRange not found)');
+  const last = signatures.at(-1)!;
+  const [start, firstLength, secondStart, secondLength] = last.byteRange;
+  if (start !== 0 || firstLength <= 0 || secondStart <= firstLength || secondStart + secondLength !== pdf.length) {
+    return fail(`the ${last.kind === 'document' ? 'last timestamp' : 'signature'} does not cover the whole file (ByteRange [${last.byteRange.join(' ')}], file length ${pdf.length}): bytes were added or removed`);
+  }
+  for (const found of signatures) {
+    const [a, b, c, d] = found.byteRange;
+    if (a !== 0 || b <= 0 || c <= b || found.revision === 0 || c + d > pdf.length) return fail(`a signature's byte range [${found.byteRange.join(' ')}] does not end a revision of the file`);
+    if (found.contents.length === 0) return fail('a signature contents hole is not a hex string');
+  }
+  const signedPart = (found: FoundSignature): Uint8Array[] => [pdf.subarray(0, found.byteRange[1]), pdf.subarray(found.byteRange[2], found.byteRange[2] + found.byteRange[3])];
+
+  // The seal signature over its revision.
   let signedData: pkijs.SignedData;
   try {
-    const content = pkijs.ContentInfo.fromBER(toArrayBuffer(cmsBytes));
-    if (content.contentType !== pkijs.ContentInfo.SIGNED_DATA) throw new Error('not a CMS SignedData');
-    signedData = new pkijs.SignedData({ schema: content.content });
+    signedData = readSignedData(seal.contents);
   } catch (error) {
-    return { ok: false, reason: `the signature is not a readable CMS SignedData (${(error as Error).message})` };
+    return fail(`the signature is not a readable CMS SignedData (${(error as Error).message})`);
   }
   const signerInfo = signedData.signerInfos[0];
-  if (!signerInfo) return { ok: false, reason: 'the signature has no signer' };
-  const digest = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
-  if (!digest) return { ok: false, reason: `unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}` };
-
-  const signedBytes = Buffer.concat([pdf.subarray(0, firstLength), pdf.subarray(secondStart, secondStart + secondLength)]);
-  const actual = createHash(digest.node).update(signedBytes).digest();
-  const attribute = signerInfo.signedAttrs?.attributes.find((a) => a.type === MESSAGE_DIGEST);
-  const claimed = attribute?.values[0] as { valueBlock: { valueHexView: Uint8Array } } | undefined;
-  if (!claimed) return { ok: false, reason: 'the signature has no messageDigest signed attribute' };
-  if (!Buffer.from(claimed.valueBlock.valueHexView).equals(actual)) {
-    return { ok: false, reason: `the signed ${digest.label} digest does not match the file's bytes: the PDF was changed after signing` };
-  }
-
-  useNodeCrypto();
+  if (!signerInfo) return fail('the signature has no signer');
+  const algorithm = DIGESTS[signerInfo.digestAlgorithm.algorithmId];
+  if (!algorithm || algorithm.label === 'SHA-1') return fail(`unsupported digest algorithm ${signerInfo.digestAlgorithm.algorithmId}`);
+  const actual = await digest(algorithm.web, signedPart(seal));
+  const claimed = signerInfo.signedAttrs?.attributes.find((a) => a.type === MESSAGE_DIGEST)?.values[0] as { valueBlock: { valueHexView: Uint8Array } } | undefined;
+  if (!claimed) return fail('the signature has no messageDigest signed attribute');
+  if (!sameBytes(new Uint8Array(claimed.valueBlock.valueHexView), actual)) return fail(`the signed ${algorithm.label} digest does not match the file's bytes: the PDF was changed after signing`);
+  let sealCertificate: pkijs.Certificate;
   try {
-    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(signedBytes), checkChain: false, extendedMode: true });
-    const signer = result.signerCertificate ? describeCertificate(result.signerCertificate) : undefined;
-    if (!result.signatureVerified || !signer) {
-      return { ok: false, reason: `the signature does not verify with the signer certificate's key (${result.message || 'no detail'})`, signer };
+    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(concat(signedPart(seal))), checkChain: false, extendedMode: true }, engine());
+    if (!result.signatureVerified || !result.signerCertificate) {
+      return fail(`the signature does not verify with the signer certificate's key (${result.message || 'no detail'})`, result.signerCertificate ? await describeCertificate(result.signerCertificate) : null);
     }
-    return { ok: true, signer, digestAlgorithm: digest.label, byteRange: range };
+    sealCertificate = result.signerCertificate;
   } catch (error) {
     const failure = error as { message?: string; signerCertificate?: pkijs.Certificate | null };
-    const signer = failure.signerCertificate ? describeCertificate(failure.signerCertificate) : undefined;
-    return { ok: false, reason: `the signature does not verify (${failure.message ?? 'unknown error'})`, signer };
+    return fail(`the signature does not verify (${failure.message ?? 'unknown error'})`, failure.signerCertificate ? await describeCertificate(failure.signerCertificate) : null);
   }
+  const signer = await describeCertificate(sealCertificate);
+  const timestamps: TimestampReport[] = [];
+  const pool: pkijs.Certificate[] = [...certificatesOf(signedData)];
+  const proofs: { certificate: pkijs.Certificate | null; time: Date | null; what: string }[] = [];
+
+  // The signature timestamp stamps the signature value.
+  const tokenAttribute = signerInfo.unsignedAttrs?.attributes.find((a) => a.type === SIGNATURE_TIMESTAMP);
+  if (tokenAttribute) {
+    const token = new Uint8Array((tokenAttribute.values[0] as asn1js.Sequence).toBER(false));
+    const checked = await checkTimestampToken(token, new Uint8Array(signerInfo.signature.valueBlock.valueHexView));
+    pool.push(...checked.certificates);
+    timestamps.push({ kind: 'signature', ok: checked.ok, time: checked.time?.toISOString() ?? null, authority: checked.authority ? await describeCertificate(checked.authority) : null, revision: null, detail: checked.detail });
+    if (!checked.ok) return { ...none, ok: false, reason: `the signature timestamp is not valid: ${checked.detail}`, signer, timestamps };
+    proofs.push({ certificate: checked.authority, time: checked.time, what: 'the signature timestamp' });
+  }
+
+  // Document timestamps, each over every byte before it.
+  for (const found of signatures.filter((s) => s.kind === 'document')) {
+    const checked = await checkTimestampToken(found.contents, concat(signedPart(found)));
+    pool.push(...checked.certificates);
+    timestamps.push({ kind: 'document', ok: checked.ok, time: checked.time?.toISOString() ?? null, authority: checked.authority ? await describeCertificate(checked.authority) : null, revision: found.revision, detail: checked.detail });
+    if (!checked.ok) return { ...none, ok: false, reason: `the document timestamp of revision ${found.revision} is not valid: ${checked.detail}`, signer, timestamps };
+    proofs.push({ certificate: checked.authority, time: checked.time, what: `the document timestamp of revision ${found.revision}` });
+  }
+  const anySignatureAfterSeal = signatures.some((s) => s !== seal && s.kind === 'signature');
+  if (anySignatureAfterSeal) return { ...none, ok: false, reason: 'the file carries a second signature besides the seal', signer, timestamps };
+  const sealEnd = seal.byteRange[2] + seal.byteRange[3];
+  if (sealEnd < pdf.length) {
+    // Revisions after the seal may add validation data and timestamps, never change what a viewer shows.
+    const [sealed, now] = await Promise.all([pageContents(pdf.subarray(0, sealEnd)), pageContents(pdf)]);
+    if (sealed.length !== now.length || sealed.some((page, i) => page !== now[i])) {
+      return { ...none, ok: false, reason: 'a revision after the seal changes the pages (their content or resources): only validation data and timestamps may follow the seal', signer, timestamps };
+    }
+  }
+
+  // The DSS: as the file ends, and as it stood before the first document timestamp (B-LTA needs it there).
+  const dss = await readDss(pdf).catch(() => null);
+  const firstArchive = signatures.find((s) => s.kind === 'document');
+  const before = firstArchive ? revisionEnds(text)[firstArchive.revision - 2] : undefined;
+  const dssBeforeArchive = dss !== null && before !== undefined && (await readDss(pdf.subarray(0, before)).catch(() => null)) !== null;
+  if (dss) pool.push(...dss.certificates);
+
+  // Validity in time: each certificate must hold when the next proof shows the data existed.
+  const sealChain = await chainOf(sealCertificate, pool);
+  const proofChains = await Promise.all(proofs.map((p) => (p.certificate ? chainOf(p.certificate, pool) : Promise.resolve([]))));
+  const problems: string[] = [];
+  const revocationGaps: string[] = [];
+  const needs: { chain: pkijs.Certificate[]; until: Date; why: string }[] = [
+    { chain: sealChain, until: proofs[0]?.time ?? at, why: proofs[0] ? `${proofs[0].what} (${proofs[0].time!.toISOString()})` : at.toISOString() },
+    ...proofs.map((proof, i) => ({ chain: proofChains[i]!, until: proofs[i + 1]?.time ?? at, why: proofs[i + 1] ? `${proofs[i + 1]!.what} (${proofs[i + 1]!.time!.toISOString()})` : at.toISOString() })),
+  ];
+  for (const need of needs) {
+    for (let i = 0; i < need.chain.length; i += 1) {
+      const certificate = need.chain[i]!;
+      if (!validAt(certificate, need.until)) {
+        problems.push(`${cn(certificate)} is valid ${certificate.notBefore.value.toISOString()} to ${certificate.notAfter.value.toISOString()}, not at ${need.why}`);
+      }
+      const issuer = need.chain[i + 1];
+      if (!issuer || !dss) continue;
+      const status = await revocationOf(certificate, issuer, dss);
+      if (!status.known) revocationGaps.push(cn(certificate));
+      else if (status.revokedAt && status.revokedAt <= need.until) problems.push(`${cn(certificate)} was revoked on ${status.revokedAt.toISOString()} (${status.source}), before ${need.why}`);
+    }
+  }
+  const validity = problems.length
+    ? { ok: false, at: at.toISOString(), detail: problems.join('; ') }
+    : {
+        ok: true,
+        at: at.toISOString(),
+        detail:
+          proofs.length === 0
+            ? `the seal certificate is valid at ${at.toISOString()} (no timestamp proves an earlier time)`
+            : `each certificate held when the next timestamp proves the data existed, and the newest timestamp's certificate is valid at ${at.toISOString()}`,
+      };
+
+  // Level: what the file holds, from B-B up.
+  const signatureTimestamp = timestamps.some((t) => t.kind === 'signature' && t.ok);
+  const inDss = dss?.certificates.map(derOf) ?? [];
+  const chainsCovered = dss !== null && revocationGaps.length === 0 && [sealChain, ...proofChains].every((chain) => chain.every((c) => inDss.some((d) => sameBytes(d, derOf(c)))));
+  const level: PadesLevel = !signatureTimestamp ? 'B-B' : !chainsCovered ? 'B-T' : dssBeforeArchive ? 'B-LTA' : 'B-LT';
+
+  // Trust: the seal's chain must end at a certificate the verifier gave.
+  const anchors = (options.trust ?? []).map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
+  const top = sealChain.at(-1)!;
+  const selfSigned = sealChain.length === 1 && isSelfIssued(sealCertificate);
+  let trust: PadesReport['trust'];
+  if (anchors.length === 0) {
+    trust = { checked: false, ok: true, detail: selfSigned ? 'not checked (no --trust given); the seal certificate is self-signed' : `not checked (no --trust given); the seal chains to ${cn(top)}` };
+  } else {
+    const anchored = sealChain.some((c) => anchors.some((a) => sameBytes(derOf(a), derOf(c)))) || (await issuerOf(top, anchors)) !== null;
+    trust = anchored
+      ? { checked: true, ok: true, detail: `the seal certificate chains to a trusted certificate (${cn(top)})` }
+      : { checked: true, ok: false, detail: selfSigned ? `the seal certificate (${cn(sealCertificate)}) is self-signed and not among the trusted certificates` : `the seal chains to ${cn(top)}, which is not among the trusted certificates` };
+  }
+
+  return {
+    ok: true,
+    reason: null,
+    signer,
+    level,
+    sealRevision: seal.revision,
+    sealEnd,
+    revisions,
+    timestamps,
+    dss: dss
+      ? {
+          certificates: await Promise.all(dss.certificates.map(describeCertificate)),
+          ocspResponses: dss.ocsp.length,
+          crls: dss.crls.map((crl) => ({ issuer: describeName(crl.issuer), thisUpdate: crl.thisUpdate.value.toISOString(), revoked: crl.revokedCertificates?.length ?? 0 })),
+        }
+      : null,
+    validity,
+    trust,
+  };
 }

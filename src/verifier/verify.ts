@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FoundAnchor } from '../domain/anchoring/chain.js';
 import { hashToBytes32 } from '../domain/anchoring/merkle.js';
 import { describeRpc, RegistryReader } from '../domain/anchoring/registry-reader.js';
-import { verifyPadesSignature, type SignerCertificate } from './pades.js';
+import { inspectPades, type PadesReport, type SignerCertificate } from './pades.js';
 import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSealedMetadata, type SealedMetadata } from './sealed-metadata.js';
 
 /**
@@ -10,7 +10,7 @@ import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSe
  * file) and a chain node, nothing from our service. Each check reports a clear reason; the verdict is
  * `verified` only when every check holds. Imports nothing that needs the database or the config.
  */
-export type CheckName = 'signature' | 'seal_key' | 'metadata' | 'content' | 'anchor';
+export type CheckName = 'signature' | 'seal_key' | 'validity' | 'trust' | 'metadata' | 'content' | 'anchor';
 
 export type Check = { check: CheckName; ok: boolean; detail: string };
 
@@ -21,6 +21,8 @@ export type VerificationReport = {
   checks: Check[];
   metadataHash: string | null;
   signer: SignerCertificate | null;
+  /** For a sealed PDF: its PAdES level, timestamps, DSS contents, validity in time and trust. */
+  pades?: Pick<PadesReport, 'level' | 'revisions' | 'sealRevision' | 'timestamps' | 'dss' | 'validity' | 'trust'>;
   anchor: {
     chainId: number;
     registryAddress: string;
@@ -106,56 +108,73 @@ async function anchorCheck(metadata: SealedMetadata, chain: ChainOptions): Promi
   };
 }
 
-/** Verifies a sealed PDF: signature, seal key, embedded metadata, anchor. */
-export async function verifySealedPdf(pdf: Uint8Array, options: ChainOptions & { sealFingerprint?: string }): Promise<VerificationReport> {
+/** Verifies a sealed PDF: signatures and timestamps, seal key, validity in time, trust, embedded metadata, anchor. */
+export async function verifySealedPdf(
+  pdf: Uint8Array,
+  options: ChainOptions & { sealFingerprint?: string; at?: Date; trust?: Uint8Array[] },
+): Promise<VerificationReport> {
   const checks: Check[] = [];
-  const base = { metadataHash: null, signer: null, anchor: null };
-  const signature = await verifyPadesSignature(pdf);
-  const signer = signature.signer ?? null;
-  checks.push(
-    signature.ok
-      ? { check: 'signature', ok: true, detail: `PAdES signature valid over the whole file (${signature.digestAlgorithm}), signed by ${signature.signer.subject} (certificate SHA-256 ${signature.signer.fingerprint})` }
-      : { check: 'signature', ok: false, detail: signature.reason },
-  );
-  if (!signature.ok) return report(checks, { ...base, signer });
+  const pades = await inspectPades(pdf, { at: options.at, trust: options.trust });
+  const signer = pades.signer;
+  const base = { metadataHash: null, signer, anchor: null, pades: padesSummary(pades) };
+  if (!pades.ok) {
+    checks.push({ check: 'signature', ok: false, detail: pades.reason ?? 'the signature does not verify' });
+    return report(checks, base);
+  }
+  const stamps = pades.timestamps.map((t) => `${t.kind === 'signature' ? 'signature timestamp' : `document timestamp (revision ${t.revision})`} ${t.detail}`);
+  checks.push({
+    check: 'signature',
+    ok: true,
+    detail: `PAdES ${pades.level} signature valid over revision ${pades.sealRevision} of ${pades.revisions}, signed by ${signer!.subject} (certificate SHA-256 ${signer!.fingerprint})${stamps.length ? `; ${stamps.join('; ')}` : ''}`,
+  });
+  const sealed = pdf.subarray(0, pades.sealEnd!);
 
   let bytes: Uint8Array | null;
   try {
-    bytes = await extractMetadataAttachment(pdf);
+    // Read from the revision the seal signed: later revisions may only add validation data and timestamps.
+    bytes = await extractMetadataAttachment(sealed);
   } catch (error) {
     checks.push({ check: 'metadata', ok: false, detail: `the PDF could not be read: ${(error as Error).message}` });
-    return report(checks, { ...base, signer });
+    return report(checks, base);
   }
   if (!bytes) {
     checks.push({ check: 'metadata', ok: false, detail: `the PDF has no embedded ${METADATA_ATTACHMENT}` });
-    return report(checks, { ...base, signer });
+    return report(checks, base);
   }
   let metadata: SealedMetadata;
   try {
     metadata = readSealedMetadata(bytes);
   } catch (error) {
     checks.push({ check: 'metadata', ok: false, detail: (error as Error).message });
-    return report(checks, { ...base, signer });
+    return report(checks, base);
   }
 
   const expected = [
     options.sealFingerprint ? { from: '--seal-fingerprint', value: normalizeSha256(options.sealFingerprint.replace(/:/g, '')) ?? options.sealFingerprint } : null,
     metadata.sealCertificateSha256 ? { from: 'the sealed metadata (seal.certificate_sha256)', value: metadata.sealCertificateSha256 } : null,
   ].filter((e) => e !== null);
-  const mismatch = expected.find((e) => e.value !== signature.signer.fingerprint);
+  const mismatch = expected.find((e) => e.value !== signer!.fingerprint);
   checks.push(
     mismatch
-      ? { check: 'seal_key', ok: false, detail: `the PDF was signed by another key: certificate SHA-256 ${signature.signer.fingerprint}, expected ${mismatch.value} from ${mismatch.from}` }
+      ? { check: 'seal_key', ok: false, detail: `the PDF was signed by another key: certificate SHA-256 ${signer!.fingerprint}, expected ${mismatch.value} from ${mismatch.from}` }
       : expected.length > 0
         ? { check: 'seal_key', ok: true, detail: `the signer is the expected seal key (${expected.map((e) => e.from).join(' and ')})` }
         : { check: 'seal_key', ok: true, detail: 'no expected seal key given (pass --seal-fingerprint to pin it); the signer certificate is reported above' },
   );
 
+  checks.push({ check: 'validity', ok: pades.validity.ok, detail: pades.validity.detail });
+  checks.push({ check: 'trust', ok: pades.trust.ok, detail: pades.trust.detail });
+
   checks.push(metadataCheck(metadata));
-  if (!metadata.canonical) return report(checks, { ...base, signer, metadataHash: metadata.metadataHash });
+  if (!metadata.canonical) return report(checks, { ...base, metadataHash: metadata.metadataHash });
   const anchored = await anchorCheck(metadata, options);
   checks.push(anchored.check);
-  return report(checks, { signer, metadataHash: metadata.metadataHash, anchor: anchored.anchor });
+  return report(checks, { ...base, metadataHash: metadata.metadataHash, anchor: anchored.anchor });
+}
+
+function padesSummary(pades: PadesReport): VerificationReport['pades'] {
+  const { level, revisions, sealRevision, timestamps, dss, validity, trust } = pades;
+  return { level, revisions, sealRevision, timestamps, dss, validity, trust };
 }
 
 /** Verifies a notarization: its public sealed metadata, the notarized content's hash, the anchor. */

@@ -128,5 +128,8 @@ describe('Sealing: the sealed record becomes a signed PDF and a share card', () 
     await db.query(`delete from sealed_artifacts where record_id = $1 and kind = 'sealed_pdf'`, [sealed.id]);
     const remade = await t.app.services.sealArtifacts.pdf(sealed.id);
     expect(remade?.sha256).toBe(sha(pdf));
+    // The same bytes are the same version: the record's document hash history holds it once.
+    const versions = await db.query(`select version, sha256, cause from sealed_document_versions where record_id = $1`, [sealed.id]);
+    expect(versions.rows).toEqual([{ version: 1, sha256: sha(pdf), cause: 'sealed' }]);
   });
 });

@@ -87,6 +87,8 @@ describe('record-verify (offline verifier) on a real anvil', () => {
     expect(report.checks.map((c: { check: string; ok: boolean }) => [c.check, c.ok])).toEqual([
       ['signature', true],
       ['seal_key', true],
+      ['validity', true],
+      ['trust', true],
       ['metadata', true],
       ['anchor', true],
     ]);

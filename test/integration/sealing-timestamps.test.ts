@@ -43,16 +43,16 @@ describe('Seal signature timestamps', () => {
     return server;
   }
 
-  it('moves past an authority that refuses and one that never answers, to B-T from the next', async () => {
+  it('moves past an authority that refuses and one that never answers, to B-LTA from the next (asked first for the document timestamp)', async () => {
     const refusing = await start('http-500');
     const silent = await start('hang');
     const working = await start('grant');
     const signed = await sign([refusing.url, silent.url, working.url]);
-    expect(signed.level).toBe('B-T');
+    expect(signed.level).toBe('B-LTA');
     expect(signed.timestampUrl).toBe(working.url);
     expect(signed.timestampFailures.map((failure) => failure.url)).toEqual([refusing.url, silent.url]);
     expect(signed.timestampFailures[0]?.reason).toContain('500');
-    expect(working.granted).toBe(1);
+    expect(working.granted).toBe(2);
     const report = await expectValid(signed.bytes, 'b-t.pdf');
     expect(report).toContain('ETSI.CAdES.detached');
     expect(Buffer.from(signed.bytes).toString('latin1')).toMatch(TIMESTAMP_ATTRIBUTE);

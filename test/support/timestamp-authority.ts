@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import type { IssuedIdentity } from './certificate-authority.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 
@@ -26,12 +27,20 @@ export interface TimestampAuthorityServer {
 
 type Behaviour = 'grant' | 'http-500' | 'hang';
 
+export interface TimestampAuthorityOptions {
+  /** Sign with a CA-issued identity (its chain travels in the token) so LTV can build and check the TSA's path. */
+  identity?: IssuedIdentity;
+  /** genTime source, for tokens dated other than now. */
+  clock?: () => Date;
+}
+
 /**
- * A small RFC 3161 timestamp authority on 127.0.0.1 (pkijs, a throwaway RSA key), or one that fails in
- * a chosen way: answers 500, or never answers.
+ * A small RFC 3161 timestamp authority on 127.0.0.1 (pkijs, a throwaway self-signed RSA key unless given an
+ * identity), or one that fails in a chosen way: answers 500, or never answers.
  */
-export async function startTimestampAuthority(behaviour: Behaviour): Promise<TimestampAuthorityServer> {
-  const signer = behaviour === 'grant' ? await createTsaIdentity() : null;
+export async function startTimestampAuthority(behaviour: Behaviour, options: TimestampAuthorityOptions = {}): Promise<TimestampAuthorityServer> {
+  const signer = behaviour === 'grant' ? (options.identity ? fromIssuedIdentity(options.identity) : await createTsaIdentity()) : null;
+  const clock = options.clock ?? (() => new Date());
   let serial = 0;
   const state = { granted: 0 };
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -44,7 +53,7 @@ export async function startTimestampAuthority(behaviour: Behaviour): Promise<Tim
         return;
       }
       serial += 1;
-      grant(signer, Buffer.concat(chunks), serial)
+      grant(signer, Buffer.concat(chunks), serial, clock())
         .then((body) => {
           state.granted += 1;
           response.writeHead(200, { 'Content-Type': 'application/timestamp-reply' }).end(Buffer.from(body));
@@ -69,8 +78,16 @@ export async function startTimestampAuthority(behaviour: Behaviour): Promise<Tim
 
 interface TsaIdentity {
   certificate: pkijs.Certificate;
+  /** Issuer certificates, nearest first. */
+  chain: pkijs.Certificate[];
   privateKey: CryptoKey;
 }
+
+const fromIssuedIdentity = ({ certificate, chain, privateKey }: IssuedIdentity): TsaIdentity => ({
+  certificate: pkijs.Certificate.fromBER(certificate),
+  chain: chain.map((issuer) => pkijs.Certificate.fromBER(issuer)),
+  privateKey,
+});
 
 async function createTsaIdentity(): Promise<TsaIdentity> {
   const keys = await webcrypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
@@ -86,17 +103,17 @@ async function createTsaIdentity(): Promise<TsaIdentity> {
   certificate.extensions = [new pkijs.Extension({ extnID: OID.extKeyUsage, critical: true, extnValue: usage.toSchema().toBER(false), parsedValue: usage })];
   await certificate.subjectPublicKeyInfo.importKey(keys.publicKey);
   await certificate.sign(keys.privateKey, 'SHA-256');
-  return { certificate, privateKey: keys.privateKey };
+  return { certificate, chain: [], privateKey: keys.privateKey };
 }
 
-async function grant({ certificate, privateKey }: TsaIdentity, requestBytes: Buffer, serial: number): Promise<ArrayBuffer> {
+async function grant({ certificate, chain, privateKey }: TsaIdentity, requestBytes: Buffer, serial: number, genTime: Date): Promise<ArrayBuffer> {
   const request = pkijs.TimeStampReq.fromBER(new Uint8Array(requestBytes));
   const info = new pkijs.TSTInfo({
     version: 1,
     policy: '1.3.6.1.4.1.55555.1',
     messageImprint: request.messageImprint,
     serialNumber: new asn1js.Integer({ value: serial }),
-    genTime: new Date(),
+    genTime,
     ...(request.nonce ? { nonce: request.nonce } : {}),
   });
   const infoDer = info.toSchema().toBER(false);
@@ -121,7 +138,7 @@ async function grant({ certificate, privateKey }: TsaIdentity, requestBytes: Buf
         }),
       }),
     ],
-    certificates: [certificate],
+    certificates: [certificate, ...chain],
   });
   await signedData.sign(privateKey, 0, 'SHA-256');
   const token = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });

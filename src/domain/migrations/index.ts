@@ -23,6 +23,7 @@ import { Migration20261129090000_mcp_secret_inputs as M20 } from './Migration202
 import { Migration20261129100000_document_tickets as M21 } from './Migration20261129100000_document_tickets.js';
 import { Migration20261129120000_mcp_events as M22 } from './Migration20261129120000_mcp_events.js';
 import { Migration20261129140000_rate_limit_last_hit as M23 } from './Migration20261129140000_rate_limit_last_hit.js';
+import { Migration20261130090000_archive_timestamps as M24 } from './Migration20261130090000_archive_timestamps.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -52,4 +53,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261129100000_document_tickets', class: M21 },
   { name: 'Migration20261129120000_mcp_events', class: M22 },
   { name: 'Migration20261129140000_rate_limit_last_hit', class: M23 },
+  { name: 'Migration20261130090000_archive_timestamps', class: M24 },
 ];

@@ -126,7 +126,16 @@ export class SealArtifacts {
       key: this.key.signingMaterial(),
       options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.settings.tsaUrls },
     });
-    return { recordId: record.id, kind: 'sealed_pdf', bytes: signed.bytes, contentType: 'application/pdf', filename: `${record.reference}.pdf`, level: signed.level };
+    return {
+      recordId: record.id,
+      kind: 'sealed_pdf',
+      bytes: signed.bytes,
+      contentType: 'application/pdf',
+      filename: `${record.reference}.pdf`,
+      level: signed.level,
+      archiveExpiresAt: signed.archiveExpiresAt,
+      sealCertificate: { sha256: this.key.fingerprint, subject: this.key.subject },
+    };
   }
 
   /**

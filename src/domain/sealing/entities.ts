@@ -11,8 +11,9 @@ export type ArtifactKind = 'sealed_pdf' | 'share_card';
  */
 @Entity({ tableName: 'sealed_artifacts', triggers: [notifyRecordsChanged] })
 @Unique({ properties: ['recordId', 'kind'] })
+@Index({ name: 'sealed_artifacts_archive_due_index', expression: `create index "sealed_artifacts_archive_due_index" on "sealed_artifacts" ("archive_expires_at") where "archive_expires_at" is not null` })
 export class SealedArtifact {
-  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'createdAt';
+  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'archiveExpiresAt' | 'sealCertificateSha256' | 'sealCertificateSubject' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -46,12 +47,57 @@ export class SealedArtifact {
   @Property({ type: 'integer', nullable: true })
   height: number | null = null;
 
-  /** For a sealed PDF: the PAdES level achieved (B-B, or B-T with a timestamp). */
+  /** For a sealed PDF: the PAdES level reached (B-B, B-T, B-LT, B-LTA). */
   @Property({ type: 'text', nullable: true })
   level: string | null = null;
 
+  /**
+   * For a B-LTA sealed PDF: when the newest timestamp's certificate (or one of its chain) expires. The
+   * archive renewal adds a document timestamp before then (ARCHIVE_RENEW_BEFORE_DAYS).
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  archiveExpiresAt: Date | null = null;
+
+  /** For a sealed PDF: the seal certificate that signed it ('sha256:<hex>' of its DER, and its subject). */
+  @Property({ type: 'text', nullable: true })
+  sealCertificateSha256: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  sealCertificateSubject: string | null = null;
+
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Date = new Date();
+}
+
+/**
+ * Every version of a record's sealed PDF, by hash: version 1 as sealed, then one per archive timestamp
+ * renewal (each an incremental revision of the one before). Verification by document hash accepts any.
+ */
+@Entity({ tableName: 'sealed_document_versions' })
+@Index({ name: 'sealed_document_versions_hash_index', properties: ['recordId', 'sha256'] })
+export class SealedDocumentVersion {
+  [OptionalProps]?: 'level';
+
+  @PrimaryKey({ type: 'uuid' })
+  recordId!: string;
+
+  @PrimaryKey({ type: 'integer' })
+  version!: number;
+
+  @Property({ type: 'text' })
+  sha256!: string;
+
+  @Property({ type: 'integer' })
+  byteSize!: number;
+
+  @Property({ type: 'text', nullable: true })
+  level: string | null = null;
+
+  @Property({ type: 'text' })
+  cause!: 'sealed' | 'archive_timestamp';
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt!: Date;
 }
 
 /**

@@ -8,15 +8,18 @@ import { renderShareCard, type ShareCardInput } from './card.js';
 import { renderSealedPdf } from './pdf.js';
 import type { SealedPdfInput } from './pdf-input.js';
 import { certificateHere, SealKey, type SigningMaterial } from './seal-key.js';
-import { signSealedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
+import { renewArchiveTimestamp, signSealedPdf, type RenewedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
 
 /** What a seal signs with: the key's material and the signature's options. */
 export type SealRequest = { key: SigningMaterial; options: SignSealedPdfOptions };
+
+export type RenewArchiveOptions = { tsaUrls: string[]; tsaTimeoutMs?: number };
 
 export type RenderTask =
   | { kind: 'card'; input: ShareCardInput }
   | { kind: 'pdf'; input: SealedPdfInput }
   | { kind: 'signed-pdf'; input: SealedPdfInput; seal: SealRequest }
+  | { kind: 'renew-archive'; pdf: Uint8Array; options: RenewArchiveOptions }
   /** The service's start-up check of its seal key: the certificate (DER) of the PKCS#12. */
   | { kind: 'certificate'; p12: Uint8Array; password: string };
 
@@ -29,7 +32,7 @@ function keyOf({ p12, password, fingerprint }: SigningMaterial): SealKey {
   return key;
 }
 
-export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf> {
+export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf | RenewedPdf> {
   switch (task.kind) {
     case 'card': {
       const png = await renderShareCard(task.input);
@@ -42,6 +45,10 @@ export default async function render(task: RenderTask): Promise<Uint8Array | Sig
     case 'signed-pdf': {
       const signed = await signSealedPdf(await renderSealedPdf(task.input), keyOf(task.seal.key), task.seal.options);
       return handedOver(signed, signed.bytes);
+    }
+    case 'renew-archive': {
+      const renewed = await renewArchiveTimestamp(task.pdf, task.options);
+      return handedOver(renewed, renewed.bytes);
     }
     case 'certificate':
       return certificateHere(task.p12, task.password);

@@ -4,18 +4,20 @@ import 'canvas';
 import { Piscina } from 'piscina';
 import type { ShareCardInput } from './card.js';
 import type { SealedPdfInput } from './pdf-input.js';
-import type { RenderTask, SealRequest } from './render-worker.js';
-import type { SignedPdf } from './sign.js';
+import type { RenderTask, RenewArchiveOptions, SealRequest } from './render-worker.js';
+import type { RenewedPdf, SignedPdf } from './sign.js';
 import type { Tracing } from '../shared/tracing.js';
 
 /** The drawing and signing code (canvas, pdf-lib, fonts, @libpdf/core), loaded on the calling thread only when it draws there. */
-const render = async <T extends Uint8Array | SignedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
+const render = async <T extends Uint8Array | SignedPdf | RenewedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
 
 /** Draws what a seal becomes (card PNG, PDF, the PDF signed with the seal) from plain data. */
 export interface SealRenderer {
   card(input: ShareCardInput): Promise<Uint8Array>;
   pdf(input: SealedPdfInput): Promise<Uint8Array>;
   signedPdf(input: SealedPdfInput, seal: SealRequest): Promise<SignedPdf>;
+  /** Adds a DSS update and a new document timestamp to a B-LTA sealed PDF (sign.ts's renewArchiveTimestamp). */
+  renewArchive(pdf: Uint8Array, options: RenewArchiveOptions): Promise<RenewedPdf>;
   /** Opens a PKCS#12 seal key (its password checked) and returns its certificate, DER (seal-key.ts's `certificateOf`). */
   certificate(p12: Uint8Array, password: string): Promise<Uint8Array>;
   close(): Promise<void>;
@@ -26,6 +28,7 @@ export const inlineRenderer: SealRenderer = {
   card: (input) => render({ kind: 'card', input }),
   pdf: (input) => render({ kind: 'pdf', input }),
   signedPdf: (input, seal) => render({ kind: 'signed-pdf', input, seal }),
+  renewArchive: (pdf, options) => render({ kind: 'renew-archive', pdf, options }),
   certificate: (p12, password) => render({ kind: 'certificate', p12, password }),
   close: async () => undefined,
 };
@@ -48,7 +51,7 @@ export const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerati
 export function threadRenderer(threads: number, options: { execArgv?: string[] } = {}): SealRenderer & { completed: () => number } {
   // Running from the TypeScript sources (tests), the worker is the .ts file and needs the caller's loader (execArgv).
   const source = import.meta.url.endsWith('.ts') ? './render-worker.ts' : './render-worker.js';
-  const pool = new Piscina<RenderTask, Uint8Array | SignedPdf>({
+  const pool = new Piscina<RenderTask, Uint8Array | SignedPdf | RenewedPdf>({
     filename: new URL(source, import.meta.url).href,
     minThreads: 0,
     maxThreads: threads,
@@ -64,6 +67,7 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     pdf: (input) => pool.run({ kind: 'pdf', input }) as Promise<Uint8Array>,
     // Signed there too: the signature's CPU (about 7 ms a PDF) leaves the thread that answers API calls.
     signedPdf: (input, seal) => pool.run({ kind: 'signed-pdf', input, seal }) as Promise<SignedPdf>,
+    renewArchive: (pdf, options) => pool.run({ kind: 'renew-archive', pdf, options }) as Promise<RenewedPdf>,
     // At start-up: the thread then stops when idle, and the API thread never loads @libpdf/core.
     certificate: (p12, password) => pool.run({ kind: 'certificate', p12, password }) as Promise<Uint8Array>,
     close: () => pool.close({ force: true }),
@@ -80,5 +84,6 @@ export function tracedRenderer<R extends SealRenderer>(renderer: R, tracing: Tra
     card: (input) => span('card', () => renderer.card(input)),
     pdf: (input) => span('pdf', () => renderer.pdf(input)),
     signedPdf: (input, seal) => span('signed-pdf', () => renderer.signedPdf(input, seal)),
+    renewArchive: (pdf, options) => span('renew-archive', () => renderer.renewArchive(pdf, options)),
   };
 }

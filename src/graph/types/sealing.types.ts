@@ -65,7 +65,7 @@ export class SealedDocumentObject {
   @Field(() => Int)
   byteSize!: number;
 
-  @Field(() => String, { nullable: true, description: 'PAdES level achieved: B-B, or B-T with a trusted timestamp' })
+  @Field(() => String, { nullable: true, description: 'For a sealed PDF: the PAdES level reached: B-B without a timestamp authority; B-LTA with one (B-T or B-LT when revocation data or the document timestamp could not be had)' })
   level!: string | null;
 
   @Field(() => Date)
@@ -86,7 +86,7 @@ export class ArtifactFileObject {
   @Field(() => Int)
   byteSize!: number;
 
-  @Field(() => String, { nullable: true, description: 'For a sealed PDF: the PAdES level achieved' })
+  @Field(() => String, { nullable: true, description: 'For a sealed PDF: the PAdES level reached (B-B, B-T, B-LT or B-LTA)' })
   level!: string | null;
 
   @Field({ description: 'The bytes, base64' })
