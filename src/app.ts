@@ -13,6 +13,7 @@ import type { HousekeepingService } from './domain/maintenance/housekeeping-serv
 import type { StuckWorkWarnings } from './domain/maintenance/stuck-work-warnings.js';
 import type { OutboxDispatcher } from './domain/outbox/dispatcher.js';
 import type { SealArtifacts } from './domain/sealing/artifacts-service.js';
+import type { ArchiveRenewal } from './domain/sealing/archive-renewal.js';
 import type { AnchoringService } from './domain/anchoring/anchoring-service.js';
 import { systemClock, type Clock } from './domain/shared/clock.js';
 import type { Tracing } from './domain/shared/tracing.js';
@@ -50,6 +51,8 @@ export type App = {
   /** Services tests and tools drive directly (a job's work without its queue). */
   services: {
     sealArtifacts: SealArtifacts;
+    /** The archive timestamp renewal the hourly job runs. */
+    archiveRenewal: ArchiveRenewal;
     dispatcher: OutboxDispatcher;
     housekeeping: HousekeepingService;
     /** The stuck-work check the periodic job runs. */
@@ -137,7 +140,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
+    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,

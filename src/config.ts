@@ -116,6 +116,7 @@ const schema = z.object({
   SEAL_P12_PATH: z.string().min(1).optional(),
   SEAL_P12_PASSWORD: z.string().optional(),
   SEAL_TSA_URLS: z.string().optional(),
+  ARCHIVE_RENEW_BEFORE_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
   CARD_TICKET_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SEAL_WORKERS: z.coerce.number().int().min(1).max(32).default(defaultSealWorkers),
   // Anchoring: unset CHAIN_RPC_URL means no chain (the scripts start the embedded one and set it).
@@ -231,7 +232,7 @@ export type Config = {
     pollMs: number;
   };
   /** Sealing: seal key (never logged), optional RFC 3161 timestamp authorities in failover order. */
-  sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; cardTicketTtlSeconds: number; workers: number };
+  sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; archiveRenewBeforeDays: number; cardTicketTtlSeconds: number; workers: number };
   /**
    * The MCP endpoint: Host and Origin allow-lists (null: the public base URL and loopback at the bound
    * port), session idle expiry, the retrieval grant's lifetime (at most 600 s), confirmation tokens'
@@ -375,6 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       p12Path: e.SEAL_P12_PATH,
       p12Password: e.SEAL_P12_PASSWORD,
       tsaUrls: (e.SEAL_TSA_URLS ?? '').split(/[\s,]+/).filter(Boolean),
+      archiveRenewBeforeDays: e.ARCHIVE_RENEW_BEFORE_DAYS,
       cardTicketTtlSeconds: e.CARD_TICKET_TTL_SECONDS,
       workers: e.SEAL_WORKERS,
     },

@@ -9,6 +9,7 @@ import { anchoringKickSubscriber, defineAnchoringJob, scheduleAnchoring } from '
 import { defineExpireRecordsJob, scheduleExpireRecords } from '../jobs/expire-records.job.js';
 import { defineHousekeepingJob, scheduleHousekeeping } from '../jobs/housekeeping.job.js';
 import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js';
+import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive-renewal.job.js';
 import { createQueue } from '../jobs/queue.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
@@ -44,6 +45,7 @@ export async function startJobs(
     { define: (a) => defineStuckWorkJob(a, services.stuckWorkWarnings, logger), schedule: scheduleStuckWork },
     { define: (a) => defineSealArtifactsJob(a, services.sealArtifacts, logger, config.sealing.workers) },
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
+    { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];
   for (const job of jobs) job.define(agenda);

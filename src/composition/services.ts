@@ -60,6 +60,7 @@ import type { SealContext } from '../domain/sealing/seal.js';
 import { loadSealKey } from '../domain/sealing/seal-key.js';
 import { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import { threadRenderer, tracedRenderer } from '../domain/sealing/renderer.js';
+import { ArchiveRenewal } from '../domain/sealing/archive-renewal.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { OutboxEvent } from '../domain/outbox/entities.js';
@@ -234,6 +235,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
   const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer, instruments);
+  const archiveRenewal = new ArchiveRenewal(orm, artifactStore, renderer, clock, { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays }, logger);
 
   const resolvers = {
     auth: new AuthResolver(otp, sessions, mcpGrants),
@@ -290,6 +292,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     stuckWorkWarnings,
     lifecycle,
     sealArtifacts,
+    archiveRenewal,
     anchoring,
   };
 }

@@ -428,10 +428,14 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const proofChains = await Promise.all(proofs.map((p) => (p.certificate ? chainOf(p.certificate, pool) : Promise.resolve([]))));
   const problems: string[] = [];
   const revocationGaps: string[] = [];
+  // The newest document timestamp's own validation data goes in the DSS before the next one (at renewal):
+  // until then its token carries its chain, and the DSS need not hold it for the level.
+  const newestArchived = proofs.length > 0 && signatures.some((s) => s.kind === 'document');
   const needs: { chain: pkijs.Certificate[]; until: Date; why: string }[] = [
     { chain: sealChain, until: proofs[0]?.time ?? at, why: proofs[0] ? `${proofs[0].what} (${proofs[0].time!.toISOString()})` : at.toISOString() },
     ...proofs.map((proof, i) => ({ chain: proofChains[i]!, until: proofs[i + 1]?.time ?? at, why: proofs[i + 1] ? `${proofs[i + 1]!.what} (${proofs[i + 1]!.time!.toISOString()})` : at.toISOString() })),
   ];
+  const covered = newestArchived ? needs.slice(0, -1) : needs;
   for (const need of needs) {
     for (let i = 0; i < need.chain.length; i += 1) {
       const certificate = need.chain[i]!;
@@ -441,7 +445,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
       const issuer = need.chain[i + 1];
       if (!issuer || !dss) continue;
       const status = await revocationOf(certificate, issuer, dss);
-      if (!status.known) revocationGaps.push(cn(certificate));
+      if (!status.known && covered.includes(need)) revocationGaps.push(cn(certificate));
       else if (status.revokedAt && status.revokedAt <= need.until) problems.push(`${cn(certificate)} was revoked on ${status.revokedAt.toISOString()} (${status.source}), before ${need.why}`);
     }
   }
@@ -459,7 +463,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   // Level: what the file holds, from B-B up.
   const signatureTimestamp = timestamps.some((t) => t.kind === 'signature' && t.ok);
   const inDss = dss?.certificates.map(derOf) ?? [];
-  const chainsCovered = dss !== null && revocationGaps.length === 0 && [sealChain, ...proofChains].every((chain) => chain.every((c) => inDss.some((d) => sameBytes(d, derOf(c)))));
+  const chainsCovered = dss !== null && revocationGaps.length === 0 && covered.every((need) => need.chain.every((c) => inDss.some((d) => sameBytes(d, derOf(c)))));
   const level: PadesLevel = !signatureTimestamp ? 'B-B' : !chainsCovered ? 'B-T' : dssBeforeArchive ? 'B-LTA' : 'B-LT';
 
   // Trust: the seal's chain must end at a certificate the verifier gave.

@@ -107,10 +107,15 @@ describe('Web UI: sealed artifacts, the audit trail, and public verification of 
     await publicPage.getByRole('heading', { name: 'Certificate' }).waitFor();
     await publicPage.getByRole('img', { name: /identicon/i }).waitFor();
     await publicPage.locator('[data-chain-status="confirmed"]').getByText(txHash).waitFor();
+    // The sealed PDF's level and the seal certificate that signed it (no timestamp authority here: B-B).
+    const facts = publicPage.locator('dl.facts');
+    await facts.getByText('PAdES B-B').waitFor();
+    await facts.getByText(/^CN=.*development seal$/).waitFor();
+    await facts.locator('dt:text-is("Certificate SHA-256") + dd').getByText(/^sha256:[0-9a-f]{64}$/).waitFor();
 
     await dropFile(publicPage, `${sealed.reference}.pdf`, pdf, 'application/pdf');
     await publicPage.locator('[data-verdict="verified"]').waitFor();
-    await publicPage.getByText('Matched by document hash.').waitFor();
+    await publicPage.getByText('Matched by document hash (the current PDF, version 1 of 1).').waitFor();
     expect(await seriousViolations(publicPage)).toEqual([]);
     await screenshots(publicPage, 'verify-sealed', SHOTS);
 

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AnchorReader } from '../anchoring/chain.js';
 import { hashToBytes32, transactionAnchors } from '../anchoring/merkle.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
-import { SealedArtifact } from '../sealing/entities.js';
+import { SealedArtifact, SealedDocumentVersion } from '../sealing/entities.js';
 import { RecordSeal } from '../sealing/seal.js';
 import { sealingViewOf, sealingViews, type BlockchainView, type SealingSettings } from '../sealing/sealing-view.js';
 import { DomainError } from '../shared/errors.js';
@@ -38,6 +38,21 @@ export type PublicRecordView = {
   blockchain: BlockchainView | null;
 };
 
+/** A sealed PDF's seal as anyone may see it: the PAdES level and the certificate that signed it. */
+export type SealedDocumentView = {
+  padesLevel: string | null;
+  certificateSubject: string | null;
+  /** 'sha256:<hex>' of the seal certificate's DER (the sealed metadata's seal.certificate_sha256). */
+  certificateSha256: string | null;
+  /** How many versions the PDF has had (1 as sealed, one more per archive timestamp renewal). */
+  versions: number;
+  /** The SHA-256 of the PDF served now. */
+  currentHash: string;
+};
+
+/** Which version of the sealed PDF a supplied document hash is. */
+export type DocumentVersionMatch = { version: number; current: boolean; cause: 'sealed' | 'archive_timestamp'; createdAt: Date };
+
 export type Verdict = 'verified' | 'certificate' | 'matched_superseded' | 'matched_not_sealed' | 'no_match' | 'not_found';
 
 export type VerificationView = {
@@ -57,6 +72,10 @@ export type VerificationView = {
    * private), so anyone can archive it and verify offline.
    */
   sealedMetadata: string | null;
+  /** Agreements, declarations and witnessed agreements once their PDF exists: its level and seal certificate. */
+  document: SealedDocumentView | null;
+  /** With a matching document_hash: which version of the sealed PDF it is. */
+  documentVersion: DocumentVersionMatch | null;
 };
 
 export type VerifyArtifact = { text?: string | null; body?: string | null; contentHash?: string | null; documentHash?: string | null; txHash?: string | null };
@@ -136,7 +155,10 @@ export class VerificationService {
   private async certificate(reference: string, supplied: [string, unknown][] = []): Promise<VerificationView> {
     const record = await this.find(reference);
     if (!record) {
-      return { agrReference: reference, recordFound: false, recordMatch: null, verified: false, verdict: 'not_found', currentAuthority: null, matchMethod: null, status: null, sealedAt: null, identicon: null, sealedMetadata: null };
+      return {
+        agrReference: reference, recordFound: false, recordMatch: null, verified: false, verdict: 'not_found', currentAuthority: null, matchMethod: null,
+        status: null, sealedAt: null, identicon: null, sealedMetadata: null, document: null, documentVersion: null,
+      };
     }
     const em = this.orm.em.fork();
     const seal = record.sealedAt ? await em.findOne(RecordSeal, { recordId: record.id }) : null;
@@ -149,12 +171,42 @@ export class VerificationService {
       sealedAt: record.sealedAt,
       identicon: sealing?.identicon ?? null,
       sealedMetadata: seal?.metadata ?? null,
+      document: seal ? await this.sealedDocument(record.id) : null,
+      documentVersion: null,
     };
     const [field, value] = supplied[0] ?? [];
     if (!field || typeof value !== 'string') return { ...base, recordMatch: null, verified: false, verdict: 'certificate', matchMethod: null };
-    const match = await this.matches(record, seal, field, value);
+    const documentVersion = field === 'documentHash' ? await this.documentVersion(record.id, value, base.document) : undefined;
+    const match = documentVersion !== undefined ? documentVersion !== null : await this.matches(record, seal, field, value);
     const verdict: Verdict = !match ? 'no_match' : record.status === 'sealed' ? 'verified' : record.status === 'superseded' ? 'matched_superseded' : 'matched_not_sealed';
-    return { ...base, recordMatch: match, verified: verdict === 'verified', verdict, matchMethod: match ? snake(field) : null };
+    return { ...base, documentVersion: documentVersion ?? null, recordMatch: match, verified: verdict === 'verified', verdict, matchMethod: match ? snake(field) : null };
+  }
+
+  /** The sealed PDF's level, seal certificate and versions, once it exists. */
+  private async sealedDocument(recordId: string): Promise<SealedDocumentView | null> {
+    const em = this.orm.em.fork();
+    const artifact = await em.findOne(SealedArtifact, { recordId, kind: 'sealed_pdf' }, { fields: ['sha256', 'level', 'sealCertificateSha256', 'sealCertificateSubject'] });
+    if (!artifact) return null;
+    return {
+      padesLevel: artifact.level,
+      certificateSubject: artifact.sealCertificateSubject,
+      certificateSha256: artifact.sealCertificateSha256,
+      versions: await em.count(SealedDocumentVersion, { recordId }),
+      currentHash: artifact.sha256,
+    };
+  }
+
+  /**
+   * A document hash is the SHA-256 of the exact bytes of a version of the sealed PDF: the one served
+   * now, or an earlier one (before an archive timestamp renewal appended a revision).
+   */
+  private async documentVersion(recordId: string, value: string, document: SealedDocumentView | null): Promise<DocumentVersionMatch | null> {
+    const hash = HASH.exec(value.trim());
+    if (!hash) throw DomainError.invalid(['documentHash'], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
+    const given = `sha256:${hash[1]!.toLowerCase()}`;
+    const found = await this.orm.em.fork().findOne(SealedDocumentVersion, { recordId, sha256: given }, { orderBy: { version: 'desc' } });
+    if (!found) return null;
+    return { version: found.version, current: document?.currentHash === given, cause: found.cause, createdAt: found.createdAt };
   }
 
   private async matches(record: SignedRecord, seal: RecordSeal | null, field: string, value: string): Promise<boolean> {
@@ -163,10 +215,7 @@ export class VerificationService {
     const hash = HASH.exec(value.trim());
     if (!hash) throw DomainError.invalid([field], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
     const given = `sha256:${hash[1]!.toLowerCase()}`;
-    if (field === 'contentHash') return given === (record.notarization?.contentHash ?? record.bodyHash) || given === record.bodyHash;
-    // documentHash: the SHA-256 of the sealed PDF's exact bytes.
-    const document = await this.orm.em.fork().findOne(SealedArtifact, { recordId: record.id, kind: 'sealed_pdf' }, { fields: ['sha256'] });
-    return document?.sha256 === given;
+    return given === (record.notarization?.contentHash ?? record.bodyHash) || given === record.bodyHash;
   }
 
   /** Whether a transaction is a registry anchoring that carries this record's seal (directly or through its stored proof). */

@@ -75,6 +75,16 @@ export const recordTools: ToolDefinition[] = [
       status: z.string().nullable(),
       sealed_at: z.string().nullable(),
       identicon: identicon.nullable(),
+      document: z
+        .object({
+          pades_level: z.string().nullable().describe('B-B without a timestamp authority; B-LTA with one; B-T or B-LT when part of the long-term data could not be had'),
+          certificate_subject: z.string().nullable().describe("The seal certificate's subject"),
+          certificate_sha256: z.string().nullable().describe('sha256:<hex> of the seal certificate'),
+          versions: z.number().int().describe('Versions of the sealed PDF: 1 as sealed, one more per archive timestamp renewal'),
+          current_hash: z.string().describe('Document hash of the PDF served now'),
+        })
+        .nullable()
+        .describe('The sealed PDF once it exists (not for notarizations)'),
     }),
     annotations: READ,
     operations: [verification.verifyRecord],
@@ -84,7 +94,7 @@ export const recordTools: ToolDefinition[] = [
         artifact: args.content_hash ? { contentHash: args.content_hash } : null,
         withSvg: wantsSvg(args.visual_representation),
       });
-      const { sealedMetadata: _metadata, ...rest } = result;
+      const { sealedMetadata: _metadata, documentVersion: _version, ...rest } = result;
       const { value, images } = takeIdenticons(rest, args.visual_representation, true);
       return { structured: snakeKeys(value), images, links: result.recordFound ? evidenceLinks(publicBaseUrl, result.agrReference, null) : [] };
     },

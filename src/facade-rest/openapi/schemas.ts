@@ -439,6 +439,33 @@ function publicSchemas(): Record<string, Schema> {
             'and verify offline with record-verify. Sealed records only; GET only.',
         }),
         blockchain: nullable(ref('BlockchainRecordResponse')),
+        document: nullable(
+          obj(
+            {
+              pades_level: nullableString(
+                'B-B without a timestamp authority; B-LTA with one (signature timestamp, validation data, archive timestamps); B-T or B-LT when part of that could not be had.',
+              ),
+              certificate_subject: nullableString('The seal certificate\'s subject.'),
+              certificate_sha256: nullableString('sha256:<hex> of the seal certificate (the sealed metadata\'s `seal.certificate_sha256`).'),
+              versions: int({ minimum: 1, description: 'Versions of the PDF: 1 as sealed, one more per archive timestamp renewal.' }),
+              current_hash: str({ description: 'Document hash (sha256) of the PDF served now.' }),
+            },
+            'all',
+          ),
+          { description: 'The sealed PDF once it exists (not for notarizations): its PAdES level and the seal certificate that signed it.' },
+        ),
+        document_version: nullable(
+          obj(
+            {
+              version: int({ minimum: 1 }),
+              current: bool({ description: 'Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added).' }),
+              cause: enumOf(['sealed', 'archive_timestamp']),
+              created_at: dateTime(),
+            },
+            'all',
+          ),
+          { description: 'With a matching `document_hash`: which version of the sealed PDF it is.' },
+        ),
       },
       [
         'agr_reference',

@@ -36,6 +36,39 @@ export class PublicRecordObject {
   blockchain!: BlockchainRecordObject | null;
 }
 
+@ObjectType('PublicSealedDocument', { simpleResolvers: true, description: 'A sealed PDF as anyone may see it: its PAdES level and the certificate that signed it' })
+export class PublicSealedDocumentObject {
+  @Field(() => String, { nullable: true, description: 'B-B without a timestamp authority; B-LTA with one (signature timestamp, validation data, archive timestamps); B-T or B-LT when part of that could not be had' })
+  padesLevel!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The seal certificate\'s subject' })
+  certificateSubject!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'sha256:<hex> of the seal certificate (the sealed metadata\'s seal.certificate_sha256)' })
+  certificateSha256!: string | null;
+
+  @Field(() => Int, { description: 'Versions of the PDF: 1 as sealed, one more per archive timestamp renewal (each an incremental revision of the one before)' })
+  versions!: number;
+
+  @Field({ description: 'Document hash (sha256) of the PDF served now' })
+  currentHash!: string;
+}
+
+@ObjectType('DocumentVersionMatch', { simpleResolvers: true, description: 'Which version of the sealed PDF a supplied document hash is' })
+export class DocumentVersionMatchObject {
+  @Field(() => Int)
+  version!: number;
+
+  @Field({ description: 'Whether it is the PDF served now (false: an earlier version, before an archive timestamp was added)' })
+  current!: boolean;
+
+  @Field({ description: 'sealed, or archive_timestamp' })
+  cause!: string;
+
+  @Field(() => Date)
+  createdAt!: Date;
+}
+
 @ObjectType('Verification', { simpleResolvers: true, description: 'A public verification result; without an artifact only a certificate lookup' })
 export class VerificationObject {
   @Field()
@@ -70,6 +103,12 @@ export class VerificationObject {
 
   @Field(() => String, { nullable: true, description: 'The canonical sealed metadata (JSON text, exactly as anchored; nothing private); sealed records only' })
   sealedMetadata!: string | null;
+
+  @Field(() => PublicSealedDocumentObject, { nullable: true, description: 'The sealed PDF once it exists (not for notarizations): level and seal certificate' })
+  document!: PublicSealedDocumentObject | null;
+
+  @Field(() => DocumentVersionMatchObject, { nullable: true, description: 'With a matching documentHash: which version of the sealed PDF it is' })
+  documentVersion!: DocumentVersionMatchObject | null;
 }
 
 @InputType('VerifyArtifactInput', { description: 'Exactly one of the fields' })

@@ -60,6 +60,22 @@ function FindRecord() {
   );
 }
 
+/** What each PAdES level of the sealed PDF means for someone checking it years later. */
+const PADES_MEANING: Record<string, string> = {
+  'B-B': 'signed by the seal; valid while its certificate is',
+  'B-T': 'signed and timestamped by a trusted authority',
+  'B-LT': 'signed, timestamped, with the certificates and revocation data needed to check it offline',
+  'B-LTA': 'signed, timestamped, with validation data and archive timestamps: verifiable after its certificates expire',
+};
+
+/** Which version of the sealed PDF a file was, when it matched by its document hash. */
+function documentVersionText(result: { documentVersion?: { version: number; current: boolean } | null; document?: { versions: number } | null }): string {
+  const match = result.documentVersion;
+  if (!match) return '';
+  const of = result.document ? ` of ${result.document.versions}` : '';
+  return match.current ? ` (the current PDF, version ${match.version}${of})` : ` (version ${match.version}${of}: an earlier version of the sealed PDF, before an archive timestamp was added)`;
+}
+
 function Verdict({ verdict, authority }: { verdict: string; authority: string | null }) {
   const info = VERDICTS[verdict] ?? { tone: 'neutral' as const, title: verdict, text: '' };
   return (
@@ -128,6 +144,18 @@ function Certificate({ reference }: { reference: string }) {
               <dt>Status</dt><dd><span className={`badge ${record.status}`}>{STATUS_LABELS[record.status]}</span></dd>
               <dt>Sealed</dt><dd>{record.sealedAt ? formatDate(record.sealedAt) : 'Not sealed'}</dd>
               <dt>Signers</dt><dd>{record.partyCount}</dd>
+              {lookup.data.verifyRecord.document && (
+                <>
+                  <dt>Sealed PDF</dt>
+                  <dd>
+                    PAdES {lookup.data.verifyRecord.document.padesLevel ?? 'signature'}
+                    {PADES_MEANING[lookup.data.verifyRecord.document.padesLevel ?? ''] && <span className="muted small">: {PADES_MEANING[lookup.data.verifyRecord.document.padesLevel ?? '']}</span>}
+                  </dd>
+                  {lookup.data.verifyRecord.document.certificateSubject && <><dt>Seal certificate</dt><dd>{lookup.data.verifyRecord.document.certificateSubject}</dd></>}
+                  {lookup.data.verifyRecord.document.certificateSha256 && <><dt>Certificate SHA-256</dt><dd className="mono small">{lookup.data.verifyRecord.document.certificateSha256}</dd></>}
+                  {lookup.data.verifyRecord.document.versions > 1 && <><dt>PDF versions</dt><dd>{lookup.data.verifyRecord.document.versions} (archive timestamps added since the seal; every version verifies)</dd></>}
+                </>
+              )}
               {record.notarization && (
                 <>
                   <dt>Content hash</dt><dd className="mono">{record.notarization.contentHash}</dd>
@@ -192,7 +220,7 @@ function Certificate({ reference }: { reference: string }) {
             <Alert>{error}</Alert>
             {checking && <p className="muted" role="status">Checking…</p>}
             {result && <Verdict verdict={result.verdict} authority={result.currentAuthority !== result.agrReference ? result.currentAuthority : null} />}
-            {result?.recordMatch && result.matchMethod && <p className="small muted">Matched by {result.matchMethod.replaceAll('_', ' ')}.</p>}
+            {result?.recordMatch && result.matchMethod && <p className="small muted">Matched by {result.matchMethod.replaceAll('_', ' ')}{documentVersionText(result)}.</p>}
           </div>
         </>
       )}

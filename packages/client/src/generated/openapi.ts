@@ -1644,6 +1644,33 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             blockchain?: components["schemas"]["BlockchainRecordResponse"] | null;
+            /** @description The sealed PDF once it exists (not for notarizations): its PAdES level and the seal certificate that signed it. */
+            document?: {
+                /** @description B-B without a timestamp authority; B-LTA with one (signature timestamp, validation data, archive timestamps); B-T or B-LT when part of that could not be had. */
+                pades_level: string | null;
+                /** @description The seal certificate's subject. */
+                certificate_subject: string | null;
+                /** @description sha256:<hex> of the seal certificate (the sealed metadata's `seal.certificate_sha256`). */
+                certificate_sha256: string | null;
+                /**
+                 * Format: int32
+                 * @description Versions of the PDF: 1 as sealed, one more per archive timestamp renewal.
+                 */
+                versions: number;
+                /** @description Document hash (sha256) of the PDF served now. */
+                current_hash: string;
+            } | null;
+            /** @description With a matching `document_hash`: which version of the sealed PDF it is. */
+            document_version?: {
+                /** Format: int32 */
+                version: number;
+                /** @description Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added). */
+                current: boolean;
+                /** @enum {string} */
+                cause: "sealed" | "archive_timestamp";
+                /** Format: date-time */
+                created_at: string;
+            } | null;
         };
         APIKeySchema: {
             /** Format: uuid */

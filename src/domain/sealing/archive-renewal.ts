@@ -1,0 +1,77 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Clock } from '../shared/clock.js';
+import type { ArtifactStore } from './artifact-store.js';
+import type { SealRenderer } from './renderer.js';
+
+export type ArchiveRenewalSettings = {
+  /** SEAL_TSA_URLS: without an authority nothing can be renewed. */
+  tsaUrls: string[];
+  /** ARCHIVE_RENEW_BEFORE_DAYS: renew this long before the newest timestamp's certificate expires. */
+  renewBeforeDays: number;
+  tsaTimeoutMs?: number;
+};
+
+export type RenewalOutcome = { recordId: string; renewed: boolean; version?: number; sha256?: string; reason?: string };
+
+/**
+ * Keeps B-LTA sealed PDFs verifiable past every certificate they rely on: before the newest
+ * timestamp's certificate expires, a DSS update with fresh validation data and a new document
+ * timestamp are appended (on a render thread), as new incremental revisions: the earlier bytes stay
+ * as they were, so every earlier version keeps its hash and still verifies. The renewed PDF is what
+ * `/document` serves; `sealed_document_versions` keeps every version's hash.
+ */
+export class ArchiveRenewal {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly store: ArtifactStore,
+    private readonly renderer: SealRenderer,
+    private readonly clock: Clock,
+    private readonly settings: ArchiveRenewalSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Sealed PDFs whose newest timestamp's certificate expires within the renewal window, soonest first. */
+  async due(limit = 50): Promise<string[]> {
+    const horizon = new Date(this.clock.now().getTime() + this.settings.renewBeforeDays * 86_400_000);
+    const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
+      `select record_id from sealed_artifacts where kind = 'sealed_pdf' and archive_expires_at is not null and archive_expires_at < ? order by archive_expires_at limit ?`,
+      [horizon, limit],
+    );
+    return rows.map((row) => row.record_id);
+  }
+
+  /** Renews every due PDF, one at a time; a failure is logged and left for the next run. */
+  async renewDue(): Promise<RenewalOutcome[]> {
+    if (this.settings.tsaUrls.length === 0) return [];
+    const outcomes: RenewalOutcome[] = [];
+    for (const recordId of await this.due()) outcomes.push(await this.renew(recordId));
+    return outcomes;
+  }
+
+  /**
+   * Appends a new archive timestamp to a record's sealed PDF. The authority is asked outside any
+   * transaction; the new version is stored only if the PDF is still the one read (another instance
+   * may have renewed it meanwhile: then this answer is dropped).
+   */
+  async renew(recordId: string): Promise<RenewalOutcome> {
+    const current = await this.store.read(this.orm.em.fork(), recordId, 'sealed_pdf');
+    if (!current) return { recordId, renewed: false, reason: 'no sealed PDF' };
+    try {
+      const renewed = await this.renderer.renewArchive(new Uint8Array(current.bytes), { tsaUrls: this.settings.tsaUrls, tsaTimeoutMs: this.settings.tsaTimeoutMs });
+      const stored = await this.orm.em.fork().transactional((em) =>
+        this.store.renew(em, { recordId, previousSha256: current.artifact.sha256, bytes: renewed.bytes, level: current.artifact.level ?? 'B-LTA', archiveExpiresAt: renewed.archiveExpiresAt }),
+      );
+      if (!stored) return { recordId, renewed: false, reason: 'renewed meanwhile by another instance' };
+      this.logger.info(
+        { recordId, version: stored.version, documentHash: stored.sha256, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null, authority: renewed.documentTimestampUrl, warnings: renewed.validationWarnings },
+        'sealed PDF archive timestamp renewed',
+      );
+      return { recordId, renewed: true, version: stored.version, sha256: stored.sha256 };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.logger.warn({ recordId, reason }, 'sealed PDF archive timestamp renewal failed; retried on the next run');
+      return { recordId, renewed: false, reason };
+    }
+  }
+}
