@@ -44,10 +44,14 @@ if (!url) {
 
 let chainUrl = process.env.CHAIN_RPC_URL;
 let stopChainAfter = false;
+// The project-local chain answers on 127.0.0.1, where the person's own browser reaches it too: the public
+// verification page checks anchors through it unless CHAIN_PUBLIC_RPC_URL names another node.
+let publicRpcUrl = process.env.CHAIN_PUBLIC_RPC_URL;
 if (!chainUrl) {
   try {
     const local = await ensureLocalChain();
     chainUrl = local.url;
+    publicRpcUrl ??= local.url;
     stopChainAfter = local.started && (truthy(process.env.CI) || process.env.LOCAL_CHAIN_STOP_AFTER === '1');
   } catch (error) {
     fail(error);
@@ -55,7 +59,7 @@ if (!chainUrl) {
   }
 }
 
-const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, DATABASE_URL: url, CHAIN_RPC_URL: chainUrl } });
+const child = spawn(command, args, { stdio: 'inherit', env: { ...process.env, DATABASE_URL: url, CHAIN_RPC_URL: chainUrl, ...(publicRpcUrl ? { CHAIN_PUBLIC_RPC_URL: publicRpcUrl } : {}) } });
 const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const forward = (signal) => {
   if (child.exitCode === null && child.signalCode === null) child.kill(signal);

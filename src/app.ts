@@ -109,7 +109,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
   if (metrics) app.use(metrics.endpoint);
   // The web UI answers only its own pages and assets; the REST facade below takes every other path.
-  app.use(webUiRouter());
+  app.use(webUiRouter(undefined, { chainPublicRpcUrl: config.chain?.publicRpcUrl }));
   app.use(mcp.router);
   app.use(
     await createRestFacade({

@@ -125,6 +125,7 @@ const schema = z.object({
   CHAIN_REGISTRY_ADDRESS: z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address').optional(),
   CHAIN_CONFIRMATIONS: z.coerce.number().int().min(1).max(100).optional(),
   CHAIN_EXPLORER_TX_URL: z.string().includes('{tx}', { message: 'must contain {tx}' }).optional(),
+  CHAIN_PUBLIC_RPC_URL: z.url({ protocol: /^https?$/ }).optional(),
   CHAIN_NETWORK_NAME: z.string().min(1).max(60).optional(),
   ANCHOR_BATCH_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   ANCHOR_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).default(600),
@@ -267,6 +268,8 @@ export type Config = {
     registryAddress: string | undefined;
     confirmations: number | undefined;
     explorerTxUrl: string | undefined;
+    /** A JSON-RPC URL anyone may use: the public verification page checks anchors in the browser through it. */
+    publicRpcUrl: string | undefined;
     networkName: string | undefined;
     batchMax: number;
     retryMaxSeconds: number;
@@ -400,6 +403,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           registryAddress: e.CHAIN_REGISTRY_ADDRESS,
           confirmations: e.CHAIN_CONFIRMATIONS,
           explorerTxUrl: e.CHAIN_EXPLORER_TX_URL,
+          publicRpcUrl: e.CHAIN_PUBLIC_RPC_URL,
           networkName: e.CHAIN_NETWORK_NAME,
           batchMax: e.ANCHOR_BATCH_MAX,
           retryMaxSeconds: e.ANCHOR_RETRY_MAX_SECONDS,

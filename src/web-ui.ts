@@ -44,10 +44,10 @@ const PAGE_POLICY: Directives = {
  * The pages' headers; `page` widens the policy for one page (the documentation pages' renderers).
  * connect-src names the page's own origin for graphql-ws (a Host header fit to appear there).
  */
-function pageHeaders(page: (res: Response) => Directives = () => ({})): RequestHandler {
+function pageHeaders(page: (res: Response) => Directives = () => ({}), connectTo: string[] = []): RequestHandler {
   return (req, res, next) => {
     const host = req.headers.host && SAFE_HOST.test(req.headers.host) ? req.headers.host : null;
-    const policy = { ...PAGE_POLICY, 'connect-src': `'self'${host ? ` ws://${host} wss://${host}` : ''}`, ...page(res) };
+    const policy = { ...PAGE_POLICY, 'connect-src': [`'self'`, ...(host ? [`ws://${host}`, `wss://${host}`] : []), ...connectTo].join(' '), ...page(res) };
     res.setHeader('Content-Security-Policy', Object.entries(policy).map(([name, value]) => `${name} ${value}`).join('; '));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
@@ -86,6 +86,10 @@ async function sendNoncedPage(res: Response, file: string): Promise<void> {
   res.type('html').send(html.replace(NONCE_PLACEHOLDER, nonceOf(res)));
 }
 
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function notBuilt(res: Response): void {
   res.status(503).type('text/plain').send('The web UI is not built: run `npm run build`.');
 }
@@ -112,8 +116,12 @@ export function graphqlExplorer(root: string | null = defaultWebRoot()): Request
  * It answers only GET/HEAD of its own paths (client routes, /assets, /favicon.svg, /icon.png, /api/docs) and passes
  * everything else on, so it can sit beside the API routes whatever they catch.
  */
-export function webUiRouter(root: string | null = defaultWebRoot()): express.Router {
+export function webUiRouter(root: string | null = defaultWebRoot(), options: { chainPublicRpcUrl?: string } = {}): express.Router {
   const router = express.Router();
+  // The public verification page checks a record's anchor in the browser through the operator's public
+  // chain node: its origin joins connect-src, and the page reads its URL from a meta element.
+  const rpc = options.chainPublicRpcUrl ? new URL(options.chainPublicRpcUrl) : null;
+  const pageHeadersWithChain = rpc ? pageHeaders(undefined, [rpc.origin]) : securityHeaders;
   router.get(ICON_PATH, securityHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=86400');
     res.type('png').send(ICON_PNG);
@@ -128,9 +136,12 @@ export function webUiRouter(root: string | null = defaultWebRoot()): express.Rou
     res.setHeader('Cache-Control', 'public, max-age=86400');
     res.sendFile(join(root, 'favicon.svg'));
   });
-  router.get(CLIENT_ROUTES, securityHeaders, (_req, res) => {
+  router.get(CLIENT_ROUTES, pageHeadersWithChain, (_req, res, next) => {
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(join(root, 'index.html'));
+    if (!rpc) return res.sendFile(join(root, 'index.html'));
+    readFile(join(root, 'index.html'), 'utf8')
+      .then((html) => res.type('html').send(html.replace('</head>', `<meta name="chain-public-rpc" content="${escapeAttribute(rpc.href)}"></head>`)))
+      .catch(next);
   });
   router.get(API_DOCS, apiDocsHeaders, (_req, res, next) => sendNoncedPage(res, join(root, 'api-docs.html')).catch(next));
   return router;

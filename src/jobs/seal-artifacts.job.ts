@@ -23,7 +23,7 @@ export function defineSealArtifactsJob(agenda: Agenda, artifacts: SealArtifacts,
     async (job) => {
       const { recordId } = job.attrs.data;
       const made = await artifacts.make(recordId);
-      logger.info({ recordId, pdf: made.pdf?.sha256 ?? null, card: made.card?.sha256 ?? null }, 'sealed artifacts ready');
+      logger.info({ recordId, pdf: made.pdf?.sha256 ?? null, padesLevel: made.pdf?.level ?? null, card: made.card?.sha256 ?? null }, 'sealed artifacts ready');
     },
     // Twice the render threads: while one job waits on the database or signs, another's drawing runs.
     { concurrency: 2 * workers, backoff: backoffStrategies.exponential({ delay: 2000, maxRetries: 10 }) },

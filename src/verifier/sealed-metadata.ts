@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { PDF } from '@libpdf/core';
 import canonicalizeModule from 'canonicalize';
+import { sha256 } from 'ox/Hash';
 
 /**
  * The sealed metadata as a verifier sees it: the exact bytes of sealed-metadata.json (embedded in the
@@ -39,6 +39,11 @@ export function canonicalJson(value: unknown): string {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** 'sha256:<hex>' of bytes, the same in Node and in a browser (ox: no node:crypto, synchronous). */
+export function sha256Tag(bytes: Uint8Array): string {
+  return `sha256:${sha256(bytes, { as: 'Hex' }).slice(2)}`;
+}
+
 /** A content hash ('sha256:<hex>' or bare hex) as lower-case hex, or null. */
 export function normalizeSha256(value: string): string | null {
   const hex = value.trim().replace(/^sha256:/i, '').toLowerCase();
@@ -61,7 +66,7 @@ function findContentHashes(value: unknown, path: string, out: { path: string; he
 
 /** Reads sealed-metadata bytes; throws with a clear message when they are not JSON. */
 export function readSealedMetadata(bytes: Uint8Array): SealedMetadata {
-  const text = Buffer.from(bytes).toString('utf8');
+  const text = new TextDecoder().decode(bytes);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -74,7 +79,7 @@ export function readSealedMetadata(bytes: Uint8Array): SealedMetadata {
   findContentHashes(json, '', contentHashes);
   return {
     bytes,
-    metadataHash: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+    metadataHash: sha256Tag(bytes),
     canonical: canonicalJson(json) === text,
     json,
     anchor: anchor

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { FoundAnchor } from '../domain/anchoring/chain.js';
 import { hashToBytes32 } from '../domain/anchoring/merkle.js';
 import { describeRpc, RegistryReader } from '../domain/anchoring/registry-reader.js';
 import { inspectPades, type PadesReport, type SignerCertificate } from './pades.js';
-import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSealedMetadata, type SealedMetadata } from './sealed-metadata.js';
+import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSealedMetadata, sha256Tag, type SealedMetadata } from './sealed-metadata.js';
 
 /**
  * The offline verification of a sealed record: the PDF (or a notarization's sealed metadata plus the
@@ -20,6 +19,8 @@ export type VerificationReport = {
   reason: string | null;
   checks: Check[];
   metadataHash: string | null;
+  /** The record the sealed metadata names (its AGR reference), when it could be read. */
+  reference?: string | null;
   signer: SignerCertificate | null;
   /** For a sealed PDF: its PAdES level, timestamps, DSS contents, validity in time and trust. */
   pades?: Pick<PadesReport, 'level' | 'revisions' | 'sealRevision' | 'timestamps' | 'dss' | 'validity' | 'trust'>;
@@ -166,10 +167,15 @@ export async function verifySealedPdf(
   checks.push({ check: 'trust', ok: pades.trust.ok, detail: pades.trust.detail });
 
   checks.push(metadataCheck(metadata));
-  if (!metadata.canonical) return report(checks, { ...base, metadataHash: metadata.metadataHash });
+  if (!metadata.canonical) return report(checks, { ...base, metadataHash: metadata.metadataHash, reference: referenceOf(metadata) });
   const anchored = await anchorCheck(metadata, options);
   checks.push(anchored.check);
-  return report(checks, { ...base, metadataHash: metadata.metadataHash, anchor: anchored.anchor });
+  return report(checks, { ...base, metadataHash: metadata.metadataHash, reference: referenceOf(metadata), anchor: anchored.anchor });
+}
+
+function referenceOf(metadata: SealedMetadata): string | null {
+  const json = metadata.json as { reference?: unknown } | null;
+  return typeof json?.reference === 'string' ? json.reference : null;
 }
 
 function padesSummary(pades: PadesReport): VerificationReport['pades'] {
@@ -193,7 +199,7 @@ export async function verifyNotarization(
   }
   checks.push(metadataCheck(metadata));
 
-  const given = 'file' in content ? createHash('sha256').update(content.file).digest('hex') : normalizeSha256(content.contentHash);
+  const given = 'file' in content ? sha256Tag(content.file).slice('sha256:'.length) : normalizeSha256(content.contentHash);
   const source = 'file' in content ? 'the file' : '--content-hash';
   const match = given ? metadata.contentHashes.find((h) => h.hex === given) : undefined;
   checks.push(

@@ -81,7 +81,7 @@ describe('Web UI: file notarization hashed in the browser, public verification, 
 
     await publicPage.getByRole('tab', { name: 'Hash' }).click();
     await publicPage.getByLabel('Content hash').fill(digest);
-    await publicPage.getByRole('button', { name: 'Check' }).click();
+    await publicPage.getByRole('button', { name: 'Check', exact: true }).click();
     await publicPage.locator('[data-verdict="verified"]').waitFor();
 
     await publicPage.goto('/verify/AGR-0000-0000');

@@ -125,7 +125,7 @@ describe('Web UI: sealed artifacts, the audit trail, and public verification of 
 
     await publicPage.getByRole('tab', { name: 'Transaction' }).click();
     await publicPage.getByLabel('Transaction hash').fill(txHash);
-    await publicPage.getByRole('button', { name: 'Check' }).click();
+    await publicPage.getByRole('button', { name: 'Check', exact: true }).click();
     await publicPage.locator('[data-verdict="verified"]').waitFor();
     expect(await seriousViolations(publicPage)).toEqual([]);
     await stranger.close();

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useClient, useQuery } from 'urql';
 import { Alert, Field, PageTitle } from '../components';
 import { FileDrop, formatBytes } from '../file-drop';
+import { VerifyHere } from './verify-here';
 import { PublicRecordDocument, VerifyArtifactDocument, type VerifyArtifactInput, type VerifyArtifactQuery } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { formatDate, STATUS_LABELS, TYPE_LABELS } from '../lib/format';
@@ -222,6 +223,9 @@ function Certificate({ reference }: { reference: string }) {
             {result && <Verdict verdict={result.verdict} authority={result.currentAuthority !== result.agrReference ? result.currentAuthority : null} />}
             {result?.recordMatch && result.matchMethod && <p className="small muted">Matched by {result.matchMethod.replaceAll('_', ' ')}{documentVersionText(result)}.</p>}
           </div>
+
+          {/* "Check it here, without this service": the offline verifier, run in this browser (verify-here.tsx). */}
+          {record.type !== 'notarization' && record.sealedAt && <VerifyHere reference={record.agrReference} />}
         </>
       )}
     </section>
