@@ -7,6 +7,7 @@ import { inspectPades } from '../../src/verifier/pades.js';
 import { startCertificateAuthority, type CertificateAuthority, type IssuedIdentity } from '../support/certificate-authority.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';
+import { waitFor } from '../support/wait.js';
 import { startTimestampAuthority, type TimestampAuthorityServer } from '../support/timestamp-authority.js';
 
 const sha = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -116,4 +117,23 @@ describe('Archive timestamps: a B-LTA sealed PDF is renewed before its newest ti
     expect(await t.app.services.archiveRenewal.due()).toEqual([]);
     expect(await t.app.services.archiveRenewal.renewDue()).toEqual([]);
   });
+
+  it('the hourly job renews on its own: an instance whose renewal window reaches the new expiry adds the next timestamp', async () => {
+    const renewedOnce = (await document()).bytes;
+    // Ten years ahead covers the five-year authority: its run at start finds the PDF due.
+    const other = await startTestApp({ SEAL_TSA_URLS: second.url, JOBS_ENABLED: 'true', ARCHIVE_RENEW_BEFORE_DAYS: '3650' }, { sameDatabaseAs: t });
+    try {
+      const version3 = await waitFor(async () => (await db.query(`select sha256 from sealed_document_versions where record_id = $1 and version = 3`, [sealed.id])).rows[0] ?? null, 60_000);
+      const now = await document();
+      expect(sha(now.bytes)).toBe(version3.sha256);
+      expect(now.bytes.subarray(0, renewedOnce.length).equals(renewedOnce)).toBe(true);
+      const report = await inspectPades(now.bytes);
+      expect(report).toMatchObject({ ok: true, level: 'B-LTA' });
+      expect(report.timestamps.filter((s) => s.kind === 'document')).toHaveLength(3);
+      // The previous archive timestamp's chain is in the DSS now, before the new one.
+      expect(report.dss!.certificates.map((c) => c.subject)).toContain('CN=Long-lived TSA');
+    } finally {
+      await other.stop();
+    }
+  }, 90_000);
 });
