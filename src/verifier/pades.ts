@@ -1,4 +1,4 @@
-import { PDF, PdfArray, PdfRef, PdfStream, type PdfDict, type PdfObject } from '@libpdf/core';
+import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
@@ -238,22 +238,42 @@ async function readDss(pdf: Uint8Array): Promise<{ certificates: pkijs.Certifica
   };
 }
 
-/** Each page's content stream bytes and resources entry: what a viewer draws. */
+/**
+ * What a viewer draws of each page, as text to compare across revisions: the page dictionary with its
+ * references followed (streams as the digest of their decoded bytes), so that a later revision changing
+ * a content stream, a font, an image or an annotation in place shows. The signature widgets that
+ * signing and timestamping add to the first page (merged field and widget, /FT /Sig) are left out.
+ */
 async function pageContents(pdf: Uint8Array): Promise<string[]> {
   const document = await PDF.load(pdf);
   const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
-  return Promise.all(
-    document.getPages().map(async (page) => {
-      const contents = page.dict.get('Contents');
-      const streams: PdfObject[] = [];
-      const resolved = contents instanceof PdfRef ? resolve(contents) : contents;
-      if (resolved instanceof PdfArray) for (let i = 0; i < resolved.length; i += 1) streams.push(resolved.at(i, resolve)!);
-      else if (resolved) streams.push(resolved);
-      const bytes = concat(streams.map((stream) => (stream instanceof PdfStream ? stream.getDecodedData() : new Uint8Array())));
-      const resources = page.dict.get('Resources');
-      return `${hex(await digest('SHA-256', [bytes]))}:${resources instanceof PdfRef ? String(resources.objectNumber) : 'inline'}`;
-    }),
-  );
+  const isSignatureWidget = (object: PdfObject | null | undefined): boolean =>
+    object instanceof PdfDict && object.getName('Subtype', resolve)?.value === 'Widget' && object.getName('FT', resolve)?.value === 'Sig';
+  const describe = async (object: PdfObject | null | undefined, depth: number, seen: Set<PdfObject>): Promise<string> => {
+    const value = object instanceof PdfRef ? resolve(object) : object;
+    if (value === null || value === undefined) return 'null';
+    if (value instanceof PdfStream) return `stream:${hex(await digest('SHA-256', [value.getDecodedData()]))}`;
+    if (value instanceof PdfName) return `/${value.value}`;
+    if (value instanceof PdfNumber || value instanceof PdfBool) return String(value.value);
+    if (value instanceof PdfString) return `(${hex(value.bytes)})`;
+    if (depth === 0 || seen.has(value)) return '…';
+    seen.add(value);
+    if (value instanceof PdfArray) {
+      const items: string[] = [];
+      for (let i = 0; i < value.length; i += 1) {
+        const item = value.at(i, resolve);
+        if (!isSignatureWidget(item)) items.push(await describe(item, depth - 1, seen));
+      }
+      return `[${items.join(' ')}]`;
+    }
+    if (value instanceof PdfDict) {
+      const entries: string[] = [];
+      for (const [key, item] of value) if (key.value !== 'Parent') entries.push(`/${key.value} ${await describe(item, depth - 1, seen)}`);
+      return `<<${entries.sort().join(' ')}>>`;
+    }
+    return '?';
+  };
+  return Promise.all(document.getPages().map((page) => describe(page.dict, 6, new Set())));
 }
 
 const isSelfIssued = (certificate: pkijs.Certificate): boolean => certificate.subject.isEqual(certificate.issuer);
@@ -412,7 +432,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
     // Revisions after the seal may add validation data and timestamps, never change what a viewer shows.
     const [sealed, now] = await Promise.all([pageContents(pdf.subarray(0, sealEnd)), pageContents(pdf)]);
     if (sealed.length !== now.length || sealed.some((page, i) => page !== now[i])) {
-      return { ...none, ok: false, reason: 'a revision after the seal changes the pages (their content or resources): only validation data and timestamps may follow the seal', signer, timestamps };
+      return { ...none, ok: false, reason: 'a revision after the seal changes what the pages show (their content, resources or annotations): only validation data and timestamps may follow the seal', signer, timestamps };
     }
   }
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { HttpTimestampAuthority, PDF } from '@libpdf/core';
 import { X509Certificate } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -147,6 +148,21 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
       const report = await inspectPades(tampered);
       expect({ revision: r + 1, ok: report.ok }).toEqual({ revision: r + 1, ok: false });
     }
+  });
+
+  it('refuses a later revision that changes what a page shows, even one closed by a genuine timestamp', async () => {
+    const signed = await signSealedPdf(pdf, key, { reason: 'Sealed', signingTime: input.sealedAt, tsaUrls: [tsa.url] });
+    // Someone appends a revision with a note on the first page, then has a real authority timestamp the whole file.
+    const edited = await PDF.load(signed.bytes);
+    edited.getPage(0)!.addTextAnnotation({ rect: { x: 50, y: 700, width: 20, height: 20 }, contents: 'Rent is 85 €, not 850 €', open: true });
+    const appended = await edited.save({ incremental: true });
+    const { bytes } = await (await PDF.load(appended)).addTimestamp({ timestampAuthority: new HttpTimestampAuthority(tsa.url) });
+    expect(Buffer.from(bytes.subarray(0, signed.bytes.length)).equals(Buffer.from(signed.bytes))).toBe(true);
+    const report = await inspectPades(bytes);
+    expect(report).toMatchObject({ ok: false });
+    expect(report.reason).toContain('a revision after the seal changes what the pages show');
+    // The genuine file, with its own validation data and timestamp revisions, passes the same check.
+    expect((await inspectPades(signed.bytes)).ok).toBe(true);
   });
 
   it('stays valid through its timestamps after the seal certificate expires, where B-B does not', async () => {
