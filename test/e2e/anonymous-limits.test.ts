@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { ManualClock } from '../support/clock.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 
 /** Anonymous routes are limited per client address, and wrong codes per address; known and unknown addresses look alike. */
@@ -71,5 +72,53 @@ describe('Anonymous limits', () => {
     const forUnknown = await requestOtp('stranger@example.com');
     expect(shape(forKnown)).toEqual(shape(forUnknown));
     expect(forKnown.status).toBe(429);
+  });
+});
+
+/** The wrong-code budget's Retry-After, like every limit's, never exceeds its window (a day). */
+describe('Anonymous limits: the wrong-code budget filled early in its day', () => {
+  const clock = new ManualClock();
+  let t: TestApp;
+  const DAY_MS = 86_400_000;
+
+  beforeAll(async () => {
+    // Two hours into a UTC day: the sliding estimate alone would ask for about 30 hours (the rest of this
+    // day, then a third of the next until this day's weight fades below the limit).
+    const now = Date.now();
+    clock.advance(Math.ceil(now / DAY_MS) * DAY_MS + 2 * 3_600_000 - now);
+    t = await startTestApp({ OTP_REQUESTS_PER_WINDOW: '100', OTP_MAX_ATTEMPTS: '2', OTP_FAILURES_PER_DAY: '3' }, { clock });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it('asks to wait at most a day after the last wrong code, and one second less is still refused', async () => {
+    const email = 'early@example.com';
+    const codes: { eventId: string; code: string }[] = [];
+    for (let i = 0; i < 2; i += 1) {
+      const before = t.smtp.messages.length;
+      const requested = await t.request('POST', '/api/v1/verification/request-otp', { body: { email, purpose: 'authenticate' } });
+      codes.push({ eventId: requested.body.verification_event_id as string, code: await t.smtp.codeFor(email, before) });
+    }
+    const verify = (at: { eventId: string; code: string }, code: string) =>
+      t.request('POST', '/api/v1/verification/verify-otp', { body: { verification_event_id: at.eventId, code } });
+    const wrong = (code: string) => (code === '000000' ? '111111' : '000000');
+    expect((await verify(codes[0]!, wrong(codes[0]!.code))).status).toBe(422);
+    expect((await verify(codes[0]!, wrong(codes[0]!.code))).status).toBe(422);
+    expect((await verify(codes[1]!, wrong(codes[1]!.code))).status).toBe(422);
+
+    const refused = await verify(codes[1]!, codes[1]!.code);
+    expect(refused.status).toBe(429);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThan(86_400 - 120);
+    expect(wait).toBeLessThanOrEqual(86_400);
+    // The wait is exact: a second before it a fresh code is still refused, at its end the code passes.
+    clock.advance((wait - 1) * 1000);
+    const before = t.smtp.messages.length;
+    const again = await t.request('POST', '/api/v1/verification/request-otp', { body: { email, purpose: 'authenticate' } });
+    const fresh = { eventId: again.body.verification_event_id as string, code: await t.smtp.codeFor(email, before) };
+    expect((await verify(fresh, fresh.code)).status).toBe(429);
+    clock.advance(1000);
+    expect((await verify(fresh, fresh.code)).status).toBe(200);
   });
 });

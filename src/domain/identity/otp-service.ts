@@ -163,28 +163,35 @@ export class OtpService {
     // One statement: the event, its address's budget of wrong codes, and the attempt, counted
     // atomically (parallel guesses cannot exceed the limit) and only when the event is usable for
     // `purpose` and the budget has room (the checks below then throw without having spent it).
-    const [row] = await preparedQuery<EntityDictionary<VerificationEvent> & { budget_current: number | null; budget_previous: number | null; spent: number | null }>(
+    // The previous window weighs nothing once its last wrong code is a whole window old (as in RateLimiter.hit),
+    // and the last hits bound the wait: Retry-After never exceeds the window.
+    const forgotten = new Date(window.now - budget.windowSeconds * 1000);
+    const [row] = await preparedQuery<
+      EntityDictionary<VerificationEvent> & { budget_current: number | null; budget_previous: number | null; budget_current_last: Date | null; budget_previous_last: Date | null; spent: number | null }
+    >(
       em,
       `with event as (select * from verification_events where id = ?),
        budget as (
-         select (select w.hits from rate_limit_windows w where w.key = ? || e.destination and w.window_start = ?) as current,
-                (select w.hits from rate_limit_windows w where w.key = ? || e.destination and w.window_start = ?) as previous
-           from event e),
+         select c.hits as current, c.last_hit_at as current_last, p.hits as previous, p.last_hit_at as previous_last
+           from event e
+           left join rate_limit_windows c on c.key = ? || e.destination and c.window_start = ?
+           left join rate_limit_windows p on p.key = ? || e.destination and p.window_start = ? and (p.last_hit_at is null or p.last_hit_at > ?::timestamptz)),
        spent as (
          update verification_events v set attempts = v.attempts + 1
            from budget b
           where v.id = ? and v.consumed_at is null and v.attempts < v.max_attempts and v.purpose = ? and v.expires_at > ?
             and coalesce(b.current, 0) + 1 + coalesce(b.previous, 0) * ?::float8 <= ?::float8
          returning v.attempts)
-       select e.*, b.current as budget_current, b.previous as budget_previous, (select attempts from spent) as spent
+       select e.*, b.current as budget_current, b.previous as budget_previous, b.current_last as budget_current_last, b.previous_last as budget_previous_last,
+              (select attempts from spent) as spent
          from event e cross join budget b`,
-      [eventId, FAILURES, window.start, FAILURES, window.previousStart, eventId, purpose, now, window.overlap, admittedCount(budget)],
+      [eventId, FAILURES, window.start, FAILURES, window.previousStart, forgotten, eventId, purpose, now, window.overlap, admittedCount(budget)],
     );
     if (!row) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
-    const { budget_current: current, budget_previous: previous, spent, ...columns } = row;
+    const { budget_current: current, budget_previous: previous, budget_current_last: currentLastHit, budget_previous_last: previousLastHit, spent, ...columns } = row;
     const event = em.map(VerificationEvent, columns as EntityDictionary<VerificationEvent>);
     this.checkUsable(event, purpose, now, false);
-    this.rateLimiter.checkCounts(budget, window, { current, previous }, 'wrong codes for this address');
+    this.rateLimiter.checkCounts(budget, window, { current, previous, currentLastHit, previousLastHit }, 'wrong codes for this address');
     // Dead for good: waiting does not help, so no Retry-After (its remaining life would mislead).
     if (spent === null) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
     if (!constantTimeEqual(event.codeHash, hashCode(this.codeKey, event.id, code))) {
