@@ -1,3 +1,4 @@
+import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp } from '../support/mcp.js';
 
@@ -62,6 +63,29 @@ describe('MCP: an operator who requires secret inputs on the service\'s page', (
     expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'] }] });
     await expect(client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp' })).rejects.toMatchObject({ code: -32042 });
     await client.close();
+  });
+
+  it('refuses malformed and unknown links, and a link whose caller\'s API key was revoked, with the reason', async () => {
+    const claim = (ticket: string, browserKey: string) =>
+      t.graphql('mutation ($ticket: String!, $browserKey: String!) { claimSecretInput(ticket: $ticket, browserKey: $browserKey) { methodType } }', { ticket, browserKey });
+    const browserKey = 'b'.repeat(32);
+    expect((await claim('short', browserKey)).body.errors?.[0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    expect((await claim('short', browserKey)).body.errors?.[0].message).toContain('ticket');
+    expect((await claim('t'.repeat(40), 'no')).body.errors?.[0].message).toContain('browser key');
+    expect((await claim('t'.repeat(40), browserKey)).body.errors?.[0]).toMatchObject({ message: 'This link is not valid', extensions: { code: 'not_found' } });
+
+    // A link issued to a call made with an API key stops working when that key is revoked.
+    const issued = (await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['create', 'retrieve', 'verify'] } })).body as { id: string; key: string };
+    const client = await connectMcp(t.url, { bearer: issued.key, capabilities: { elicitation: { url: {} } } });
+    const reference = await draft(client);
+    await client.call('start_signature_method', { agr_reference: reference, method_type: 'email_otp' });
+    const error = await client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp' }).then(() => null, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    const ticket = new URL((error as UrlElicitationRequiredError).elicitations[0]!.url).hash.slice(1);
+    expect((await claim(ticket, browserKey)).body.data?.claimSecretInput).toEqual({ methodType: 'email_otp' });
+    expect((await t.request('DELETE', `/api/v1/api-keys/${issued.id}`, { token })).status).toBe(204);
+    expect((await claim(ticket, browserKey)).body.errors?.[0]).toMatchObject({ message: 'The credential the assistant used was revoked or has expired', extensions: { code: 'conflict' } });
+    await client.close().catch(() => undefined);
   });
 
   it('opens secret-input links over MCP sessions only', async () => {

@@ -189,8 +189,11 @@ export class SecretInputs {
     if (!row.session_live) throw new DomainError('conflict', 'The assistant\'s session that asked for this has ended');
     if (row.principal && !(await this.credentialLive(row.principal))) throw new DomainError('conflict', 'The credential the assistant used was revoked or has expired');
     if (row.browser_hash === null) {
-      await em.execute(`update mcp_secret_inputs set browser_hash = ? where id = ? and browser_hash is null`, [sha256Hex(browserKey), row.id]);
-      const [bound] = await em.execute<{ browser_hash: string }[]>(`select browser_hash from mcp_secret_inputs where id = ?`, [row.id]);
+      // The first browser to open the link keeps it: a second one racing it reads the first one's key back.
+      const [bound] = await em.execute<{ browser_hash: string }[]>(`update mcp_secret_inputs set browser_hash = coalesce(browser_hash, ?) where id = ? returning browser_hash`, [
+        sha256Hex(browserKey),
+        row.id,
+      ]);
       row.browser_hash = bound!.browser_hash;
     }
     return this.claimedBy(row, browserKey);
