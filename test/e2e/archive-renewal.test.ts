@@ -116,12 +116,17 @@ describe('Archive timestamps: a B-LTA sealed PDF is renewed before its newest ti
     // The new archive timestamp's certificate lives five years: nothing is due now.
     expect(await t.app.services.archiveRenewal.due()).toEqual([]);
     expect(await t.app.services.archiveRenewal.renewDue()).toEqual([]);
+    // Asked anyway, the same authority's certificate would extend nothing: the file is left as it is.
+    expect(await t.app.services.archiveRenewal.renew(sealed.id)).toMatchObject({ renewed: false, reason: expect.stringContaining('expires no later') });
+    expect(sha((await document()).bytes)).toBe(sha(after.bytes));
   });
 
   it('the hourly job renews on its own: an instance whose renewal window reaches the new expiry adds the next timestamp', async () => {
     const renewedOnce = (await document()).bytes;
-    // Ten years ahead covers the five-year authority: its run at start finds the PDF due.
-    const other = await startTestApp({ SEAL_TSA_URLS: second.url, JOBS_ENABLED: 'true', ARCHIVE_RENEW_BEFORE_DAYS: '3650' }, { sameDatabaseAs: t });
+    // Ten years ahead covers the five-year authority: its run at start finds the PDF due, and an authority
+    // certified for eight years extends it.
+    const third = await startTimestampAuthority('grant', { identity: await ca.issue({ commonName: 'Eight-year TSA', kind: 'timestamping', notAfter: new Date(Date.now() + 8 * 365 * DAY) }) });
+    const other = await startTestApp({ SEAL_TSA_URLS: third.url, JOBS_ENABLED: 'true', ARCHIVE_RENEW_BEFORE_DAYS: '3650' }, { sameDatabaseAs: t });
     try {
       const version3 = await waitFor(async () => (await db.query(`select sha256 from sealed_document_versions where record_id = $1 and version = 3`, [sealed.id])).rows[0] ?? null, 60_000);
       const now = await document();
@@ -134,6 +139,7 @@ describe('Archive timestamps: a B-LTA sealed PDF is renewed before its newest ti
       expect(report.dss!.certificates.map((c) => c.subject)).toContain('CN=Long-lived TSA');
     } finally {
       await other.stop();
+      await third.close();
     }
   }, 90_000);
 });

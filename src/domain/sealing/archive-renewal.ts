@@ -59,6 +59,13 @@ export class ArchiveRenewal {
     if (!current) return { recordId, renewed: false, reason: 'no sealed PDF' };
     try {
       const renewed = await this.renderer.renewArchive(new Uint8Array(current.bytes), { tsaUrls: this.settings.tsaUrls, tsaTimeoutMs: this.settings.tsaTimeoutMs });
+      // A timestamp whose certificate expires no later than the newest one in the file gains nothing, and
+      // storing it would grow the file at every run while the PDF stays due: it is dropped.
+      const before = current.artifact.archiveExpiresAt;
+      if (!renewed.archiveExpiresAt || (before && renewed.archiveExpiresAt.getTime() <= new Date(before).getTime())) {
+        this.logger.warn({ recordId, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null }, 'archive timestamp not renewed: the authority\'s certificate expires no later than the newest timestamp\'s in the file');
+        return { recordId, renewed: false, reason: 'the authority\'s certificate expires no later than the newest timestamp\'s' };
+      }
       const stored = await this.orm.em.fork().transactional((em) =>
         this.store.renew(em, { recordId, previousSha256: current.artifact.sha256, bytes: renewed.bytes, level: current.artifact.level ?? 'B-LTA', archiveExpiresAt: renewed.archiveExpiresAt }),
       );
