@@ -179,5 +179,13 @@ describe('record-verify (offline verifier) on a real anvil', () => {
     expect((await recordVerify(file('sealed.pdf'))).code).toBe(2);
     expect((await recordVerify('--metadata', file('pretty.json'), '--rpc', chain.url)).code).toBe(2);
     expect((await recordVerify(file('missing.pdf'), '--rpc', chain.url)).err).toContain('no such file');
+    // --at must be a date, and --trust a certificate.
+    const badDate = await recordVerify(file('sealed.pdf'), '--rpc', chain.url, '--at', 'next tuesday');
+    expect(badDate.code).toBe(2);
+    expect(badDate.err).toContain('--at next tuesday is not a date');
+    fs.writeFileSync(file('not-a-cert.pem'), '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n');
+    const badTrust = await recordVerify(file('sealed.pdf'), '--rpc', chain.url, '--trust', file('not-a-cert.pem'));
+    expect(badTrust.code).toBe(2);
+    expect(badTrust.err).toContain('holds no CERTIFICATE block');
   });
 });
