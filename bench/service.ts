@@ -2,7 +2,8 @@
  * The service as the benchmark runs it, in its own process: jobs off (BENCH_JOBS=1: on, with the
  * chain), logs at warn (to stdout, as in production), outgoing mail handed to the parent over IPC
  * (it needs the one-time codes).
- * Answers the parent `{ ready: url }`, then its memory (now, at its peak, after a full collection) on `{ memory: true }`; stops on `{ stop: true }`.
+ * Answers the parent `{ ready: url }`, then its memory (now, at its peak, after a full collection) on `{ memory: true }`,
+ * the CPU time it has used (process.cpuUsage(), µs) on `{ cpu: true }`; stops on `{ stop: true }`.
  */
 import 'reflect-metadata';
 import { startApp } from '../src/app.js';
@@ -97,7 +98,8 @@ const app = await startApp(
   { logger: createLogger('warn'), mailer: { send: async (mail) => void send({ mail: { to: mail.to, subject: mail.subject, text: mail.text } }) } },
 );
 send({ ready: app.url });
-process.on('message', (message: { memory?: boolean; stop?: boolean }) => {
+process.on('message', (message: { memory?: boolean; cpu?: boolean; stop?: boolean }) => {
+  if (message.cpu) send({ cpu: process.cpuUsage() });
   if (message.memory) {
     const before = process.memoryUsage();
     // With --expose-gc (the benchmark passes it): what stays after a full collection too.

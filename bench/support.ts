@@ -122,6 +122,20 @@ export class Bench {
     return answer;
   }
 
+  /** The CPU time the service's process has used so far (user and system, µs), as it answers over IPC. */
+  async cpu(service: Started): Promise<number> {
+    const answer = new Promise<number>((resolve) => {
+      const listener = (message: { cpu?: NodeJS.CpuUsage }) => {
+        if (!message.cpu) return;
+        service.child.off('message', listener);
+        resolve(message.cpu.user + message.cpu.system);
+      };
+      service.child.on('message', listener);
+    });
+    service.child.send({ cpu: true });
+    return answer;
+  }
+
   /**
    * Samples the service's resident size (/proc/<pid>/status VmRSS) every 50 ms, by phase: `phase(name)`
    * starts one; `peaks()` answers each phase's highest figure in bytes (Linux; empty elsewhere).
@@ -148,13 +162,17 @@ export class Bench {
     };
   }
 
+  /** Stops one service (its `stop`, then its exit). */
+  async stop(service: Started): Promise<void> {
+    const child = service.child;
+    if (child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send({ stop: true });
+    await exited;
+  }
+
   async close(): Promise<void> {
-    for (const child of this.children) {
-      if (child.exitCode !== null) continue;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.send({ stop: true });
-      await exited;
-    }
+    for (const child of this.children) await this.stop({ child, url: '' });
     if (process.env.BENCH_KEEP_DATABASE !== '1') await this.admin.query(`drop database if exists ${this.database} with (force)`);
     await this.admin.end();
   }

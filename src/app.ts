@@ -168,6 +168,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await step('job queue', () => jobs.stop(Math.min(JOB_FINISH_MS, config.shutdown.timeoutMs / 3)));
     await step('job queue pool', jobs.close);
     if (metricsListener) await step('metrics listener', metricsListener.close);
+    metrics?.close();
     await step('webhook sender', () => services.webhookSender.close());
     await step('webhook wake-ups', services.stopWebhookWakeUps);
     await step('mail worker', async () => mailer.close?.());

@@ -1,12 +1,15 @@
 import { timingSafeEqual } from 'node:crypto';
+import diagnostics from 'node:diagnostics_channel';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { StuckWork } from '../domain/maintenance/stuck-work.js';
 import type { Instruments } from '../domain/shared/instruments.js';
-import { children, observePool, prometheusInstruments } from './metrics-instruments.js';
+import { countsOf, FastHistogram } from './metric-families.js';
+import { observePool, prometheusInstruments } from './metrics-instruments.js';
 
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 
@@ -61,12 +64,14 @@ type Backlog = {
 };
 
 export type Metrics = {
-  /** Times every request (mounted first). */
+  /** Times every request (mounted first): notes when it came; its answer's end is heard on Node's `http.server.response.finish` channel. */
   observe: (req: Request, res: Response, next: NextFunction) => void;
   /** `GET /metrics` on the main port: the Prometheus text format for a bearer of the token (none: not served there). */
   endpoint: (req: Request, res: Response, next: NextFunction) => void;
   /** A listener of its own that answers `GET /metrics` without a token (bind it to a private address). */
   listen: (host: string, port: number) => Promise<{ url: string; close: () => Promise<void> }>;
+  /** Stops hearing answers (the process may hold other instances: tests). */
+  close: () => void;
 };
 
 /** One instance's registry and the instruments the services report into it (made before the services). */
@@ -80,8 +85,25 @@ export type MetricsRegistry = { registry: Registry; instruments: Instruments };
 export function createMetricsRegistry(settings: { token: string | null; port: number | null }): MetricsRegistry | null {
   if (!settings.token && settings.port === null) return null;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  defaultMetrics(registry);
   return { registry, instruments: prometheusInstruments(registry) };
+}
+
+/**
+ * prom-client's default figures of the process (CPU, memory, heap spaces, event-loop lag, handles,
+ * file descriptors, version) but its GC durations: those come from a PerformanceObserver on `gc`
+ * entries, for each of which Node 24 builds deprecated accessors (DEP0152) anew, and a record read
+ * makes enough garbage for that to cost about 1% of its CPU (bench/metrics.bench.ts). Each collector
+ * is prom-client's own, by its own list.
+ */
+function defaultMetrics(registry: Registry): void {
+  const require = createRequire(import.meta.url);
+  const names = (collectDefaultMetrics as unknown as { metricsList: string[] }).metricsList;
+  for (const name of names) {
+    if (name === 'gc') continue;
+    const collect = require(`prom-client/lib/metrics/${name}.js`) as (registry: Registry, config: object) => void;
+    collect(registry, { eventLoopMonitoringPrecision: 10 });
+  }
 }
 
 /**
@@ -98,21 +120,24 @@ export function createMetrics(
   const { token } = settings;
   const { registry } = settings.registry;
   void orm.em.getConnection().getNativeClient().then((pool) => observePool(registry, pool), () => undefined);
-  const requests = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP requests of this instance by method, route template and status class, and how long they took',
-    labelNames: ['method', 'route', 'status_class'],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const answered = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests of this instance by method, route template and status class',
-    labelNames: ['method', 'route', 'status_class'],
-    registers: [registry],
-  });
-  // Each (method, route, status class) made once: a request allocates no label object.
-  const http = children((method, route, status) => ({ time: requests.labels(method, route, status), count: answered.labels(method, route, status) }));
+  const requests = new FastHistogram(
+    registry,
+    'http_request_duration_seconds',
+    'HTTP requests of this instance by method, route template and status class, and how long they took',
+    ['method', 'route', 'status_class'],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  countsOf(registry, requests, 'http_requests_total', 'HTTP requests of this instance by method, route template and status class');
+  // When each request came, on its response (this instance's own mark: the channel below hears every server of the process).
+  const came = Symbol('metrics.came');
+  type Marked = Response & { [came]?: number };
+  const answered = (message: unknown) => {
+    const { request, response } = message as { request: Request; response: Marked };
+    const start = response[came];
+    if (start === undefined) return;
+    requests.child(request.method, routeOf(request, response), STATUS_CLASSES[Math.floor(response.statusCode / 100)] ?? 'other').observe((performance.now() - start) / 1000);
+  };
+  diagnostics.subscribe('http.server.response.finish', answered);
   const fromDatabase = ' (from the database: the same on every instance)';
   const gauges = {
     outboxPending: new Gauge({ name: 'rss_outbox_pending_events', help: `Domain events not yet delivered${fromDatabase}`, registers: [registry] }),
@@ -161,15 +186,11 @@ export function createMetrics(
     return registry.metrics();
   };
   return {
-    observe: (req, res, next) => {
-      const start = performance.now();
-      res.on('finish', () => {
-        const child = http(req.method, routeOf(req, res), STATUS_CLASSES[Math.floor(res.statusCode / 100)] ?? 'other');
-        child.time.observe((performance.now() - start) / 1000);
-        child.count.inc();
-      });
+    observe: (_req, res, next) => {
+      (res as Marked)[came] = performance.now();
       next();
     },
+    close: () => void diagnostics.unsubscribe('http.server.response.finish', answered),
     endpoint: (req, res, next) => {
       if (req.method !== 'GET' || req.path !== '/metrics' || !expected) return next();
       const presented = Buffer.from(req.headers.authorization ?? '');
