@@ -7,6 +7,7 @@ import { inspectPades } from '../../src/verifier/pades.js';
 import { startCertificateAuthority, type CertificateAuthority, type IssuedIdentity } from '../support/certificate-authority.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';
+import { ManualClock } from '../support/clock.js';
 import { waitFor } from '../support/wait.js';
 import { startTimestampAuthority, type TimestampAuthorityServer } from '../support/timestamp-authority.js';
 
@@ -140,6 +141,46 @@ describe('Archive timestamps: a B-LTA sealed PDF is renewed before its newest ti
     } finally {
       await other.stop();
       await third.close();
+    }
+  }, 90_000);
+
+  it('a PDF that gains nothing is put off: a day when the certificate would not extend it, 6 hours when the authority fails', async () => {
+    const kept = await document();
+    // Due (its newest timestamp expires in eight years, inside a ten-year window), but this authority's
+    // certificate expires sooner than that: asking it extends nothing.
+    const sevenYear = await startTimestampAuthority('grant', { identity: await ca.issue({ commonName: 'Seven-year TSA', kind: 'timestamping', notAfter: new Date(Date.now() + 7 * 365 * DAY) }) });
+    const clock = new ManualClock();
+    const other = await startTestApp({ SEAL_TSA_URLS: sevenYear.url, ARCHIVE_RENEW_BEFORE_DAYS: '3650' }, { sameDatabaseAs: t, clock });
+    const renewal = other.app.services.archiveRenewal;
+    try {
+      expect(await renewal.due()).toEqual([sealed.id]);
+      const [outcome] = await renewal.renewDue();
+      expect(outcome).toMatchObject({ recordId: sealed.id, renewed: false, outcome: 'not_extended' });
+      expect(outcome!.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(DAY - 60_000);
+      expect(sevenYear.granted).toBeGreaterThan(0);
+      const asked = sevenYear.granted;
+      // Not due again for a day: the next hourly runs ask nobody.
+      expect(await renewal.due()).toEqual([]);
+      clock.advance(23 * 3_600_000);
+      expect(await renewal.renewDue()).toEqual([]);
+      expect(sevenYear.granted).toBe(asked);
+      clock.advance(2 * 3_600_000);
+      expect(await renewal.due()).toEqual([sealed.id]);
+
+      // The authority gone: the attempt fails, and the PDF waits 6 hours.
+      await sevenYear.close();
+      const [failed] = await renewal.renewDue();
+      expect(failed).toMatchObject({ recordId: sealed.id, renewed: false, outcome: 'failed' });
+      expect(failed!.nextAttemptAt!.getTime() - clock.now().getTime()).toBeGreaterThan(6 * 3_600_000 - 60_000);
+      expect(await renewal.due()).toEqual([]);
+      clock.advance(6 * 3_600_000 + 60_000);
+      expect(await renewal.due()).toEqual([sealed.id]);
+      // Nothing was stored meanwhile.
+      expect(sha((await document()).bytes)).toBe(sha(kept.bytes));
+      expect((await db.query(`select count(*)::int as n from sealed_document_versions where record_id = $1`, [sealed.id])).rows[0].n).toBe(3);
+    } finally {
+      await other.stop();
+      await sevenYear.close().catch(() => undefined);
     }
   }, 90_000);
 });

@@ -24,6 +24,7 @@ import { Migration20261129100000_document_tickets as M21 } from './Migration2026
 import { Migration20261129120000_mcp_events as M22 } from './Migration20261129120000_mcp_events.js';
 import { Migration20261129140000_rate_limit_last_hit as M23 } from './Migration20261129140000_rate_limit_last_hit.js';
 import { Migration20261130090000_archive_timestamps as M24 } from './Migration20261130090000_archive_timestamps.js';
+import { Migration20261201090000_archive_renewal_attempts as M25 } from './Migration20261201090000_archive_renewal_attempts.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -54,4 +55,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261129120000_mcp_events', class: M22 },
   { name: 'Migration20261129140000_rate_limit_last_hit', class: M23 },
   { name: 'Migration20261130090000_archive_timestamps', class: M24 },
+  { name: 'Migration20261201090000_archive_renewal_attempts', class: M25 },
 ];

@@ -12,7 +12,20 @@ export type ArchiveRenewalSettings = {
   tsaTimeoutMs?: number;
 };
 
-export type RenewalOutcome = { recordId: string; renewed: boolean; version?: number; sha256?: string; reason?: string };
+export type RenewalOutcome = {
+  recordId: string;
+  renewed: boolean;
+  version?: number;
+  sha256?: string;
+  reason?: string;
+  /** Why nothing was stored: the authorities failed, their certificates would not extend the file, or another instance renewed it first. */
+  outcome?: 'failed' | 'not_extended' | 'renewed_elsewhere';
+  /** After an automatic attempt that stored nothing: when the PDF is due again. */
+  nextAttemptAt?: Date;
+};
+
+/** How long a PDF waits after an automatic attempt that stored nothing: an authority down may be back within hours; a certificate too short stays so for a while. */
+const WAIT_AFTER_MS = { failed: 6 * 3_600_000, not_extended: 24 * 3_600_000 } as const;
 
 /**
  * Keeps B-LTA sealed PDFs verifiable past every certificate they rely on: before the newest
@@ -31,21 +44,40 @@ export class ArchiveRenewal {
     private readonly logger: Logger,
   ) {}
 
-  /** Sealed PDFs whose newest timestamp's certificate expires within the renewal window, soonest first. */
+  /**
+   * Sealed PDFs whose newest timestamp's certificate expires within the renewal window, soonest first,
+   * but those an attempt that stored nothing put off (`archive_next_attempt_at`).
+   */
   async due(limit = 50): Promise<string[]> {
-    const horizon = new Date(this.clock.now().getTime() + this.settings.renewBeforeDays * 86_400_000);
+    const now = this.clock.now();
+    const horizon = new Date(now.getTime() + this.settings.renewBeforeDays * 86_400_000);
     const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
-      `select record_id from sealed_artifacts where kind = 'sealed_pdf' and archive_expires_at is not null and archive_expires_at < ? order by archive_expires_at limit ?`,
-      [horizon, limit],
+      `select record_id from sealed_artifacts
+        where kind = 'sealed_pdf' and archive_expires_at is not null and archive_expires_at < ?
+          and (archive_next_attempt_at is null or archive_next_attempt_at <= ?)
+        order by archive_expires_at limit ?`,
+      [horizon, now, limit],
     );
     return rows.map((row) => row.record_id);
   }
 
-  /** Renews every due PDF, one at a time; a failure is logged and left for the next run. */
+  /**
+   * Renews every due PDF, one at a time (the hourly job). A PDF that gained nothing is put off: 6 hours
+   * when its authorities failed, a day when their certificates would not extend it. So it is not asked
+   * about at every run, and PDFs that cannot be renewed do not keep the ones behind them waiting.
+   */
   async renewDue(): Promise<RenewalOutcome[]> {
     if (this.settings.tsaUrls.length === 0) return [];
     const outcomes: RenewalOutcome[] = [];
-    for (const recordId of await this.due()) outcomes.push(await this.renew(recordId));
+    for (const recordId of await this.due()) {
+      const outcome = await this.renew(recordId);
+      if (outcome.outcome === 'failed' || outcome.outcome === 'not_extended') {
+        outcome.nextAttemptAt = new Date(this.clock.now().getTime() + WAIT_AFTER_MS[outcome.outcome]);
+        await this.orm.em.fork().execute(`update sealed_artifacts set archive_next_attempt_at = ? where record_id = ? and kind = 'sealed_pdf'`, [outcome.nextAttemptAt, recordId]);
+        this.logger.info({ recordId, nextAttemptAt: outcome.nextAttemptAt.toISOString() }, 'sealed PDF archive renewal put off');
+      }
+      outcomes.push(outcome);
+    }
     return outcomes;
   }
 
@@ -64,12 +96,12 @@ export class ArchiveRenewal {
       const before = current.artifact.archiveExpiresAt;
       if (!renewed.archiveExpiresAt || (before && renewed.archiveExpiresAt.getTime() <= new Date(before).getTime())) {
         this.logger.warn({ recordId, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null }, 'archive timestamp not renewed: the authority\'s certificate expires no later than the newest timestamp\'s in the file');
-        return { recordId, renewed: false, reason: 'the authority\'s certificate expires no later than the newest timestamp\'s' };
+        return { recordId, renewed: false, outcome: 'not_extended', reason: 'the authority\'s certificate expires no later than the newest timestamp\'s' };
       }
       const stored = await this.orm.em.fork().transactional((em) =>
         this.store.renew(em, { recordId, previousSha256: current.artifact.sha256, bytes: renewed.bytes, level: current.artifact.level ?? 'B-LTA', archiveExpiresAt: renewed.archiveExpiresAt }),
       );
-      if (!stored) return { recordId, renewed: false, reason: 'renewed meanwhile by another instance' };
+      if (!stored) return { recordId, renewed: false, outcome: 'renewed_elsewhere', reason: 'renewed meanwhile by another instance' };
       this.logger.info(
         { recordId, version: stored.version, documentHash: stored.sha256, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null, authority: renewed.documentTimestampUrl, warnings: renewed.validationWarnings },
         'sealed PDF archive timestamp renewed',
@@ -77,8 +109,8 @@ export class ArchiveRenewal {
       return { recordId, renewed: true, version: stored.version, sha256: stored.sha256 };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ recordId, reason }, 'sealed PDF archive timestamp renewal failed; retried on the next run');
-      return { recordId, renewed: false, reason };
+      this.logger.warn({ recordId, reason }, 'sealed PDF archive timestamp renewal failed');
+      return { recordId, renewed: false, outcome: 'failed', reason };
     }
   }
 }

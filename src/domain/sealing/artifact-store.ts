@@ -22,7 +22,7 @@ export type ArtifactFile = {
 /** A new version of a stored sealed PDF (an archive timestamp renewal appended a revision). */
 export type RenewedDocument = { recordId: string; previousSha256: string; bytes: Uint8Array; level: string; archiveExpiresAt: Date | null };
 
-export type StoredArtifact = Omit<SealedArtifact, 'content'>;
+export type StoredArtifact = Omit<SealedArtifact, 'content' | 'archiveNextAttemptAt'>;
 
 /**
  * Where artifacts live. One small port: PostgreSQL by default (the embedded setup needs nothing
@@ -103,7 +103,7 @@ export class PostgresArtifactStore implements ArtifactStore {
     const sha256 = sha256Tagged(bytes);
     const updated = await preparedQuery<{ id: string }>(
       em,
-      `update sealed_artifacts set content = ?, sha256 = ?, byte_size = ?, level = ?, archive_expires_at = ?
+      `update sealed_artifacts set content = ?, sha256 = ?, byte_size = ?, level = ?, archive_expires_at = ?, archive_next_attempt_at = null
         where record_id = ? and kind = 'sealed_pdf' and sha256 = ? returning id`,
       [bytes, sha256, bytes.length, renewed.level, renewed.archiveExpiresAt, renewed.recordId, renewed.previousSha256],
     );

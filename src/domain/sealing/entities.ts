@@ -13,7 +13,7 @@ export type ArtifactKind = 'sealed_pdf' | 'share_card';
 @Unique({ properties: ['recordId', 'kind'] })
 @Index({ name: 'sealed_artifacts_archive_due_index', expression: `create index "sealed_artifacts_archive_due_index" on "sealed_artifacts" ("archive_expires_at") where "archive_expires_at" is not null` })
 export class SealedArtifact {
-  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'archiveExpiresAt' | 'sealCertificateSha256' | 'sealCertificateSubject' | 'createdAt';
+  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'archiveExpiresAt' | 'archiveNextAttemptAt' | 'sealCertificateSha256' | 'sealCertificateSubject' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -57,6 +57,10 @@ export class SealedArtifact {
    */
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   archiveExpiresAt: Date | null = null;
+
+  /** After a renewal attempt that stored nothing: not due again before then (null: due as soon as its expiry is near). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  archiveNextAttemptAt: Date | null = null;
 
   /** For a sealed PDF: the seal certificate that signed it ('sha256:<hex>' of its DER, and its subject). */
   @Property({ type: 'text', nullable: true })
