@@ -1,6 +1,7 @@
 import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { pkijsEngine, toArrayBuffer } from './pkijs-engine.js';
 
 /**
  * The PDF's PAdES signatures, checked cryptographically with nothing but the file (and certificates
@@ -81,14 +82,6 @@ const NAME_LABELS: Record<string, string> = {
   '1.2.840.113549.1.9.1': 'E',
 };
 
-/**
- * Handed to every pkijs call rather than set globally: the signing library sets its own global engine,
- * and a verification must not depend on what ran before it.
- */
-let webEngine: pkijs.CryptoEngine | undefined;
-const engine = (): pkijs.CryptoEngine => (webEngine ??= new pkijs.CryptoEngine({ name: 'webcrypto', crypto: globalThis.crypto }));
-
-const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 const latin1 = (bytes: Uint8Array): string => new TextDecoder('latin1').decode(bytes);
 const hex = (bytes: ArrayBuffer | Uint8Array): string => Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, '0')).join('');
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((v, i) => v === b[i]);
@@ -193,7 +186,7 @@ async function checkTimestampToken(token: Uint8Array, covered: Uint8Array): Prom
     return { ok: false, detail: `the timestamp of ${info.genTime.toISOString()} stamps other bytes: the data it covers was changed`, time: info.genTime, authority: null, certificates };
   }
   try {
-    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(covered), checkChain: false, extendedMode: true }, engine());
+    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(covered), checkChain: false, extendedMode: true }, pkijsEngine());
     const authority = result.signerCertificate ?? null;
     if (!result.signatureVerified || !authority) return { ok: false, detail: `the timestamp token's signature does not verify (${result.message || 'no detail'})`, time: info.genTime, authority, certificates };
     return { ok: true, detail: `${info.genTime.toISOString()} by ${describeName(authority.subject)}`, time: info.genTime, authority, certificates };
@@ -202,9 +195,8 @@ async function checkTimestampToken(token: Uint8Array, covered: Uint8Array): Prom
   }
 }
 
-/** The DSS of the document as these bytes end it (every revision up to there merged), or null. */
-async function readDss(pdf: Uint8Array): Promise<{ certificates: pkijs.Certificate[]; ocsp: pkijs.BasicOCSPResponse[]; crls: pkijs.CertificateRevocationList[] } | null> {
-  const document = await PDF.load(pdf);
+/** The DSS of a loaded document (of the bytes up to some revision: every revision up to there merged), or null. */
+function readDss(document: PDF): { certificates: pkijs.Certificate[]; ocsp: pkijs.BasicOCSPResponse[]; crls: pkijs.CertificateRevocationList[] } | null {
   const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
   const dss: PdfDict | undefined = document.getCatalog().getDict('DSS', resolve);
   if (!dss) return null;
@@ -244,8 +236,7 @@ async function readDss(pdf: Uint8Array): Promise<{ certificates: pkijs.Certifica
  * a content stream, a font, an image or an annotation in place shows. The signature widgets that
  * signing and timestamping add to the first page (merged field and widget, /FT /Sig) are left out.
  */
-async function pageContents(pdf: Uint8Array): Promise<string[]> {
-  const document = await PDF.load(pdf);
+async function pageContents(document: PDF): Promise<string[]> {
   const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
   const isSignatureWidget = (object: PdfObject | null | undefined): boolean =>
     object instanceof PdfDict && object.getName('Subtype', resolve)?.value === 'Widget' && object.getName('FT', resolve)?.value === 'Sig';
@@ -283,7 +274,7 @@ async function issuerOf(certificate: pkijs.Certificate, pool: pkijs.Certificate[
   for (const candidate of pool) {
     if (!candidate.subject.isEqual(certificate.issuer)) continue;
     try {
-      if (await certificate.verify(candidate, engine())) return candidate;
+      if (await certificate.verify(candidate, pkijsEngine())) return candidate;
     } catch {
       // Another key of the same name: try the next.
     }
@@ -307,10 +298,10 @@ async function chainOf(leaf: pkijs.Certificate, pool: pkijs.Certificate[]): Prom
 type Revocation = { known: boolean; revokedAt: Date | null; source: string };
 
 /** What the DSS says of `certificate`'s revocation (issued by `issuer`): an OCSP answer first, then a CRL. */
-async function revocationOf(certificate: pkijs.Certificate, issuer: pkijs.Certificate, dss: NonNullable<Awaited<ReturnType<typeof readDss>>>): Promise<Revocation> {
+async function revocationOf(certificate: pkijs.Certificate, issuer: pkijs.Certificate, dss: NonNullable<ReturnType<typeof readDss>>): Promise<Revocation> {
   for (const answer of dss.ocsp) {
     try {
-      const status = await answer.getCertificateStatus(certificate, issuer, engine());
+      const status = await answer.getCertificateStatus(certificate, issuer, pkijsEngine());
       if (!status.isForCertificate) continue;
       if (status.status === 0) return { known: true, revokedAt: null, source: 'OCSP' };
       if (status.status === 1) {
@@ -325,7 +316,7 @@ async function revocationOf(certificate: pkijs.Certificate, issuer: pkijs.Certif
   for (const crl of dss.crls) {
     if (!crl.issuer.isEqual(certificate.issuer)) continue;
     try {
-      if (!(await crl.verify({ issuerCertificate: issuer }, engine()))) continue;
+      if (!(await crl.verify({ issuerCertificate: issuer }, pkijsEngine()))) continue;
     } catch {
       continue;
     }
@@ -392,7 +383,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   if (!sameBytes(new Uint8Array(claimed.valueBlock.valueHexView), actual)) return fail(`the signed ${algorithm.label} digest does not match the file's bytes: the PDF was changed after signing`);
   let sealCertificate: pkijs.Certificate;
   try {
-    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(concat(signedPart(seal))), checkChain: false, extendedMode: true }, engine());
+    const result = await signedData.verify({ signer: 0, data: toArrayBuffer(concat(signedPart(seal))), checkChain: false, extendedMode: true }, pkijsEngine());
     if (!result.signatureVerified || !result.signerCertificate) {
       return fail(`the signature does not verify with the signer certificate's key (${result.message || 'no detail'})`, result.signerCertificate ? await describeCertificate(result.signerCertificate) : null);
     }
@@ -428,19 +419,22 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const anySignatureAfterSeal = signatures.some((s) => s !== seal && s.kind === 'signature');
   if (anySignatureAfterSeal) return { ...none, ok: false, reason: 'the file carries a second signature besides the seal', signer, timestamps };
   const sealEnd = seal.byteRange[2] + seal.byteRange[3];
+  // The whole file, parsed once for its pages and its DSS.
+  let whole: Promise<PDF> | undefined;
+  const wholeDocument = () => (whole ??= PDF.load(pdf));
   if (sealEnd < pdf.length) {
     // Revisions after the seal may add validation data and timestamps, never change what a viewer shows.
-    const [sealed, now] = await Promise.all([pageContents(pdf.subarray(0, sealEnd)), pageContents(pdf)]);
+    const [sealed, now] = await Promise.all([PDF.load(pdf.subarray(0, sealEnd)).then(pageContents), wholeDocument().then(pageContents)]);
     if (sealed.length !== now.length || sealed.some((page, i) => page !== now[i])) {
       return { ...none, ok: false, reason: 'a revision after the seal changes what the pages show (their content, resources or annotations): only validation data and timestamps may follow the seal', signer, timestamps };
     }
   }
 
   // The DSS: as the file ends, and as it stood before the first document timestamp (B-LTA needs it there).
-  const dss = await readDss(pdf).catch(() => null);
+  const dss = await wholeDocument().then(readDss).catch(() => null);
   const firstArchive = signatures.find((s) => s.kind === 'document');
   const before = firstArchive ? revisionEnds(text)[firstArchive.revision - 2] : undefined;
-  const dssBeforeArchive = dss !== null && before !== undefined && (await readDss(pdf.subarray(0, before)).catch(() => null)) !== null;
+  const dssBeforeArchive = dss !== null && before !== undefined && (await PDF.load(pdf.subarray(0, before)).then(readDss).catch(() => null)) !== null;
   if (dss) pool.push(...dss.certificates);
 
   // Validity in time: each certificate must hold when the next proof shows the data existed.

@@ -1,7 +1,7 @@
-import { webcrypto } from 'node:crypto';
 import type { RevocationProvider } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { pkijsEngine, toArrayBuffer } from '../../verifier/pkijs-engine.js';
 
 const AUTHORITY_INFO_ACCESS = '1.3.6.1.5.5.7.1.1';
 const OCSP_METHOD = '1.3.6.1.5.5.7.48.1';
@@ -10,11 +10,6 @@ const URI = 6;
 /** A CRL or an OCSP answer larger than this is not embedded (a CA's full CRL can run to megabytes). */
 const MAX_BYTES = 4 * 1024 * 1024;
 
-const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-
-/** Handed to pkijs rather than set globally (the signing library sets its own global engine). */
-let nodeEngine: pkijs.CryptoEngine | undefined;
-const engine = (): pkijs.CryptoEngine => (nodeEngine ??= new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto }));
 
 function extension(certificate: pkijs.Certificate, id: string): asn1js.AsnType | null {
   const found = certificate.extensions?.find((e) => e.extnID === id);
@@ -61,7 +56,7 @@ export class SealRevocationProvider implements RevocationProvider {
     for (const url of ocspUrls(certificate)) {
       try {
         const request = new pkijs.OCSPRequest();
-        await request.createForCertificate(certificate, { hashAlgorithm: 'SHA-1', issuerCertificate: pkijs.Certificate.fromBER(toArrayBuffer(issuer)) }, engine());
+        await request.createForCertificate(certificate, { hashAlgorithm: 'SHA-1', issuerCertificate: pkijs.Certificate.fromBER(toArrayBuffer(issuer)) }, pkijsEngine());
         const answer = await this.fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/ocsp-request' }, body: new Uint8Array(request.toSchema(true).toBER(false)) });
         const response = pkijs.OCSPResponse.fromBER(toArrayBuffer(answer));
         const status = response.responseStatus.valueBlock.valueDec;

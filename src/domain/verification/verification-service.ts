@@ -81,6 +81,13 @@ export type VerificationView = {
 export type VerifyArtifact = { text?: string | null; body?: string | null; contentHash?: string | null; documentHash?: string | null; txHash?: string | null };
 
 const HASH = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
+
+/** A SHA-256 the caller gave (64 hex digits, `sha256:` optional), as stored: `sha256:` and lower case. */
+function givenHash(field: string, value: string): string {
+  const hash = HASH.exec(value.trim());
+  if (!hash) throw DomainError.invalid([field], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
+  return `sha256:${hash[1]!.toLowerCase()}`;
+}
 /** Drafts are private until submitted: publicly they do not exist. */
 const UNPUBLISHED: RecordStatus[] = ['draft', 'cancelled_draft'];
 
@@ -201,9 +208,7 @@ export class VerificationService {
    * now, or an earlier one (before an archive timestamp renewal appended a revision).
    */
   private async documentVersion(recordId: string, value: string, document: SealedDocumentView | null): Promise<DocumentVersionMatch | null> {
-    const hash = HASH.exec(value.trim());
-    if (!hash) throw DomainError.invalid(['documentHash'], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
-    const given = `sha256:${hash[1]!.toLowerCase()}`;
+    const given = givenHash('documentHash', value);
     const found = await this.orm.em.fork().findOne(SealedDocumentVersion, { recordId, sha256: given }, { orderBy: { version: 'desc' } });
     if (!found) return null;
     return { version: found.version, current: document?.currentHash === given, cause: found.cause, createdAt: found.createdAt };
@@ -212,9 +217,7 @@ export class VerificationService {
   private async matches(record: SignedRecord, seal: RecordSeal | null, field: string, value: string): Promise<boolean> {
     if (field === 'text' || field === 'body') return textHash(value) === record.bodyHash;
     if (field === 'txHash') return this.anchoredBy(seal, value);
-    const hash = HASH.exec(value.trim());
-    if (!hash) throw DomainError.invalid([field], 'Give the SHA-256 as 64 hex digits, optionally prefixed with sha256:', 'invalid_hash');
-    const given = `sha256:${hash[1]!.toLowerCase()}`;
+    const given = givenHash(field, value);
     return given === (record.notarization?.contentHash ?? record.bodyHash) || given === record.bodyHash;
   }
 
