@@ -1,4 +1,5 @@
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp } from '../support/mcp.js';
 
@@ -86,6 +87,44 @@ describe('MCP: an operator who requires secret inputs on the service\'s page', (
     expect((await t.request('DELETE', `/api/v1/api-keys/${issued.id}`, { token })).status).toBe(204);
     expect((await claim(ticket, browserKey)).body.errors?.[0]).toMatchObject({ message: 'The credential the assistant used was revoked or has expired', extensions: { code: 'conflict' } });
     await client.close().catch(() => undefined);
+  });
+
+  it('refuses a link once the record has moved to a new version, to open and to use, naming the version', async () => {
+    const browserKey = 'c'.repeat(32);
+    const client = await connectMcp(t.url, { bearer: apiKey, capabilities: { elicitation: { url: {} } } });
+    const reference = await draft(client);
+    await client.call('start_signature_method', { agr_reference: reference, method_type: 'email_otp' });
+    const code = await t.smtp.codeFor('carol@example.com');
+    const error = await client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp' }).then(() => null, (caught: unknown) => caught);
+    const ticket = new URL((error as UrlElicitationRequiredError).elicitations[0]!.url).hash.slice(1);
+    const claim = () => t.graphql('mutation ($ticket: String!, $browserKey: String!) { claimSecretInput(ticket: $ticket, browserKey: $browserKey) { recordVersion } }', { ticket, browserKey });
+    expect((await claim()).body.data?.claimSecretInput).toEqual({ recordVersion: 1 });
+
+    // The initiator changes the text while the link is open: a new version, which the code must not sign.
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      const id = (await db.query<{ id: string }>(`select id from records where reference = $1`, [reference])).rows[0]!.id;
+      const edited = await t.request('PATCH', `/api/v1/agreements/${id}`, { token, body: { body: `${BODY} The shed's code changes every spring.` } });
+      expect(edited.status).toBe(200);
+      expect(edited.body.current_version).toBe(2);
+      const changed = { message: 'The record changed to version 2: ask the assistant to start again', extensions: { code: 'conflict' } };
+      expect((await claim()).body.errors?.[0]).toMatchObject(changed);
+      const complete = (given: string) => t.graphql('mutation ($input: CompleteSecretInputInput!) { completeSecretInput(input: $input) { completed } }', { input: { ticket, browserKey, code: given } });
+      expect((await complete(code)).body.errors?.[0]).toMatchObject(changed);
+      // Nor does it sign the new version once the assistant has started it there, with the new version's code.
+      await client.call('start_or_resume_signature_execution', { agr_reference: reference });
+      const mailed = t.smtp.messages.length;
+      await client.call('start_signature_method', { agr_reference: reference, method_type: 'email_otp' });
+      const second = await t.smtp.codeFor('carol@example.com', mailed);
+      expect(second).not.toBe(code);
+      expect((await complete(second)).body.errors?.[0]).toMatchObject(changed);
+      expect((await db.query(`select count(*)::int as n from signature_methods m join signature_executions e on e.id = m.execution_id where e.record_id = $1 and m.status = 'satisfied'`, [id])).rows[0].n).toBe(0);
+      expect((await t.request('POST', `/api/v1/agreements/${id}/signature-execution`, { token })).body).toMatchObject({ record_version: 2, satisfied_method_count: 0 });
+    } finally {
+      await db.end();
+      await client.close();
+    }
   });
 
   it('opens secret-input links over MCP sessions only', async () => {

@@ -92,12 +92,21 @@ export class CeremonyService {
     });
   }
 
-  async submitMethod(principal: Principal | null, idOrReference: string, type: string, input: Record<string, unknown>): Promise<ExecutionView> {
+  /** `recordVersion`: the version the input was given for (a secret-input link's): refused if the record has moved on since. */
+  async submitMethod(principal: Principal | null, idOrReference: string, type: string, input: Record<string, unknown>, recordVersion?: number): Promise<ExecutionView> {
     const adapter = this.adapter(type);
-    return this.step(principal, idOrReference, adapter, 'submit', input, async (context, method) => {
-      if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
-      return adapter.submit(context, input);
-    });
+    return this.step(
+      principal,
+      idOrReference,
+      adapter,
+      'submit',
+      input,
+      async (context, method) => {
+        if (method.status === 'satisfied') throw new DomainError('conflict', `${type} is already satisfied for this version`);
+        return adapter.submit(context, input);
+      },
+      recordVersion,
+    );
   }
 
   async refreshMethod(principal: Principal | null, idOrReference: string, type: string): Promise<ExecutionView> {
@@ -242,10 +251,14 @@ export class CeremonyService {
     action: StepPreview['action'],
     input: Record<string, unknown>,
     run: (context: MethodContext, method: SignatureMethod) => Promise<MethodOutcome | null>,
+    recordVersion?: number,
   ): Promise<ExecutionView> {
     const viewer = await this.countBefore(principal, idOrReference, adapter, action, input);
     return this.mutate(principal, idOrReference, { operation: STEP_OPERATIONS[action], viewer }, async (loaded) => {
       const { em } = loaded;
+      if (recordVersion !== undefined && loaded.record.currentVersion !== recordVersion) {
+        throw new DomainError('conflict', `This was given for version ${recordVersion}; the record is at version ${loaded.record.currentVersion} now`);
+      }
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
       }

@@ -162,7 +162,9 @@ export class SecretInputs {
     if (row.purpose === 'sign_in') {
       await this.grants.open(row.session_id, { verificationEventId: row.verification_event_id!, code: given.code! });
     } else {
-      const execution = await this.ceremonies.submitMethod(row.principal, row.record_id!, row.method_type!, given);
+      // Checked here for its message, and again under the record's lock by the ceremony (a change in between).
+      await this.recordAsIssued(row, true);
+      const execution = await this.ceremonies.submitMethod(row.principal, row.record_id!, row.method_type!, given, row.record_version!);
       // A passkey's first use registers it, then asks for it again: the link stays for that next step.
       if (execution.methods.find((method) => method.methodType === row.method_type)?.status !== 'satisfied') return this.view(row, false);
     }
@@ -219,20 +221,26 @@ export class SecretInputs {
     return rows.length > 0;
   }
 
+  /** The link's record; with `sameVersion`, refused once the record has moved to another version than the link's. */
+  private async recordAsIssued(row: Row, sameVersion: boolean): Promise<{ reference: string; title: string | null }> {
+    const [record] = await this.orm.em.fork().execute<{ reference: string; title: string | null; current_version: number }[]>(
+      `select reference, title, current_version from records where id = ?`,
+      [row.record_id],
+    );
+    if (!record) throw new DomainError('not_found', 'This link is not valid');
+    if (sameVersion && record.current_version !== row.record_version) {
+      throw new DomainError('conflict', `The record changed to version ${record.current_version}: ask the assistant to start again`);
+    }
+    return record;
+  }
+
   private async view(row: Row, completed: boolean): Promise<SecretInputRequestView> {
     const base = { elicitationId: row.id, purpose: row.purpose, expiresAt: new Date(row.expires_at), completed, prompt: null, challenge: null };
     if (row.purpose === 'sign_in') {
       const [event] = await this.orm.em.fork().execute<{ destination: string }[]>(`select destination from verification_events where id = ?`, [row.verification_event_id]);
       return { ...base, agrReference: null, title: null, recordVersion: null, methodType: null, destination: event ? maskEmail(event.destination) : null };
     }
-    const [record] = await this.orm.em.fork().execute<{ reference: string; title: string | null; current_version: number }[]>(
-      `select reference, title, current_version from records where id = ?`,
-      [row.record_id],
-    );
-    if (!record) throw new DomainError('not_found', 'This link is not valid');
-    if (!completed && record.current_version !== row.record_version) {
-      throw new DomainError('conflict', `The record changed to version ${record.current_version}: ask the assistant to start again`);
-    }
+    const record = await this.recordAsIssued(row, !completed);
     let step: { prompt: string | null; challenge: string | null } = { prompt: null, challenge: null };
     if (!completed) {
       const execution = await this.ceremonies.get(row.principal, row.record_id!);
