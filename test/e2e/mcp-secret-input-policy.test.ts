@@ -127,6 +127,18 @@ describe('MCP: an operator who requires secret inputs on the service\'s page', (
     }
   });
 
+  it('gives no manual transport token to a sign-in through the page: the grant belongs to the MCP session', async () => {
+    const client = await connectMcp(t.url, { capabilities: { elicitation: { url: {} } } });
+    const requested = await client.call('request_authentication_otp', { email: 'carol@example.com' });
+    expect(requested.isError).toBe(false);
+    const refused = await client.call('verify_authentication_otp', { verification_event_id: requested.structured.verification_event_id, manual_transport_token: true });
+    expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['manual_transport_token'], type: 'not_with_url_mode' }] });
+    expect(refused.structured.message).toContain('Mcp-Session-Id');
+    // Without it, the call answers the page's link as usual.
+    await expect(client.call('verify_authentication_otp', { verification_event_id: requested.structured.verification_event_id })).rejects.toBeInstanceOf(UrlElicitationRequiredError);
+    await client.close();
+  });
+
   it('opens secret-input links over MCP sessions only', async () => {
     const answer = await t.graphql('mutation { openSecretInput(recordId: "AGR-0000-0000", methodType: email_otp) { link { url } } }', {}, { token });
     expect(answer.body.errors?.[0]).toMatchObject({ extensions: { code: 'validation_error' } });
