@@ -15,11 +15,11 @@ export function eventKey(sessionId: string): Buffer {
   return createHmac('sha256', sessionId).update('record-signing mcp stream events').digest();
 }
 
-/** The stored events of answer streams (src/domain/mcp/events.ts), bound to a stored session's key. */
+/** The stored events of answer streams (src/domain/mcp/events.ts), bound to a stored session's key and to the caller they were made for. */
 export type McpEventLog = {
   newStream(): string;
-  store(sessionKey: string, stream: string, message: string | null, endsStream?: boolean): Promise<string>;
-  after(sessionKey: string, eventId: string): Promise<{ events: StoredMcpEvent[]; ended: boolean } | null>;
+  store(sessionKey: string, caller: string, stream: string, message: string | null, endsStream?: boolean): Promise<string>;
+  after(sessionKey: string, caller: string, eventId: string): Promise<{ events: StoredMcpEvent[]; ended: boolean } | null>;
 };
 
 /** The `retry:` an answer's priming event gives: how soon a client whose stream dropped reconnects. */
@@ -48,6 +48,8 @@ export class RequestEventStore implements EventStore {
   constructor(
     private readonly log: McpEventLog,
     private readonly sessionKey: string,
+    /** Whom the answer is for (`credentialKey` of the POST's caller): only they resume it. */
+    private readonly caller: string,
     private readonly key: Buffer,
     requestIds: RequestId[],
     private readonly logger: Logger,
@@ -66,7 +68,7 @@ export class RequestEventStore implements EventStore {
     const priming = Object.keys(message).length === 0;
     // One at a time: a stream's events commit in the order of their sequence, so a resumed stream that
     // reads while more are stored never skips one.
-    const storing = this.chain.then(() => this.log.store(this.sessionKey, stream, priming ? null : sealBytes(Buffer.from(JSON.stringify(message)), this.key), ends));
+    const storing = this.chain.then(() => this.log.store(this.sessionKey, this.caller, stream, priming ? null : sealBytes(Buffer.from(JSON.stringify(message)), this.key), ends));
     this.chain = storing.catch(() => undefined);
     try {
       const id = await storing;
@@ -85,7 +87,7 @@ export class RequestEventStore implements EventStore {
 
   /** Not used: `GET /mcp` resumes with {@link resumeStream}, on any instance. */
   async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
-    const found = await this.log.after(this.sessionKey, lastEventId);
+    const found = await this.log.after(this.sessionKey, this.caller, lastEventId);
     if (!found) throw new Error('unknown event id');
     for (const event of found.events) if (event.message) await send(event.id, JSON.parse(openSealed(event.message, this.key).toString()) as JSONRPCMessage);
     return lastEventId.split('.')[0]!;
@@ -111,14 +113,14 @@ export class RequestEventStore implements EventStore {
 }
 
 /**
- * Answers a resumption (`GET /mcp` with `Last-Event-ID`, already checked for session and caller): the
+ * Answers a resumption (`GET /mcp` with `Last-Event-ID`, already checked for session and credential) for `caller`: the
  * stream's events after that id, then those still to come while the request runs on (on whichever
  * instance); the stream ends with its last response, or after a while (the client comes back after
  * `retry:` with the last id it got). Answers false, writing nothing, when the id is not one of this
- * session's live events.
+ * session's live events made for this caller (another caller presenting the session id gets nothing).
  */
-export async function resumeStream(res: Response, log: McpEventLog, sessionKey: string, key: Buffer, lastEventId: string): Promise<boolean> {
-  let found = await log.after(sessionKey, lastEventId);
+export async function resumeStream(res: Response, log: McpEventLog, sessionKey: string, caller: string, key: Buffer, lastEventId: string): Promise<boolean> {
+  let found = await log.after(sessionKey, caller, lastEventId);
   if (!found) return false;
   let closed = false;
   res.on('close', () => (closed = true));
@@ -134,7 +136,7 @@ export async function resumeStream(res: Response, log: McpEventLog, sessionKey: 
     if (found.ended || closed || Date.now() >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, RESUME_POLL_MS));
     if (closed) break;
-    const next = await log.after(sessionKey, last);
+    const next = await log.after(sessionKey, caller, last);
     if (!next) break;
     found = next;
   }

@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middleware/hostHeaderValidation.js';
 import { isInitializeRequest, isJSONRPCRequest, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { Principal } from '../domain/identity/principal.js';
+import { credentialKey, type Principal } from '../domain/identity/principal.js';
 import type { PresentedCredentials } from '../domain/identity/credential-resolver.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from '../graph/context.js';
@@ -268,7 +268,7 @@ async function serve(
   const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
   const events =
     sessionKey && sessionId && !deps.jsonResponse
-      ? new RequestEventStore(deps.events, sessionKey, eventKey(sessionId), messages.filter(isJSONRPCRequest).map((message) => message.id), deps.logger)
+      ? new RequestEventStore(deps.events, sessionKey, credentialKey(principal), eventKey(sessionId), messages.filter(isJSONRPCRequest).map((message) => message.id), deps.logger)
       : undefined;
   if (events && protocolVersion) followNegotiatedVersion(req, protocolVersion);
   // Stateless inside the process: the session lives in PostgreSQL, checked above.
@@ -327,14 +327,15 @@ async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, calle
     const found = await storedSession(req, res, deps);
     if (!found) return;
     const { id, session } = found;
-    if ((await callerOf(req, res, deps, session.key)) === 'refused') return;
+    const caller = await callerOf(req, res, deps, session.key);
+    if (caller === 'refused') return;
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       res.status(400).json(rpcError(-32000, `Bad Request: Unsupported protocol version (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
       return;
     }
     // Another session's event id, an expired or a made-up one resume nothing.
-    if (!(await resumeStream(res, deps.events, session.key, eventKey(id), lastEventId))) {
+    if (!(await resumeStream(res, deps.events, session.key, credentialKey(caller), eventKey(id), lastEventId))) {
       res.status(400).json(rpcError(-32000, 'Bad Request: Last-Event-ID is not an event of this session that can still be resumed'));
     }
   } catch (error) {

@@ -156,6 +156,24 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     expect(second.logs()).not.toContain(theirs);
   });
 
+  it('replays an answer only to the caller it was made for, not to another credential presenting the same session id', async () => {
+    const key = async (email: string) => (await t.request('POST', '/api/v1/api-keys', { token: await t.signIn(email), body: { scopes: ['retrieve'] } })).body.key as string;
+    const [mine, theirs] = [await key('resume-owner@example.com'), await key('resume-other@example.com')];
+    const opened = await postMcp(t.url, initialize('2025-11-25'), { authorization: `Bearer ${mine}` });
+    const sessionId = opened.headers.get('mcp-session-id')!;
+    const listed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: `Bearer ${mine}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
+    const [priming] = sseEvents(listed.text);
+
+    const foreign = await resume(second.url, sessionId, priming!.id!, { authorization: `Bearer ${theirs}` });
+    expect(foreign.status).toBe(400);
+    expect(await foreign.text()).not.toContain('tools');
+    // Nor without a credential (the anonymous caller is another caller).
+    expect((await resume(second.url, sessionId, priming!.id!)).status).toBe(400);
+    const own = await resume(second.url, sessionId, priming!.id!, { authorization: `Bearer ${mine}` });
+    expect(own.status).toBe(200);
+    expect(sseEvents(await own.text()).some((event) => event.data.includes('"id":2'))).toBe(true);
+  });
+
   it('primes by the version the session negotiated: not for a 2025-06-18 client, yes for a 2025-11-25 one whatever its header says', async () => {
     const older = await openSession(t.url, '2025-06-18');
     const unprimed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': older, 'mcp-protocol-version': '2025-06-18' });

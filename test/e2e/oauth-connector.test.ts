@@ -204,4 +204,43 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     expect(created.structuredContent).toMatchObject({ status: 'draft' });
     await sdk.close();
   });
+
+  it('resumes an SSE answer at /mcp/oauth (GET with Last-Event-ID) for the connector that started it, and for no other credential', async () => {
+    const { issued } = await connect(t, d, 'resume@example.com');
+    const bearer = { authorization: `Bearer ${issued.access_token}` };
+    const post = (body: unknown, headers: Record<string, string>) =>
+      fetch(`${t.url}/mcp/oauth`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    const opened = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'resume', version: '1' } } }, bearer);
+    expect(opened.status).toBe(200);
+    const session = { ...bearer, 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    const listed = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
+    expect(listed.headers.get('content-type')).toContain('text/event-stream');
+    // The priming event's id (the first `id:` of the stream): what a client that lost the answer resumes from.
+    const primingId = /^id: ?(\S+)$/m.exec(await listed.text())?.[1];
+    expect(primingId).toBeTruthy();
+
+    const resume = (headers: Record<string, string>) => fetch(`${t.url}/mcp/oauth`, { headers: { accept: 'text/event-stream', 'last-event-id': primingId!, ...headers } });
+    const resumed = await resume(session);
+    expect(resumed.status).toBe(200);
+    const replayed = await resumed.text();
+    expect(replayed).toContain('"id":2');
+    expect(replayed).toContain('start_or_resume_signature_execution');
+
+    // Without the token: the resource-metadata pointer, as for a POST; with another credential: refused.
+    const { authorization: _token, ...withoutToken } = session;
+    const unauthenticated = await resume(withoutToken);
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth"`);
+    const apiKey = (await t.request('POST', '/api/v1/api-keys', { token: await t.signIn('resume@example.com'), body: { scopes: ['retrieve'] } })).body.key as string;
+    expect((await resume({ ...session, authorization: `Bearer ${apiKey}` })).status).toBe(401);
+    // Another connector's token (another person's) resumes nothing of this session.
+    const other = await connect(t, d, 'someone-else@example.com');
+    const foreign = await resume({ ...session, authorization: `Bearer ${other.issued.access_token}` });
+    expect(foreign.status).toBe(400);
+    const foreignBody = await foreign.text();
+    expect(JSON.parse(foreignBody).error.message).toContain('not an event of this session');
+    expect(foreignBody).not.toContain('start_or_resume_signature_execution');
+    // The connector that started it still resumes it.
+    expect((await resume(session)).status).toBe(200);
+  });
 });

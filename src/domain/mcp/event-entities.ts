@@ -11,7 +11,7 @@ import { McpSession } from './entities.js';
 @Entity({ tableName: 'mcp_events' })
 @Index({ properties: ['session', 'stream', 'seq'] })
 export class McpEvent {
-  [OptionalProps]?: 'seq' | 'message' | 'endsStream' | 'createdAt';
+  [OptionalProps]?: 'seq' | 'message' | 'endsStream' | 'caller' | 'createdAt';
 
   /** The order of events (monotonic across all streams; an event id carries it after its stream). */
   @PrimaryKey({ type: 'bigint', autoincrement: true })
@@ -26,6 +26,10 @@ export class McpEvent {
   /** The JSON-RPC message as it was sent (JSON text); null for the priming event (empty data). */
   @Property({ type: 'text', nullable: true })
   message: string | null = null;
+
+  /** Whom the stream was made for (`credentialKey` of the POST's caller): only that caller resumes it. */
+  @Property({ type: 'text', default: 'anonymous' })
+  caller: string = 'anonymous';
 
   /** The last response the stream's request(s) waited for: the stream is complete with it. */
   @Property({ type: 'boolean', default: false })

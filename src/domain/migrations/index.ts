@@ -25,6 +25,7 @@ import { Migration20261129120000_mcp_events as M22 } from './Migration2026112912
 import { Migration20261129140000_rate_limit_last_hit as M23 } from './Migration20261129140000_rate_limit_last_hit.js';
 import { Migration20261130090000_archive_timestamps as M24 } from './Migration20261130090000_archive_timestamps.js';
 import { Migration20261201090000_archive_renewal_attempts as M25 } from './Migration20261201090000_archive_renewal_attempts.js';
+import { Migration20261201100000_mcp_event_callers as M26 } from './Migration20261201100000_mcp_event_callers.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -56,4 +57,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261129140000_rate_limit_last_hit', class: M23 },
   { name: 'Migration20261130090000_archive_timestamps', class: M24 },
   { name: 'Migration20261201090000_archive_renewal_attempts', class: M25 },
+  { name: 'Migration20261201100000_mcp_event_callers', class: M26 },
 ];
