@@ -14,7 +14,8 @@ import { verifyNotarization, verifySealedPdf, type VerificationReport } from './
 export const USAGE = `usage:
   record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <sha256 hex>] [--trust <cert.pem>]... [--at <date>] [--json]
 
-  --trust <cert.pem>  a certificate you trust (PEM or DER; repeatable): the seal must chain to one of them
+  --trust <cert.pem>  a certificate you trust (PEM or DER; repeatable): the seal and every timestamp
+                      authority must chain to one of them
   --at <date>         validate as of this time (ISO 8601; default now): after a certificate expires,
                       only the PDF's timestamps keep the seal valid
   record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]`;

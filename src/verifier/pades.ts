@@ -43,14 +43,14 @@ export type PadesReport = {
   dss: DssReport | null;
   /** Certificate validity in time (the LTA chain of proofs) at `at`. */
   validity: { ok: boolean; at: string; detail: string };
-  /** Trust in the seal certificate (against the given anchors). */
+  /** Trust in the seal certificate and in every timestamp authority's (against the given anchors). */
   trust: { checked: boolean; ok: boolean; detail: string };
 };
 
 export type PadesOptions = {
   /** Validate at this time (default: now): after a certificate's expiry, only timestamps keep it valid. */
   at?: Date;
-  /** Certificates the verifier trusts (DER); the seal must chain to one of them. */
+  /** Certificates the verifier trusts (DER); the seal and every timestamp authority must chain to one of them. */
   trust?: Uint8Array[];
 };
 
@@ -480,18 +480,34 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const chainsCovered = dss !== null && revocationGaps.length === 0 && covered.every((need) => need.chain.every((c) => inDss.some((d) => sameBytes(d, derOf(c)))));
   const level: PadesLevel = !signatureTimestamp ? 'B-B' : !chainsCovered ? 'B-T' : dssBeforeArchive ? 'B-LTA' : 'B-LT';
 
-  // Trust: the seal's chain must end at a certificate the verifier gave.
+  // Trust: the seal's chain, and each timestamp authority's, must end at a certificate the verifier gave.
   const anchors = (options.trust ?? []).map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
   const top = sealChain.at(-1)!;
   const selfSigned = sealChain.length === 1 && isSelfIssued(sealCertificate);
+  const anchored = async (chain: pkijs.Certificate[]) => chain.some((c) => anchors.some((a) => sameBytes(derOf(a), derOf(c)))) || (await issuerOf(chain.at(-1)!, anchors)) !== null;
   let trust: PadesReport['trust'];
   if (anchors.length === 0) {
     trust = { checked: false, ok: true, detail: selfSigned ? 'not checked (no --trust given); the seal certificate is self-signed' : `not checked (no --trust given); the seal chains to ${cn(top)}` };
   } else {
-    const anchored = sealChain.some((c) => anchors.some((a) => sameBytes(derOf(a), derOf(c)))) || (await issuerOf(top, anchors)) !== null;
-    trust = anchored
-      ? { checked: true, ok: true, detail: `the seal certificate chains to a trusted certificate (${cn(top)})` }
-      : { checked: true, ok: false, detail: selfSigned ? `the seal certificate (${cn(sealCertificate)}) is self-signed and not among the trusted certificates` : `the seal chains to ${cn(top)}, which is not among the trusted certificates` };
+    const authorities = [...new Set(proofs.flatMap((proof) => (proof.certificate ? [cn(proof.certificate)] : [])))];
+    const untrustedAuthorities: string[] = [];
+    for (const [i, proof] of proofs.entries()) {
+      const chain = proofChains[i]!;
+      if (proof.certificate && chain.length > 0 && !(await anchored(chain)) && !untrustedAuthorities.includes(cn(proof.certificate))) untrustedAuthorities.push(cn(proof.certificate));
+    }
+    const sealTrusted = await anchored(sealChain);
+    const seal = sealTrusted
+      ? `the seal certificate chains to a trusted certificate (${cn(top)})`
+      : selfSigned
+        ? `the seal certificate (${cn(sealCertificate)}) is self-signed and not among the trusted certificates`
+        : `the seal chains to ${cn(top)}, which is not among the trusted certificates`;
+    const stamps =
+      authorities.length === 0
+        ? ''
+        : untrustedAuthorities.length === 0
+          ? `, and so does each timestamp authority's (${authorities.join(', ')})`
+          : `; the timestamp ${untrustedAuthorities.length === 1 ? 'authority' : 'authorities'} ${untrustedAuthorities.join(', ')} ${untrustedAuthorities.length === 1 ? 'does' : 'do'} not chain to a trusted certificate`;
+    trust = { checked: true, ok: sealTrusted && untrustedAuthorities.length === 0, detail: `${seal}${stamps}` };
   }
 
   return {

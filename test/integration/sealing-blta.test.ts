@@ -199,6 +199,24 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
     }
   });
 
+  it('trusts each timestamp authority only through the certificates given, too', async () => {
+    const other = await startCertificateAuthority({ name: 'Timestamp CA' });
+    const otherTsa = await startTimestampAuthority('grant', { identity: await other.issue({ commonName: 'Other TSA', kind: 'timestamping' }) });
+    try {
+      const signed = await signSealedPdf(pdf, key, { reason: 'Sealed', signingTime: input.sealedAt, tsaUrls: [otherTsa.url] });
+      const sealOnly = await inspectPades(signed.bytes, { trust: [ca.rootCertificate] });
+      expect(sealOnly).toMatchObject({ ok: true, trust: { checked: true, ok: false } });
+      expect(sealOnly.trust.detail).toBe('the seal certificate chains to a trusted certificate (CN=Test Seal CA); the timestamp authority CN=Other TSA does not chain to a trusted certificate');
+      const both = await inspectPades(signed.bytes, { trust: [ca.rootCertificate, other.rootCertificate] });
+      expect(both.trust).toEqual({ checked: true, ok: true, detail: 'the seal certificate chains to a trusted certificate (CN=Test Seal CA), and so does each timestamp authority\'s (CN=Other TSA)' });
+      // Trust never touches integrity: the signatures and timestamps hold either way.
+      expect(sealOnly.timestamps.every((stamp) => stamp.ok)).toBe(true);
+    } finally {
+      await otherTsa.close();
+      await other.close();
+    }
+  });
+
   it('fails validity when the seal certificate was revoked before it signed', async () => {
     const revoked = await ca.issue({ commonName: 'Revoked Seal', kind: 'seal' });
     ca.revoke(revoked, new Date(Date.now() - 60_000));
