@@ -39,6 +39,12 @@ abstract class Family<Child> {
     return child;
   }
 
+  /** Forgets every child (prom-client's `registry.resetMetrics()`). */
+  reset(): void {
+    this.byValues.clear();
+    this.made.length = 0;
+  }
+
   /** Every child so far, in the order they were made (a family without labels: its one child, 0 before anything is counted, as prom-client renders it). */
   children(): readonly Child[] {
     if (this.labelNames.length === 0 && this.made.length === 0) this.child();
@@ -143,6 +149,8 @@ export function countsOf(registry: Registry, histogram: FastHistogram, name: str
     help,
     type: 'counter',
     aggregator: 'sum',
+    // Its values are the histogram's: reset with it.
+    reset: () => undefined,
     get: async () => ({ name, help, type: 'counter', aggregator: 'sum', values: histogram.children().map((child) => ({ labels: child.labels, value: child.count })) }),
   };
   registry.registerMetric(family as unknown as Metric);

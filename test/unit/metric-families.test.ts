@@ -93,6 +93,22 @@ describe('metric families', () => {
     expect(families.find((family) => family.name === 'rss_database_statement_duration_seconds')?.metrics[0]?.buckets).toEqual({ '0.001': '1', '0.01': '2', '+Inf': '3' });
   });
 
+  it("answers prom-client's JSON and reset as its own metrics do", async () => {
+    const registry = new Registry();
+    const histogram = new FastHistogram(registry, 'http_request_duration_seconds', 'How long', ['method'], [0.1, 1]);
+    countsOf(registry, histogram, 'http_requests_total', 'How many');
+    const operations = new FastCounter(registry, 'rss_graphql_operations_total', 'Operations', ['operation']);
+    histogram.child('GET').observe(0.05);
+    operations.child('GetRecord').inc(3);
+    const json = await registry.getMetricsAsJSON();
+    expect(json.find((metric) => metric.name === 'rss_graphql_operations_total')).toMatchObject({ type: 'counter', values: [{ labels: { operation: 'GetRecord' }, value: 3 }] });
+    expect(json.find((metric) => metric.name === 'http_requests_total')).toMatchObject({ type: 'counter', values: [{ labels: { method: 'GET' }, value: 1 }] });
+    registry.resetMetrics();
+    const after = await registry.metrics();
+    expect(after).not.toContain('GetRecord');
+    expect(after).not.toContain('method="GET"');
+  });
+
   it('refuses a second family of one name in a registry, as prom-client does', () => {
     const registry = new Registry();
     new FastCounter(registry, 'rss_seals_total', 'Sealed');
