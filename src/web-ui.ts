@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import express, { type RequestHandler, type Response } from 'express';
 import { ICON_PATH, ICON_PNG } from './brand-icon.js';
+import { escapeHtml } from './facade-oauth/pages.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
 const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$)/;
@@ -86,10 +87,6 @@ async function sendNoncedPage(res: Response, file: string): Promise<void> {
   res.type('html').send(html.replace(NONCE_PLACEHOLDER, nonceOf(res)));
 }
 
-function escapeAttribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 function notBuilt(res: Response): void {
   res.status(503).type('text/plain').send('The web UI is not built: run `npm run build`.');
 }
@@ -140,7 +137,7 @@ export function webUiRouter(root: string | null = defaultWebRoot(), options: { c
     res.setHeader('Cache-Control', 'no-cache');
     if (!rpc) return res.sendFile(join(root, 'index.html'));
     readFile(join(root, 'index.html'), 'utf8')
-      .then((html) => res.type('html').send(html.replace('</head>', `<meta name="chain-public-rpc" content="${escapeAttribute(rpc.href)}"></head>`)))
+      .then((html) => res.type('html').send(html.replace('</head>', `<meta name="chain-public-rpc" content="${escapeHtml(rpc.href)}"></head>`)))
       .catch(next);
   });
   router.get(API_DOCS, apiDocsHeaders, (_req, res, next) => sendNoncedPage(res, join(root, 'api-docs.html')).catch(next));

@@ -489,25 +489,26 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   if (anchors.length === 0) {
     trust = { checked: false, ok: true, detail: selfSigned ? 'not checked (no --trust given); the seal certificate is self-signed' : `not checked (no --trust given); the seal chains to ${cn(top)}` };
   } else {
-    const authorities = [...new Set(proofs.flatMap((proof) => (proof.certificate ? [cn(proof.certificate)] : [])))];
+    // Each authority once (a renewed file holds several timestamps of one authority).
+    const authorities = new Map<string, pkijs.Certificate[]>();
+    proofs.forEach((proof, i) => {
+      if (proof.certificate && !authorities.has(cn(proof.certificate))) authorities.set(cn(proof.certificate), proofChains[i]!);
+    });
     const untrustedAuthorities: string[] = [];
-    for (const [i, proof] of proofs.entries()) {
-      const chain = proofChains[i]!;
-      if (proof.certificate && chain.length > 0 && !(await anchored(chain)) && !untrustedAuthorities.includes(cn(proof.certificate))) untrustedAuthorities.push(cn(proof.certificate));
-    }
+    for (const [name, chain] of authorities) if (!(await anchored(chain))) untrustedAuthorities.push(name);
     const sealTrusted = await anchored(sealChain);
-    const seal = sealTrusted
+    const sealPart = sealTrusted
       ? `the seal certificate chains to a trusted certificate (${cn(top)})`
       : selfSigned
         ? `the seal certificate (${cn(sealCertificate)}) is self-signed and not among the trusted certificates`
         : `the seal chains to ${cn(top)}, which is not among the trusted certificates`;
     const stamps =
-      authorities.length === 0
+      authorities.size === 0
         ? ''
         : untrustedAuthorities.length === 0
-          ? `, and so does each timestamp authority's (${authorities.join(', ')})`
+          ? `, and so does each timestamp authority's (${[...authorities.keys()].join(', ')})`
           : `; the timestamp ${untrustedAuthorities.length === 1 ? 'authority' : 'authorities'} ${untrustedAuthorities.join(', ')} ${untrustedAuthorities.length === 1 ? 'does' : 'do'} not chain to a trusted certificate`;
-    trust = { checked: true, ok: sealTrusted && untrustedAuthorities.length === 0, detail: `${seal}${stamps}` };
+    trust = { checked: true, ok: sealTrusted && untrustedAuthorities.length === 0, detail: `${sealPart}${stamps}` };
   }
 
   return {

@@ -9,7 +9,7 @@ const CHECK_LABELS: Record<string, string> = {
   signature: 'Signature and timestamps',
   seal_key: 'Seal key',
   validity: 'Certificates in time',
-  trust: 'Trust in the seal certificate',
+  trust: 'Trust in the certificates',
   metadata: 'Sealed metadata',
   anchor: 'Chain anchor',
   record: 'This record',
@@ -104,7 +104,8 @@ export function VerifyHere({ reference }: { reference: string }) {
         </>
       )}
       <p className="small muted" data-not-checked>
-        Not checked here: trust in the seal certificate (this page trusts no certificate; <code>record-verify --trust</code> checks it against the certificates you trust),
+        Not checked here: trust in the seal certificate and the timestamp authorities (this page trusts no certificate; <code>record-verify --trust</code> checks them
+        against the certificates you trust),
         and whether a later amendment or cancellation governs now (the certificate above says so, from this service).
       </p>
     </div>
