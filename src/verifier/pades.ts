@@ -1,7 +1,8 @@
-import { PDF, PdfArray, PdfBool, PdfDict, PdfName, PdfNumber, PdfRef, PdfStream, PdfString, type PdfObject } from '@libpdf/core';
+import { PDF, PdfArray, PdfDict, PdfRef, PdfStream, type PdfObject } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pkijsEngine, toArrayBuffer } from './pkijs-engine.js';
+import { changeAfterSeal } from './revisions.js';
 
 /**
  * The PDF's PAdES signatures, checked cryptographically with nothing but the file (and certificates
@@ -230,43 +231,6 @@ function readDss(document: PDF): { certificates: pkijs.Certificate[]; ocsp: pkij
   };
 }
 
-/**
- * What a viewer draws of each page, as text to compare across revisions: the page dictionary with its
- * references followed (streams as the digest of their decoded bytes), so that a later revision changing
- * a content stream, a font, an image or an annotation in place shows. The signature widgets that
- * signing and timestamping add to the first page (merged field and widget, /FT /Sig) are left out.
- */
-async function pageContents(document: PDF): Promise<string[]> {
-  const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
-  const isSignatureWidget = (object: PdfObject | null | undefined): boolean =>
-    object instanceof PdfDict && object.getName('Subtype', resolve)?.value === 'Widget' && object.getName('FT', resolve)?.value === 'Sig';
-  const describe = async (object: PdfObject | null | undefined, depth: number, seen: Set<PdfObject>): Promise<string> => {
-    const value = object instanceof PdfRef ? resolve(object) : object;
-    if (value === null || value === undefined) return 'null';
-    if (value instanceof PdfStream) return `stream:${hex(await digest('SHA-256', [value.getDecodedData()]))}`;
-    if (value instanceof PdfName) return `/${value.value}`;
-    if (value instanceof PdfNumber || value instanceof PdfBool) return String(value.value);
-    if (value instanceof PdfString) return `(${hex(value.bytes)})`;
-    if (depth === 0 || seen.has(value)) return '…';
-    seen.add(value);
-    if (value instanceof PdfArray) {
-      const items: string[] = [];
-      for (let i = 0; i < value.length; i += 1) {
-        const item = value.at(i, resolve);
-        if (!isSignatureWidget(item)) items.push(await describe(item, depth - 1, seen));
-      }
-      return `[${items.join(' ')}]`;
-    }
-    if (value instanceof PdfDict) {
-      const entries: string[] = [];
-      for (const [key, item] of value) if (key.value !== 'Parent') entries.push(`/${key.value} ${await describe(item, depth - 1, seen)}`);
-      return `<<${entries.sort().join(' ')}>>`;
-    }
-    return '?';
-  };
-  return Promise.all(document.getPages().map((page) => describe(page.dict, 6, new Set())));
-}
-
 const isSelfIssued = (certificate: pkijs.Certificate): boolean => certificate.subject.isEqual(certificate.issuer);
 
 /** The issuer of `certificate` among `pool`, by name and by the signature it carries. */
@@ -423,11 +387,10 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   let whole: Promise<PDF> | undefined;
   const wholeDocument = () => (whole ??= PDF.load(pdf));
   if (sealEnd < pdf.length) {
-    // Revisions after the seal may add validation data and timestamps, never change what a viewer shows.
-    const [sealed, now] = await Promise.all([PDF.load(pdf.subarray(0, sealEnd)).then(pageContents), wholeDocument().then(pageContents)]);
-    if (sealed.length !== now.length || sealed.some((page, i) => page !== now[i])) {
-      return { ...none, ok: false, reason: 'a revision after the seal changes what the pages show (their content, resources or annotations): only validation data and timestamps may follow the seal', signer, timestamps };
-    }
+    // Revisions after the seal may add validation data and document timestamps, and nothing else.
+    const [sealed, now] = await Promise.all([PDF.load(pdf.subarray(0, sealEnd)), wholeDocument()]);
+    const change = changeAfterSeal(sealed, now);
+    if (change) return { ...none, ok: false, reason: `a revision after the seal changes the document: ${change}; only validation data (a DSS) and document timestamps may follow the seal`, signer, timestamps };
   }
 
   // The DSS: as the file ends, and as it stood before the first document timestamp (B-LTA needs it there).
@@ -487,7 +450,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const anchored = async (chain: pkijs.Certificate[]) => chain.some((c) => anchors.some((a) => sameBytes(derOf(a), derOf(c)))) || (await issuerOf(chain.at(-1)!, anchors)) !== null;
   let trust: PadesReport['trust'];
   if (anchors.length === 0) {
-    trust = { checked: false, ok: true, detail: selfSigned ? 'not checked (no --trust given); the seal certificate is self-signed' : `not checked (no --trust given); the seal chains to ${cn(top)}` };
+    trust = { checked: false, ok: true, detail: selfSigned ? 'not checked (no trusted certificate given); the seal certificate is self-signed' : `not checked (no trusted certificate given); the seal chains to ${cn(top)}` };
   } else {
     // Each authority once (a renewed file holds several timestamps of one authority).
     const authorities = new Map<string, pkijs.Certificate[]>();
