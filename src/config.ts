@@ -117,6 +117,9 @@ const schema = z.object({
   SEAL_P12_PASSWORD: z.string().optional(),
   SEAL_TSA_URLS: z.string().optional(),
   ARCHIVE_RENEW_BEFORE_DAYS: z.coerce.number().int().min(1).max(3650).default(365),
+  // A degraded seal (authorities down) is first tried again after this, then at doubling waits up to the bound.
+  SEAL_COMPLETION_RETRY_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  SEAL_COMPLETION_RETRY_MAX_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(21_600),
   CARD_TICKET_TTL_SECONDS: z.coerce.number().int().min(10).max(3600).default(300),
   SEAL_WORKERS: z.coerce.number().int().min(1).max(32).default(defaultSealWorkers),
   // Anchoring: unset CHAIN_RPC_URL means no chain (the scripts start the embedded one and set it).
@@ -233,7 +236,16 @@ export type Config = {
     pollMs: number;
   };
   /** Sealing: seal key (never logged), optional RFC 3161 timestamp authorities in failover order. */
-  sealing: { p12Path: string | undefined; p12Password: string | undefined; tsaUrls: string[]; archiveRenewBeforeDays: number; cardTicketTtlSeconds: number; workers: number };
+  sealing: {
+    p12Path: string | undefined;
+    p12Password: string | undefined;
+    tsaUrls: string[];
+    archiveRenewBeforeDays: number;
+    completionRetrySeconds: number;
+    completionRetryMaxSeconds: number;
+    cardTicketTtlSeconds: number;
+    workers: number;
+  };
   /**
    * The MCP endpoint: Host and Origin allow-lists (null: the public base URL and loopback at the bound
    * port), session idle expiry, the retrieval grant's lifetime (at most 600 s), confirmation tokens'
@@ -380,6 +392,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       p12Password: e.SEAL_P12_PASSWORD,
       tsaUrls: (e.SEAL_TSA_URLS ?? '').split(/[\s,]+/).filter(Boolean),
       archiveRenewBeforeDays: e.ARCHIVE_RENEW_BEFORE_DAYS,
+      completionRetrySeconds: e.SEAL_COMPLETION_RETRY_SECONDS,
+      completionRetryMaxSeconds: Math.max(e.SEAL_COMPLETION_RETRY_MAX_SECONDS, e.SEAL_COMPLETION_RETRY_SECONDS),
       cardTicketTtlSeconds: e.CARD_TICKET_TTL_SECONDS,
       workers: e.SEAL_WORKERS,
     },

@@ -10,6 +10,7 @@ import { defineExpireRecordsJob, scheduleExpireRecords } from '../jobs/expire-re
 import { defineHousekeepingJob, scheduleHousekeeping } from '../jobs/housekeeping.job.js';
 import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js';
 import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive-renewal.job.js';
+import { defineSealCompletionJob, scheduleSealCompletion } from '../jobs/seal-completion.job.js';
 import { createQueue } from '../jobs/queue.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
@@ -46,6 +47,7 @@ export async function startJobs(
     { define: (a) => defineSealArtifactsJob(a, services.sealArtifacts, logger, config.sealing.workers) },
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
+    { define: (a) => defineSealCompletionJob(a, services.sealCompletion, logger), schedule: scheduleSealCompletion(config.sealing.completionRetrySeconds) },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];
   for (const job of jobs) job.define(agenda);

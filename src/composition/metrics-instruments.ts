@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { Gauge, type Registry } from 'prom-client';
-import type { CodeOutcome, Instruments, JobOutcome, MailOutcome, OAuthOutcome, OutboxOutcome } from '../domain/shared/instruments.js';
+import type { CodeOutcome, Instruments, JobOutcome, MailOutcome, OAuthOutcome, OutboxOutcome, SealCompletionOutcome } from '../domain/shared/instruments.js';
 import { FastCounter, FastHistogram } from './metric-families.js';
 
 /** Distinct values one label keeps before the rest count as `other`: a client naming its operations at random cannot grow the registry. */
@@ -38,6 +38,13 @@ export function prometheusInstruments(registry: Registry): Instruments {
     [],
     [1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
   );
+  const degraded = new FastCounter(registry, 'rss_seals_degraded_total', 'Sealed PDFs this instance made below B-LTA because their timestamp authorities or revocation servers did not answer, by the level reached (B-B, B-T, B-LT)', ['level']);
+  const completions = new FastCounter(
+    registry,
+    'rss_seal_completions_total',
+    'Attempts of this instance to complete a degraded seal, by outcome (completed: B-LTA now; improved: a better level, still lacking; failed: nothing stored)',
+    ['outcome'],
+  );
   const batches = new FastHistogram(registry, 'rss_anchor_batch_seals', 'Seals per anchoring batch this instance prepared', [], [1, 2, 5, 10, 20, 50, 100, 200, 500]);
   const chainErrors = new FastCounter(registry, 'rss_anchor_chain_errors_total', 'Anchoring attempts of this instance that failed (chain RPC, rejected or replaced transaction, unexpected)');
   const mail = new FastCounter(registry, 'rss_mail_deliveries_total', 'Mail delivery attempts of this instance by outcome (sent, retry, failed: the last attempt failed)', ['outcome']);
@@ -56,6 +63,8 @@ export function prometheusInstruments(registry: Registry): Instruments {
     outboxDeliveries: (outcome: OutboxOutcome, count: number) => outbox.child(outcome).inc(count),
     sealed: (count) => seals.inc(count),
     artifactsReady: (seconds) => artifacts.observe(seconds),
+    sealDegraded: (level) => degraded.child(level).inc(),
+    sealCompletion: (outcome: SealCompletionOutcome) => completions.child(outcome).inc(),
     anchorBatch: (size) => batches.observe(size),
     chainError: () => chainErrors.inc(),
     mail: (outcome: MailOutcome) => mail.child(outcome).inc(),

@@ -61,6 +61,7 @@ import { loadSealKey } from '../domain/sealing/seal-key.js';
 import { SealArtifacts } from '../domain/sealing/artifacts-service.js';
 import { threadRenderer, tracedRenderer } from '../domain/sealing/renderer.js';
 import { ArchiveRenewal } from '../domain/sealing/archive-renewal.js';
+import { SealCompletion } from '../domain/sealing/seal-completion.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { OutboxEvent } from '../domain/outbox/entities.js';
@@ -234,8 +235,27 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments)
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
-  const sealArtifacts = new SealArtifacts(orm, artifactStore, sealKey, domainEvents, clock, { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing' }, renderer, instruments);
+  const sealArtifacts = new SealArtifacts(
+    orm,
+    artifactStore,
+    sealKey,
+    domainEvents,
+    clock,
+    { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing', completionRetrySeconds: config.sealing.completionRetrySeconds },
+    logger,
+    renderer,
+    instruments,
+  );
   const archiveRenewal = new ArchiveRenewal(orm, artifactStore, renderer, clock, { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays }, logger);
+  const sealCompletion = new SealCompletion(
+    orm,
+    artifactStore,
+    renderer,
+    clock,
+    { tsaUrls: config.sealing.tsaUrls, firstRetrySeconds: config.sealing.completionRetrySeconds, maxRetrySeconds: config.sealing.completionRetryMaxSeconds },
+    logger,
+    instruments,
+  );
 
   const resolvers = {
     auth: new AuthResolver(otp, sessions, mcpGrants),
@@ -293,6 +313,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     lifecycle,
     sealArtifacts,
     archiveRenewal,
+    sealCompletion,
     anchoring,
   };
 }

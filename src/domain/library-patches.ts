@@ -3,6 +3,7 @@
  * that fails when the library changes underneath it (test/integration/library-patches.test.ts).
  * (The REST facade's one patch, of openapi-backend's router, is facade-rest/openapi-backend-patch.ts.)
  */
+import type { PDF } from '@libpdf/core';
 import type pg from 'pg';
 import { isConnectionLost } from './database-errors.js';
 
@@ -51,5 +52,31 @@ export function preparedOnConnection(client: pg.PoolClient): void {
   (client as { query: typeof query }).query = (config, values, callback) => {
     const name = typeof config === 'string' && Array.isArray(values) ? preparedNames.get(config) : undefined;
     return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
+  };
+}
+
+/** DocMDP permissions of a certification signature: 1 no change, 2 form filling and signing, 3 also annotations. */
+export type CertificationPermissions = 1 | 2 | 3;
+
+/**
+ * @libpdf/core 0.4 signs approval signatures only: its `sign()` builds the signature dictionary itself
+ * and offers no DocMDP. The seal must certify the document (ISO 32000 12.8.2.2), so that a viewer
+ * warns of any change after it: the next signature dictionary the document registers (the one
+ * `sign()` makes, /Type /Sig) is given a /Reference to the DocMDP transform with these permissions,
+ * and the catalog a /Perms /DocMDP pointing at it, both written in the signature's own revision.
+ * The registry's `register` is restored as soon as that dictionary has passed.
+ */
+export async function certifyNextSignature(document: PDF, permissions: CertificationPermissions): Promise<void> {
+  const { PdfArray, PdfDict, PdfName, PdfNumber } = await import('@libpdf/core');
+  const registry = document.context.registry;
+  const register = registry.register.bind(registry);
+  registry.register = (object) => {
+    if (!(object instanceof PdfDict) || object.getName('Type')?.value !== 'Sig') return register(object);
+    registry.register = register;
+    const transform = PdfDict.of({ Type: PdfName.of('TransformParams'), P: PdfNumber.of(permissions), V: PdfName.of('1.2') });
+    object.set('Reference', new PdfArray([PdfDict.of({ Type: PdfName.of('SigRef'), TransformMethod: PdfName.of('DocMDP'), TransformParams: transform })]));
+    const ref = register(object);
+    document.getCatalog().set('Perms', PdfDict.of({ DocMDP: ref }));
+    return ref;
   };
 }

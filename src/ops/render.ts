@@ -28,6 +28,12 @@ export function renderBacklog(b: Backlog): string {
       (s) => `  ${s.reference}  sealed ${s.sealedAt.toISOString()} (${ago(s.sealedAt)} ago)  missing ${s.missing.join(', ')}${s.stuck ? '  STUCK' : ''}`,
     ),
     ...more(b.sealsWaitingArtifacts.total, b.sealsWaitingArtifacts.items.length),
+    `Degraded seals (sealed while their authorities were down; completed by the job when they answer): ${b.degradedSeals.total}`,
+    ...b.degradedSeals.items.map(
+      (d) =>
+        `  ${d.reference}  ${d.level}  missing ${d.missing.join(', ')}  attempts ${d.attempts}  next attempt ${d.nextAttemptAt && d.nextAttemptAt > b.at ? d.nextAttemptAt.toISOString() : 'now'}  sealed ${ago(d.sealedAt)} ago`,
+    ),
+    ...more(b.degradedSeals.total, b.degradedSeals.items.length),
     `Anchors pending or retrying: ${b.anchoring.pending} pending, ${b.anchoring.retrying} retrying`,
     ...b.anchoring.items.map(
       (a) =>
@@ -61,6 +67,17 @@ export function backlogJson(b: Backlog): unknown {
     seals_waiting_artifacts: {
       total: b.sealsWaitingArtifacts.total,
       items: b.sealsWaitingArtifacts.items.map((s) => ({ agr_reference: s.reference, sealed_at: iso(s.sealedAt), missing: s.missing, stuck: s.stuck })),
+    },
+    degraded_seals: {
+      total: b.degradedSeals.total,
+      items: b.degradedSeals.items.map((d) => ({
+        agr_reference: d.reference,
+        level: d.level,
+        missing: d.missing,
+        attempts: d.attempts,
+        next_attempt_at: iso(d.nextAttemptAt),
+        sealed_at: iso(d.sealedAt),
+      })),
     },
     anchoring: {
       pending: b.anchoring.pending,

@@ -39,6 +39,8 @@ export type PadesReport = {
   sealRevision: number | null;
   /** End offset of the seal's revision: the bytes [0, sealEnd) are the document as sealed. */
   sealEnd: number | null;
+  /** A certification signature's DocMDP permissions (1 no change, 2 form filling and signing, 3 also annotations); null for an approval signature. */
+  certification: { permissions: number } | null;
   revisions: number;
   timestamps: TimestampReport[];
   dss: DssReport | null;
@@ -231,6 +233,21 @@ function readDss(document: PDF): { certificates: pkijs.Certificate[]; ocsp: pkij
   };
 }
 
+/** The DocMDP permissions of the catalog's /Perms, when they name the seal's signature dictionary (the one of this byte range). */
+function docMdpOf(document: PDF, byteRange: FoundSignature['byteRange']): { permissions: number } | null {
+  const resolve = (ref: PdfRef): PdfObject | null => document.getObject(ref);
+  const signature = document.getCatalog().getDict('Perms', resolve)?.getDict('DocMDP', resolve);
+  const range = signature?.getArray('ByteRange', resolve);
+  if (!signature || !range || byteRange.some((n, i) => (range.at(i, resolve) as { value?: number } | undefined)?.value !== n)) return null;
+  const references = signature.getArray('Reference', resolve);
+  for (let i = 0; i < (references?.length ?? 0); i += 1) {
+    const reference = references!.at(i, resolve);
+    if (!(reference instanceof PdfDict) || reference.getName('TransformMethod', resolve)?.value !== 'DocMDP') continue;
+    return { permissions: reference.getDict('TransformParams', resolve)?.getNumber('P', resolve)?.value ?? 2 };
+  }
+  return null;
+}
+
 const isSelfIssued = (certificate: pkijs.Certificate): boolean => certificate.subject.isEqual(certificate.issuer);
 
 /** The issuer of `certificate` among `pool`, by name and by the signature it carries. */
@@ -313,7 +330,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const text = latin1(pdf);
   const revisions = revisionEnds(text).length;
   const signatures = findSignatures(pdf);
-  const none = { level: null, sealRevision: null, sealEnd: null, revisions, timestamps: [], dss: null, validity: { ok: false, at: at.toISOString(), detail: 'not checked' }, trust: { checked: false, ok: false, detail: 'not checked' } };
+  const none = { level: null, sealRevision: null, sealEnd: null, certification: null, revisions, timestamps: [], dss: null, validity: { ok: false, at: at.toISOString(), detail: 'not checked' }, trust: { checked: false, ok: false, detail: 'not checked' } };
   const fail = (reason: string, signer: SignerCertificate | null = null): PadesReport => ({ ok: false, reason, signer, ...none });
 
   const seal = signatures.find((s) => s.kind === 'signature');
@@ -327,6 +344,11 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
     const [a, b, c, d] = found.byteRange;
     if (a !== 0 || b <= 0 || c <= b || found.revision === 0 || c + d > pdf.length) return fail(`a signature's byte range [${found.byteRange.join(' ')}] does not end a revision of the file`);
     if (found.contents.length === 0) return fail('a signature contents hole is not a hex string');
+    // After its CMS, a /Contents holds only zero padding: nothing may hide in the bytes no signature covers.
+    const used = asn1js.fromBER(toArrayBuffer(found.contents)).offset;
+    if (used > 0 && found.contents.subarray(used).some((b) => b !== 0)) {
+      return fail(`the ${found.kind === 'document' ? 'document timestamp' : 'signature'}'s /Contents carries other bytes than zero padding after its CMS (revision ${found.revision}): the bytes no signature covers were changed`);
+    }
   }
   const signedPart = (found: FoundSignature): Uint8Array[] => [pdf.subarray(0, found.byteRange[1]), pdf.subarray(found.byteRange[2], found.byteRange[2] + found.byteRange[3])];
 
@@ -393,10 +415,12 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
     if (change) return { ...none, ok: false, reason: `a revision after the seal changes the document: ${change}; only validation data (a DSS) and document timestamps may follow the seal`, signer, timestamps };
   }
 
-  // The DSS: as the file ends, and as it stood before the first document timestamp (B-LTA needs it there).
+  const certification = await PDF.load(pdf.subarray(0, sealEnd)).then((sealed) => docMdpOf(sealed, seal.byteRange)).catch(() => null);
+
+  // The DSS: as the file ends, and as it stood before the newest document timestamp (B-LTA needs it there).
   const dss = await wholeDocument().then(readDss).catch(() => null);
-  const firstArchive = signatures.find((s) => s.kind === 'document');
-  const before = firstArchive ? revisionEnds(text)[firstArchive.revision - 2] : undefined;
+  const newestArchive = signatures.filter((s) => s.kind === 'document').at(-1);
+  const before = newestArchive ? revisionEnds(text)[newestArchive.revision - 2] : undefined;
   const dssBeforeArchive = dss !== null && before !== undefined && (await PDF.load(pdf.subarray(0, before)).then(readDss).catch(() => null)) !== null;
   if (dss) pool.push(...dss.certificates);
 
@@ -405,6 +429,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   const proofChains = await Promise.all(proofs.map((p) => (p.certificate ? chainOf(p.certificate, pool) : Promise.resolve([]))));
   const problems: string[] = [];
   const revocationGaps: string[] = [];
+  const unestablished: string[] = [];
   // The newest document timestamp's own validation data goes in the DSS before the next one (at renewal):
   // until then its token carries its chain, and the DSS need not hold it for the level.
   const newestArchived = proofs.length > 0 && signatures.some((s) => s.kind === 'document');
@@ -419,13 +444,21 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
       if (!validAt(certificate, need.until)) {
         problems.push(`${cn(certificate)} is valid ${certificate.notBefore.value.toISOString()} to ${certificate.notAfter.value.toISOString()}, not at ${need.why}`);
       }
+      // A root ends the chain: trusted or not, nothing in the file revokes it.
       const issuer = need.chain[i + 1];
-      if (!issuer || !dss) continue;
-      const status = await revocationOf(certificate, issuer, dss);
-      if (!status.known && covered.includes(need)) revocationGaps.push(cn(certificate));
-      else if (status.revokedAt && status.revokedAt <= need.until) problems.push(`${cn(certificate)} was revoked on ${status.revokedAt.toISOString()} (${status.source}), before ${need.why}`);
+      if (!issuer) continue;
+      const status: Revocation = dss ? await revocationOf(certificate, issuer, dss) : { known: false, revokedAt: null, source: 'none' };
+      if (status.revokedAt && status.revokedAt <= need.until) problems.push(`${cn(certificate)} was revoked on ${status.revokedAt.toISOString()} (${status.source}), before ${need.why}`);
+      if (status.known) continue;
+      if (covered.includes(need)) revocationGaps.push(cn(certificate));
+      // Past its expiry a certificate's revocation can no longer be asked (CAs drop expired ones from CRLs and OCSP):
+      // only the file's own OCSP answer or CRL proves it was not revoked before the timestamp.
+      if (need !== needs.at(-1) && at > certificate.notAfter.value) {
+        problems.push(`${cn(certificate)} expired on ${certificate.notAfter.value.toISOString()} and the file holds no OCSP answer or CRL for it: nothing proves it was not revoked before ${need.why}`);
+      } else if (!unestablished.includes(cn(certificate))) unestablished.push(cn(certificate));
     }
   }
+  const revocationNote = unestablished.length ? `; the revocation of ${unestablished.join(', ')} was not established (the file holds no OCSP answer or CRL for ${unestablished.length === 1 ? 'it' : 'them'})` : '';
   const validity = problems.length
     ? { ok: false, at: at.toISOString(), detail: problems.join('; ') }
     : {
@@ -433,15 +466,16 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
         at: at.toISOString(),
         detail:
           proofs.length === 0
-            ? `the seal certificate is valid at ${at.toISOString()} (no timestamp proves an earlier time)`
-            : `each certificate held when the next timestamp proves the data existed, and the newest timestamp's certificate is valid at ${at.toISOString()}`,
+            ? `the seal certificate is valid at ${at.toISOString()} (no timestamp proves an earlier time)${revocationNote}`
+            : `each certificate held when the next timestamp proves the data existed, and the newest timestamp's certificate is valid at ${at.toISOString()}${revocationNote}`,
       };
 
   // Level: what the file holds, from B-B up.
-  const signatureTimestamp = timestamps.some((t) => t.kind === 'signature' && t.ok);
+  // PAdES B-T: a signature timestamp, or a document timestamp over the signature (a seal finished later has the latter).
+  const timeProven = timestamps.some((t) => t.ok);
   const inDss = dss?.certificates.map(derOf) ?? [];
   const chainsCovered = dss !== null && revocationGaps.length === 0 && covered.every((need) => need.chain.every((c) => inDss.some((d) => sameBytes(d, derOf(c)))));
-  const level: PadesLevel = !signatureTimestamp ? 'B-B' : !chainsCovered ? 'B-T' : dssBeforeArchive ? 'B-LTA' : 'B-LT';
+  const level: PadesLevel = !timeProven ? 'B-B' : !chainsCovered ? 'B-T' : dssBeforeArchive ? 'B-LTA' : 'B-LT';
 
   // Trust: the seal's chain, and each timestamp authority's, must end at a certificate the verifier gave.
   const anchors = (options.trust ?? []).map((der) => pkijs.Certificate.fromBER(toArrayBuffer(der)));
@@ -481,6 +515,7 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
     level,
     sealRevision: seal.revision,
     sealEnd,
+    certification,
     revisions,
     timestamps,
     dss: dss

@@ -23,7 +23,7 @@ export type VerificationReport = {
   reference?: string | null;
   signer: SignerCertificate | null;
   /** For a sealed PDF: its PAdES level, timestamps, DSS contents, validity in time and trust. */
-  pades?: Pick<PadesReport, 'level' | 'revisions' | 'sealRevision' | 'timestamps' | 'dss' | 'validity' | 'trust'>;
+  pades?: Pick<PadesReport, 'level' | 'revisions' | 'sealRevision' | 'certification' | 'timestamps' | 'dss' | 'validity' | 'trust'>;
   anchor: {
     chainId: number;
     registryAddress: string;
@@ -126,7 +126,7 @@ export async function verifySealedPdf(
   checks.push({
     check: 'signature',
     ok: true,
-    detail: `PAdES ${pades.level} signature valid over revision ${pades.sealRevision} of ${pades.revisions}, signed by ${signer!.subject} (certificate SHA-256 ${signer!.fingerprint})${stamps.length ? `; ${stamps.join('; ')}` : ''}`,
+    detail: `PAdES ${pades.level} ${pades.certification ? `certification signature (DocMDP P=${pades.certification.permissions})` : 'signature'} valid over revision ${pades.sealRevision} of ${pades.revisions}${pades.sealRevision! < pades.revisions ? ' (the later revisions add only validation data and document timestamps)' : ''}, signed by ${signer!.subject} (certificate SHA-256 ${signer!.fingerprint})${stamps.length ? `; ${stamps.join('; ')}` : ''}`,
   });
   const sealed = pdf.subarray(0, pades.sealEnd!);
 
@@ -179,8 +179,8 @@ function referenceOf(metadata: SealedMetadata): string | null {
 }
 
 function padesSummary(pades: PadesReport): VerificationReport['pades'] {
-  const { level, revisions, sealRevision, timestamps, dss, validity, trust } = pades;
-  return { level, revisions, sealRevision, timestamps, dss, validity, trust };
+  const { level, revisions, sealRevision, certification, timestamps, dss, validity, trust } = pades;
+  return { level, revisions, sealRevision, certification, timestamps, dss, validity, trust };
 }
 
 /** Verifies a notarization: its public sealed metadata, the notarized content's hash, the anchor. */

@@ -1,8 +1,10 @@
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { HttpTimestampAuthority, PDF, PdfDict, PdfName, PdfString } from '@libpdf/core';
+import type { Browser, BrowserContext, Locator, Page, Request } from 'playwright-core';
 import type { TestApp } from '../support/harness.js';
 import { collectCspViolations, launchChromium, newContext, screenshots, seriousViolations, startBrowserApp } from '../support/browser.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';
+import { startTimestampAuthority, type TimestampAuthorityServer } from '../support/timestamp-authority.js';
 import { waitFor } from '../support/wait.js';
 
 const CARD_HEADING = 'Check it here, without this service';
@@ -43,6 +45,29 @@ function tampered(pdf: Buffer): Buffer {
   copy[at] = copy[at]! ^ 0x01;
   if (copy.equals(pdf)) throw new Error('the copy was not changed');
   return copy;
+}
+
+/**
+ * The sealed PDF changed the way an attacker would: an incremental revision that changes the document
+ * (`change`), then closed with a genuine document timestamp from a timestamp authority, so that every
+ * signature and timestamp in the file still verifies over its own bytes.
+ */
+async function changedAfterSeal(pdf: Buffer, tsa: TimestampAuthorityServer, change: (doc: PDF) => void): Promise<Buffer> {
+  const doc = await PDF.load(pdf);
+  change(doc);
+  const appended = await doc.save({ incremental: true });
+  const { bytes } = await (await PDF.load(appended)).addTimestamp({ timestampAuthority: new HttpTimestampAuthority(tsa.url) });
+  const changed = Buffer.from(bytes);
+  if (changed.length <= pdf.length || !changed.subarray(0, pdf.length).equals(pdf)) throw new Error('the changed PDF does not keep the sealed bytes and append to them');
+  return changed;
+}
+
+/** Page resources the service hands out as plain files (the built UI): its HTML for the page's own address, its bundles, its icon. */
+function isStaticFile(request: Request, pagePath: string): boolean {
+  if (request.method() !== 'GET') return false;
+  const { pathname } = new URL(request.url());
+  if (pathname === pagePath) return request.isNavigationRequest() && request.resourceType() === 'document';
+  return pathname.startsWith('/assets/') || pathname === '/favicon.svg';
 }
 
 const localCard = (page: Page): Locator => page.locator('.card', { has: page.getByRole('heading', { name: CARD_HEADING }) });
@@ -100,13 +125,16 @@ describe('Web UI: a sealed PDF checked in the browser, without the service', () 
   let other: SealedAgreement;
   let pdf: Buffer;
   let otherPdf: Buffer;
+  let tsa: TimestampAuthorityServer;
 
   beforeAll(async () => {
     // Jobs make the PDFs and anchor the seals on a private anvil (a real chain); the page names the same node.
     chain = await startPrivateChain();
-    [t, browser] = await Promise.all([
+    [t, browser, tsa] = await Promise.all([
       startBrowserApp({ CHAIN_RPC_URL: chain.url, LOCAL_STATE_DIR: chain.dir, JOBS_ENABLED: 'true', CHAIN_PUBLIC_RPC_URL: chain.url }),
       launchChromium(),
+      // An attacker's timestamp authority: genuine tokens, for closing a changed file with a document timestamp.
+      startTimestampAuthority('grant'),
     ]);
     sealed = await sealTwoPartyAgreement(t, {}, { initiator: 'ana@example.com', party: 'ben@example.com' });
     other = await sealTwoPartyAgreement(t, { title: 'Bicycle loan', body: 'I lend my bicycle to Dan for the summer; he returns it oiled by September.' }, { initiator: 'cora@example.com', party: 'dan@example.com' });
@@ -117,6 +145,7 @@ describe('Web UI: a sealed PDF checked in the browser, without the service', () 
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
+    await tsa?.close();
     await chain?.destroy();
   });
 
@@ -152,15 +181,109 @@ describe('Web UI: a sealed PDF checked in the browser, without the service', () 
       checks: { signature: { ok: 'true' }, metadata: { ok: 'true' }, anchor: { ok: 'true' }, record: { ok: 'true' } },
     });
     expect(Object.keys(result.checks).sort()).toEqual(['anchor', 'metadata', 'record', 'seal_key', 'signature', 'trust', 'validity']);
+    // The page speaks for itself, not in the command line's words.
+    expect(result.checks.trust!.text).toContain('not checked');
+    expect(result.checks.trust!.text).not.toContain('--trust');
     expect(toService.filter((request) => !/^GET \/assets\//.test(request))).toEqual([]);
     // The anchor was read from the chain node by the browser itself.
     expect(toChain.length).toBeGreaterThan(0);
     const notChecked = (await page.locator('[data-not-checked]').first().innerText()).trim();
     expect(notChecked).not.toBe('');
+    expect(notChecked).not.toContain('--trust');
 
     expect(await seriousViolations(page)).toEqual([]);
     expect(cspViolations).toEqual([]);
     await screenshots(page, 'verify-in-browser');
+    await page.close();
+  }, 90_000);
+
+  it('verifies a sealed PDF in the browser with every request to the service aborted from page load', async () => {
+    const page = await stranger.newPage();
+    const cspViolations = collectCspViolations(page);
+    const pagePath = `/verify/${sealed.reference}`;
+    // Before the page loads, the service is gone but for the page's static files: its HTML, its bundles, its icon.
+    const served: string[] = [];
+    const aborted: string[] = [];
+    await page.route(
+      (url) => url.origin === t.origin,
+      async (route) => {
+        const request = route.request();
+        const line = `${request.method()} ${new URL(request.url()).pathname}`;
+        if (isStaticFile(request, pagePath)) {
+          served.push(line);
+          await route.continue();
+        } else {
+          aborted.push(line);
+          await route.abort('internetdisconnected');
+        }
+      },
+    );
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+    const toChain: string[] = [];
+    const chainOrigin = new URL(chain.url).origin;
+    page.on('request', (request) => {
+      if (new URL(request.url()).origin === chainOrigin) toChain.push(request.url());
+    });
+
+    const card = await openVerifyPage(page, sealed.reference);
+    // The page says why there is no certificate, and offers the check that needs no service.
+    await expect(page.locator('[data-service-unreachable]').innerText()).resolves.toMatch(/could not be reached/);
+    expect(await page.getByRole('heading', { name: 'Certificate' }).count()).toBe(0);
+    const rpc = await card.getByLabel(RPC_LABEL).inputValue();
+    expect(rpc.replace(/\/+$/, '')).toBe(chain.url.replace(/\/+$/, ''));
+    // All the page asked of the service besides its files was the record's lookup, which failed.
+    expect(served).toContain(`GET ${pagePath}`);
+    expect(aborted.length).toBeGreaterThan(0);
+    expect(aborted.filter((line) => line !== 'POST /graphql')).toEqual([]);
+    const abortedAtLoad = aborted.length;
+
+    await dropOnCard(page, card, `${sealed.reference}.pdf`, pdf);
+    const result = await localResult(page);
+    expect(result).toMatchObject({
+      verdict: 'verified',
+      checks: { signature: { ok: 'true' }, metadata: { ok: 'true' }, anchor: { ok: 'true' }, record: { ok: 'true' } },
+    });
+    expect(result.checks.record!.text).toContain(sealed.reference);
+    // Checking asked the service nothing: only the verifier's own bundles came from it, and the anchor from the chain node.
+    expect(aborted.length).toBe(abortedAtLoad);
+    expect(served.filter((line) => line !== `GET ${pagePath}` && !/^GET \/(?:assets\/|favicon\.svg$)/.test(line))).toEqual([]);
+    expect(sockets).toEqual([]);
+    expect(toChain.length).toBeGreaterThan(0);
+
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await screenshots(page, 'verify-in-browser-offline');
+    await page.close();
+  }, 90_000);
+
+  it('refuses a revision after the seal that changes the document, even closed by a genuine document timestamp', async () => {
+    const page = await stranger.newPage();
+    const cspViolations = collectCspViolations(page);
+
+    // An action that runs when the file opens, added to the catalog after the seal.
+    const withAction = await changedAfterSeal(pdf, tsa, (doc) => {
+      doc.getCatalog().set('OpenAction', PdfDict.of({ S: PdfName.of('JavaScript'), JS: PdfString.fromString('app.alert("This agreement was cancelled")') }));
+    });
+    let card = await openVerifyPage(page, sealed.reference);
+    await dropOnCard(page, card, 'with-action.pdf', withAction);
+    const action = await localResult(page);
+    expect(action).toMatchObject({ verdict: 'failed', checks: { signature: { ok: 'false' } } });
+    expect(`${action.reason ?? ''} ${action.checks.signature!.text}`).toContain('gains /OpenAction');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'verify-in-browser-open-action');
+
+    // A page added after the seal.
+    const withPage = await changedAfterSeal(pdf, tsa, (doc) => {
+      doc.addPage();
+    });
+    card = await openVerifyPage(page, sealed.reference);
+    await chooseInCard(card, 'with-page.pdf', withPage);
+    const added = await localResult(page);
+    expect(added).toMatchObject({ verdict: 'failed', checks: { signature: { ok: 'false' } } });
+    expect(`${added.reason ?? ''} ${added.checks.signature!.text}`).toContain('/Root /Pages');
+    expect(tsa.granted).toBeGreaterThanOrEqual(2);
+    expect(cspViolations).toEqual([]);
     await page.close();
   }, 90_000);
 

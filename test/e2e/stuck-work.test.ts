@@ -1,17 +1,15 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { ManualClock } from '../support/clock.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';
+import { runOps } from '../support/ops.js';
 import { waitFor } from '../support/wait.js';
 
 type Family = { name: string; metrics: { value?: string; labels?: Record<string, string> }[] };
 type LogLine = Record<string, unknown> & { msg?: string; event?: string };
 
 const TOKEN = 'metrics-token-for-stuck-work-0123456789';
-const repo = path.resolve(import.meta.dirname, '../..');
 const BODY = 'Marguerite lends her blue canoe to Bob Example for the summer, to be returned waxed by the first of September.';
 const MINUTE = 60_000;
 
@@ -29,17 +27,7 @@ describe('Stuck work', () => {
   let sealed: SealedAgreement;
   let db: pg.Client;
 
-  /** `npm run ops -- <args>` against the test's database; never throws on a non-zero exit. */
-  const ops = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', './test/support/child/register.mjs', 'src/ops/cli.ts', ...args],
-        // As the test app: no chain, so anchors are not its concern.
-        { cwd: repo, env: { ...process.env, DATABASE_URL: t.databaseUrl, CHAIN_RPC_URL: '', NODE_ENV: 'test' }, timeout: 60_000 },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr }),
-      );
-    });
+  const ops = (...args: string[]) => runOps(t.databaseUrl, ...args);
   const warnings = (): LogLine[] =>
     t
       .logs()

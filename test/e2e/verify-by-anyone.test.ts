@@ -78,8 +78,10 @@ describe('Verification by anyone: document hash, transaction hash, and the offli
     expect(view.body.blockchain).toMatchObject({ status: 'confirmed', tx_hash: txHash });
     const certificate = await t.request('GET', `/api/v1/public/verify/${sealed.reference}`);
     expect(Object.keys(certificate.body).sort()).toEqual([
-      'agr_reference', 'current_authority', 'document', 'document_version', 'identicon', 'match_method', 'metadata_hash', 'record_found', 'record_match', 'sealed_at', 'sealed_metadata', 'status', 'verdict', 'verified',
+      'agr_reference', 'blockchain', 'current_authority', 'document', 'document_version', 'identicon', 'match_method', 'metadata_hash', 'record_found', 'record_match', 'sealed_at', 'sealed_metadata', 'status', 'verdict', 'verified',
     ]);
+    // The certificate lookup carries the chain record too, as every public route of a sealed record does.
+    expect(certificate.body.blockchain).toMatchObject({ status: 'confirmed', tx_hash: txHash });
     // The sealed PDF as anyone may see it: its level and the seal certificate, nothing about the participants.
     expect(Object.keys(certificate.body.document).sort()).toEqual(['certificate_sha256', 'certificate_subject', 'current_hash', 'pades_level', 'versions']);
     expect(certificate.body.document_version).toBeNull();

@@ -6,7 +6,7 @@ import { renderSealedPdf } from '../../src/domain/sealing/pdf.js';
 import { loadSealKey, type SealKey } from '../../src/domain/sealing/seal-key.js';
 import { renewArchiveTimestamp, signSealedPdf } from '../../src/domain/sealing/sign.js';
 import { main } from '../../src/verifier/cli.js';
-import { inspectPades } from '../../src/verifier/pades.js';
+import { findSignatures, inspectPades } from '../../src/verifier/pades.js';
 import { startCertificateAuthority, type CertificateAuthority } from '../support/certificate-authority.js';
 import { poppler, sampleSealedPdfInput } from '../support/sealing.js';
 import { startTimestampAuthority, type TimestampAuthorityServer } from '../support/timestamp-authority.js';
@@ -72,9 +72,26 @@ describe('After the seal, only validation data and document timestamps may follo
     const report = await inspectPades(renewed.bytes, { trust: [ca.rootCertificate] });
     expect(report).toMatchObject({ ok: true, level: 'B-LTA', trust: { ok: true } });
     expect(report.timestamps.filter((t) => t.kind === 'document')).toHaveLength(2);
+    // poppler still finds the certification signature valid over its revision, and the renewal's timestamps total.
+    const renewedFile = path.join(workDir, 'renewed.pdf');
+    await writeFile(renewedFile, renewed.bytes);
+    const pdfsig = await poppler('pdfsig', [renewedFile]);
+    expect(pdfsig.stdout).toMatch(/Signature #1:[\s\S]*Signature Validation: Signature is Valid\./);
+    expect(pdfsig.stdout).toMatch(/Signature #3:[\s\S]*Signature Field Name: Timestamp_2[\s\S]*Total document signed/);
+    expect(report.certification).toEqual({ permissions: 2 });
     // And one more renewal on top of that one.
     const again = await renewArchiveTimestamp(renewed.bytes, { tsaUrls: [tsa.url] });
     expect(await inspectPades(again.bytes)).toMatchObject({ ok: true, level: 'B-LTA' });
+  });
+
+  it("refuses a change in a signature's zero padding, which no signature covers (the service's document_hash, over every byte, would not match either)", async () => {
+    const seal = findSignatures(sealed).find((s) => s.kind === 'signature')!;
+    const tampered = Uint8Array.from(sealed);
+    // The last hex digit of the seal's /Contents hole, well inside its zero padding.
+    tampered[seal.byteRange[2] - 2] = '7'.charCodeAt(0);
+    const report = await inspectPades(tampered);
+    expect(report.ok).toBe(false);
+    expect(report.reason).toMatch(/signature's \/Contents carries other bytes than zero padding after its CMS/);
   });
 
   it('refuses a replaced embedded file (a forged sealed-metadata.json), even where pdfdetach shows the forgery', async () => {

@@ -76,7 +76,7 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
     await rm(workDir, { recursive: true, force: true });
   });
 
-  it('is B-LTA: pdfsig accepts the signature and lists the timestamp, qpdf finds no error, the DSS holds both chains with revocation data, openssl verifies the document timestamp, record-verify prints B-LTA', async () => {
+  it('is B-LTA, a certification signature (DocMDP) without signing-time: pdfsig accepts the signature and lists the timestamp, qpdf finds no error, the DSS holds both chains with revocation data, openssl verifies the document timestamp, record-verify prints B-LTA', async () => {
     const signed = await signSealedPdf(pdf, key, { reason: 'Sealed', signingTime: input.sealedAt, tsaUrls: [tsa.url], tsaTimeoutMs: 3000 });
     expect(signed).toMatchObject({ level: 'B-LTA', timestampUrl: tsa.url, documentTimestampUrl: tsa.url, timestampFailures: [], validationWarnings: [] });
     const file = await save(signed.bytes, 'b-lta.pdf');
@@ -107,6 +107,21 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
     expect(statuses).toEqual(expect.arrayContaining([`${serial(sealIdentity)}:good`, `${serial(tsaIdentity)}:good`]));
     expect(ca.requests['/ocsp'] ?? 0).toBeGreaterThanOrEqual(2);
 
+    // The seal certifies the document (DocMDP, form filling and signing allowed: DSS and document timestamps may follow).
+    const perms = catalog['/Perms'] as Record<string, string>;
+    const sealDictionary = resolve(perms['/DocMDP']).value as Record<string, unknown>;
+    expect(sealDictionary).toMatchObject({ '/Type': '/Sig', '/SubFilter': '/ETSI.CAdES.detached', '/Reference': [{ '/Type': '/SigRef', '/TransformMethod': '/DocMDP', '/TransformParams': { '/P': 2, '/V': '/1.2' } }] });
+    // OpenSSL verifies the seal's CMS over its byte range; its signed attributes carry no signing-time (PAdES takes the time from /M).
+    const seal = findSignatures(signed.bytes).find((s) => s.kind === 'signature')!;
+    const sealCovered = Buffer.concat([signed.bytes.subarray(0, seal.byteRange[1]), signed.bytes.subarray(seal.byteRange[2], seal.byteRange[2] + seal.byteRange[3])]);
+    const sealCms = await save(seal.contents, 'seal.der');
+    const cmsVerified = await tool('openssl', ['cms', '-verify', '-inform', 'DER', '-in', sealCms, '-binary', '-content', await save(sealCovered, 'seal-covered.bin'), '-CAfile', rootFile, '-purpose', 'any', '-out', '/dev/null']);
+    expect(cmsVerified.stderr).toContain('CMS Verification successful');
+    const printed = await tool('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', sealCms]);
+    const signedAttributes = printed.stdout.slice(printed.stdout.indexOf('signedAttrs:'), printed.stdout.indexOf('signatureAlgorithm:', printed.stdout.indexOf('signedAttrs:')));
+    expect([...signedAttributes.matchAll(/object: (\S+)/g)].map((m) => m[1])).toEqual(['contentType', 'undefined', 'messageDigest', 'id-smime-aa-signingCertificateV2']);
+    expect(printed.stdout).not.toContain('signingTime');
+
     // OpenSSL verifies the document timestamp over its byte range, chained to the CA.
     const stamp = findSignatures(signed.bytes).find((s) => s.kind === 'document')!;
     const [, a, b, c] = stamp.byteRange;
@@ -117,17 +132,17 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
 
     const out: string[] = [];
     const code = await main([file, '--rpc', 'http://127.0.0.1:9/', '--trust', rootFile], { out: (t) => out.push(t), err: (t) => out.push(t) });
-    const printed = out.join('');
-    expect(printed).toContain('PAdES level B-LTA');
-    expect(printed).toMatch(/valid +signature timestamp: \S+ by CN=Test TSA/);
-    expect(printed).toMatch(/valid +document timestamp, revision \d+: \S+ by CN=Test TSA/);
-    expect(printed).toMatch(/DSS: 3 certificates, \d+ OCSP answers?, \d+ CRLs?/);
-    expect(printed).toMatch(/^ok {3}signature/m);
-    expect(printed).toMatch(/^ok {3}validity/m);
-    expect(printed).toMatch(/^ok {3}trust .*chains to a trusted certificate/m);
-    expect(printed).toMatch(/^ok {3}metadata/m);
+    const report = out.join('');
+    expect(report).toContain('PAdES level B-LTA');
+    expect(report).toMatch(/valid +signature timestamp: \S+ by CN=Test TSA/);
+    expect(report).toMatch(/valid +document timestamp, revision \d+: \S+ by CN=Test TSA/);
+    expect(report).toMatch(/DSS: 3 certificates, \d+ OCSP answers?, \d+ CRLs?/);
+    expect(report).toMatch(/^ok {3}signature/m);
+    expect(report).toMatch(/^ok {3}validity/m);
+    expect(report).toMatch(/^ok {3}trust .*chains to a trusted certificate/m);
+    expect(report).toMatch(/^ok {3}metadata/m);
     // No chain answers on that port: only the anchor check fails.
-    expect(printed).toMatch(/^FAIL anchor/m);
+    expect(report).toMatch(/^FAIL anchor/m);
     expect(code).toBe(1);
   });
 
@@ -183,6 +198,26 @@ describe('Sealed PDFs at PAdES B-LTA (a local CA with CRLs and OCSP, a timestamp
     const afterTsa = await inspectPades(lta.bytes, { at: new Date(tsaIdentity.notAfter.getTime() + DAY) });
     expect(afterTsa.validity).toMatchObject({ ok: false });
     expect(afterTsa.validity.detail).toContain('CN=Test TSA is valid');
+  });
+
+  it('says when revocation was never established, and fails past the seal certificate\'s expiry when nothing proves it was not revoked', async () => {
+    const shortLived = await ca.issue({ commonName: 'Unchecked Seal', kind: 'seal', notAfter: new Date(Date.now() + 2 * DAY) });
+    const shortKey = await keyFor(shortLived, 'unchecked');
+    ca.revocationDown = true;
+    let signed;
+    try {
+      signed = await signSealedPdf(pdf, shortKey, { reason: 'Sealed', signingTime: new Date(), tsaUrls: [tsa.url], tsaTimeoutMs: 2000 });
+    } finally {
+      ca.revocationDown = false;
+    }
+    expect(signed.level).toBe('B-T');
+    const now = await inspectPades(signed.bytes);
+    expect(now).toMatchObject({ ok: true, level: 'B-T', validity: { ok: true } });
+    expect(now.validity.detail).toContain('the revocation of CN=Unchecked Seal');
+    expect(now.validity.detail).toContain('was not established');
+    const later = await inspectPades(signed.bytes, { at: new Date(Date.now() + 30 * DAY) });
+    expect(later.validity.ok).toBe(false);
+    expect(later.validity.detail).toMatch(/CN=Unchecked Seal expired on \S+ and the file holds no OCSP answer or CRL for it: nothing proves it was not revoked before the signature timestamp/);
   });
 
   it('trusts the seal only through the certificates given, and never fails integrity for trust', async () => {

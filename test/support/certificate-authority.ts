@@ -74,6 +74,8 @@ export interface CertificateAuthority {
   revoke(identity: IssuedIdentity, at?: Date): void;
   /** How many times each path was requested (e.g. requests['/crl']); GET /ocsp/<request> counts as '/ocsp'. */
   requests: Record<string, number>;
+  /** While true, the OCSP responder and the CRL distribution point answer 503 (the revocation servers are down). */
+  revocationDown: boolean;
   close(): Promise<void>;
 }
 
@@ -108,12 +110,14 @@ export async function startCertificateAuthority(options: { name?: string } = {})
           if (!reply) response.writeHead(404).end();
           else response.writeHead(200, { 'Content-Type': reply.type, 'Content-Length': reply.body.byteLength }).end(reply.body);
         })
-        .catch((error: unknown) => response.writeHead(500).end(String(error)));
+        .catch((error: unknown) => response.writeHead(state.revocationDown ? 503 : 500).end(String(error)));
     });
   });
 
+  const state = { revocationDown: false };
   async function answer(method: string, path: string, body: Buffer): Promise<{ type: string; body: Uint8Array } | null> {
     if (method === 'GET' && path === '/ca.cer') return { type: 'application/pkix-cert', body: rootDer };
+    if (state.revocationDown && (path === '/crl' || path.startsWith('/ocsp'))) throw new Error('revocation servers down');
     if (method === 'GET' && path === '/crl') {
       crlNumber += 1;
       return { type: 'application/pkix-crl', body: await signCrl(root, revoked, crlNumber) };
@@ -135,6 +139,12 @@ export async function startCertificateAuthority(options: { name?: string } = {})
     rootPem: toPem(rootDer),
     url,
     requests,
+    get revocationDown() {
+      return state.revocationDown;
+    },
+    set revocationDown(down: boolean) {
+      state.revocationDown = down;
+    },
     async issue({ commonName, kind, notBefore, notAfter }) {
       const now = wholeSeconds(new Date());
       const validFrom = wholeSeconds(notBefore ?? new Date(now.getTime() - DAY_MS));

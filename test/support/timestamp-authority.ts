@@ -22,6 +22,8 @@ export interface TimestampAuthorityServer {
   url: string;
   /** Requests answered with a token. */
   granted: number;
+  /** While true, a 'grant' authority answers 500 (it is down). */
+  down: boolean;
   close(): Promise<void>;
 }
 
@@ -42,13 +44,13 @@ export async function startTimestampAuthority(behaviour: Behaviour, options: Tim
   const signer = behaviour === 'grant' ? (options.identity ? fromIssuedIdentity(options.identity) : await createTsaIdentity()) : null;
   const clock = options.clock ?? (() => new Date());
   let serial = 0;
-  const state = { granted: 0 };
+  const state = { granted: 0, down: false };
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       if (behaviour === 'hang') return;
-      if (behaviour === 'http-500' || !signer) {
+      if (behaviour === 'http-500' || !signer || state.down) {
         response.writeHead(500).end('unavailable');
         return;
       }
@@ -67,6 +69,12 @@ export async function startTimestampAuthority(behaviour: Behaviour, options: Tim
     url: `http://127.0.0.1:${port}/tsr`,
     get granted() {
       return state.granted;
+    },
+    get down() {
+      return state.down;
+    },
+    set down(down: boolean) {
+      state.down = down;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { MISSING_ARTIFACTS_SQL } from '../sealing/sealing-sweep.js';
 import type { AnchorStatus } from '../sealing/seal.js';
+import type { SealGap } from '../sealing/entities.js';
 import { stuckCte, type StuckKind, type StuckWork } from './stuck-work.js';
 
 /**
@@ -13,6 +14,8 @@ export type Backlog = {
   thresholds: { sealArtifactsMinutes: number; anchoringMinutes: number; mailMinutes: number; anchoring: boolean };
   stuck: Record<StuckKind, number>;
   sealsWaitingArtifacts: { total: number; items: { reference: string; sealedAt: Date; missing: ('sealed_pdf' | 'share_card')[]; stuck: boolean }[] };
+  /** Sealed PDFs made while their authorities were down, until the completion job makes them B-LTA. */
+  degradedSeals: { total: number; items: { reference: string; level: string; missing: SealGap[]; attempts: number; nextAttemptAt: Date | null; sealedAt: Date }[] };
   anchoring: {
     pending: number;
     retrying: number;
@@ -41,6 +44,13 @@ export async function readBacklog(orm: MikroORM, stuckWork: StuckWork, limit = 5
       where ${MISSING_ARTIFACTS_SQL}
       order by s.sealed_at, r.reference limit ?`,
     [...stuck.params, limit],
+  );
+  const degraded = await em.execute<{ reference: string; level: string | null; seal_missing: SealGap[]; seal_completion_attempts: number; seal_completion_next_at: Date | string | null; sealed_at: Date | string; total: number }[]>(
+    `select r.reference, a.level, a.seal_missing, a.seal_completion_attempts, a.seal_completion_next_at, s.sealed_at, count(*) over ()::int as total
+       from sealed_artifacts a join records r on r.id = a.record_id join record_seals s on s.record_id = a.record_id
+      where a.kind = 'sealed_pdf' and a.seal_missing is not null
+      order by s.sealed_at, r.reference limit ?`,
+    [limit],
   );
   const anchors = await em.execute<
     { reference: string; anchor_status: AnchorStatus; anchor_retry_count: number; anchor_next_retry_at: Date | string | null; sealed_at: Date | string; in_flight: boolean; stuck: boolean }[]
@@ -88,6 +98,17 @@ export async function readBacklog(orm: MikroORM, stuckWork: StuckWork, limit = 5
         sealedAt: new Date(row.sealed_at),
         missing: [...(row.pdf ? [] : ['sealed_pdf' as const]), ...(row.card ? [] : ['share_card' as const])],
         stuck: row.stuck,
+      })),
+    },
+    degradedSeals: {
+      total: degraded[0]?.total ?? 0,
+      items: degraded.map((row) => ({
+        reference: row.reference,
+        level: row.level ?? 'B-B',
+        missing: row.seal_missing,
+        attempts: row.seal_completion_attempts,
+        nextAttemptAt: date(row.seal_completion_next_at),
+        sealedAt: new Date(row.sealed_at),
       })),
     },
     anchoring: {

@@ -26,6 +26,7 @@ import { Migration20261129140000_rate_limit_last_hit as M23 } from './Migration2
 import { Migration20261130090000_archive_timestamps as M24 } from './Migration20261130090000_archive_timestamps.js';
 import { Migration20261201090000_archive_renewal_attempts as M25 } from './Migration20261201090000_archive_renewal_attempts.js';
 import { Migration20261201100000_mcp_event_callers as M26 } from './Migration20261201100000_mcp_event_callers.js';
+import { Migration20261202090000_degraded_seals as M27 } from './Migration20261202090000_degraded_seals.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -58,4 +59,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261130090000_archive_timestamps', class: M24 },
   { name: 'Migration20261201090000_archive_renewal_attempts', class: M25 },
   { name: 'Migration20261201100000_mcp_event_callers', class: M26 },
+  { name: 'Migration20261202090000_degraded_seals', class: M27 },
 ];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
 import { sha256Tagged } from '../shared/canonical-json.js';
-import { SealedArtifact, type ArtifactKind } from './entities.js';
+import { SealedArtifact, type ArtifactKind, type DocumentVersionCause, type SealGap } from './entities.js';
 
 export type ArtifactFile = {
   recordId: string;
@@ -17,10 +17,12 @@ export type ArtifactFile = {
   archiveExpiresAt?: Date | null;
   /** For a sealed PDF: the seal certificate that signed it. */
   sealCertificate?: { sha256: string; subject: string };
+  /** A degraded seal: what it lacks, and when the completion job first tries it. */
+  degraded?: { missing: SealGap[]; nextAttemptAt: Date };
 };
 
-/** A new version of a stored sealed PDF (an archive timestamp renewal appended a revision). */
-export type RenewedDocument = { recordId: string; previousSha256: string; bytes: Uint8Array; level: string; archiveExpiresAt: Date | null };
+/** A new version of a stored sealed PDF (an archive timestamp renewal, or a degraded seal's completion, appended revisions). */
+export type RenewedDocument = { recordId: string; previousSha256: string; bytes: Uint8Array; level: string; archiveExpiresAt: Date | null; cause?: Exclude<DocumentVersionCause, 'sealed'> };
 
 export type StoredArtifact = Omit<SealedArtifact, 'content' | 'archiveNextAttemptAt'>;
 
@@ -64,15 +66,19 @@ export class PostgresArtifactStore implements ArtifactStore {
       archiveExpiresAt: file.archiveExpiresAt ?? null,
       sealCertificateSha256: file.sealCertificate?.sha256 ?? null,
       sealCertificateSubject: file.sealCertificate?.subject ?? null,
+      sealMissing: file.degraded?.missing ?? null,
+      sealCompletionAttempts: 0,
+      sealCompletionNextAt: file.degraded?.nextAttemptAt ?? null,
       createdAt: new Date(),
     };
     const inserted = await preparedQuery<{ id: string }>(
       em,
-      `insert into sealed_artifacts (id, record_id, kind, content, sha256, byte_size, content_type, filename, width, height, level, archive_expires_at, seal_certificate_sha256, seal_certificate_subject, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (record_id, kind) do nothing returning id`,
+      `insert into sealed_artifacts (id, record_id, kind, content, sha256, byte_size, content_type, filename, width, height, level, archive_expires_at, seal_certificate_sha256, seal_certificate_subject,
+                                     seal_missing, seal_completion_next_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?) on conflict (record_id, kind) do nothing returning id`,
       [
         artifact.id, artifact.recordId, artifact.kind, bytes, artifact.sha256, artifact.byteSize, artifact.contentType, artifact.filename, artifact.width, artifact.height, artifact.level,
-        artifact.archiveExpiresAt, artifact.sealCertificateSha256, artifact.sealCertificateSubject, artifact.createdAt,
+        artifact.archiveExpiresAt, artifact.sealCertificateSha256, artifact.sealCertificateSubject, artifact.sealMissing, artifact.sealCompletionNextAt, artifact.createdAt,
       ],
     );
     if (inserted.length > 0) {
@@ -108,7 +114,7 @@ export class PostgresArtifactStore implements ArtifactStore {
       [bytes, sha256, bytes.length, renewed.level, renewed.archiveExpiresAt, renewed.recordId, renewed.previousSha256],
     );
     if (updated.length === 0) return null;
-    return { version: await addVersion(em, renewed.recordId, sha256, bytes.length, renewed.level, 'archive_timestamp'), sha256 };
+    return { version: await addVersion(em, renewed.recordId, sha256, bytes.length, renewed.level, renewed.cause ?? 'archive_timestamp'), sha256 };
   }
 }
 
@@ -118,7 +124,7 @@ export class PostgresArtifactStore implements ArtifactStore {
  * PDF made again after its artifact was removed is a new version; the earlier one's hash still
  * verifies (it was sealed by this service for this record).
  */
-async function addVersion(em: EntityManager, recordId: string, sha256: string, byteSize: number, level: string | null, cause: 'sealed' | 'archive_timestamp'): Promise<number> {
+async function addVersion(em: EntityManager, recordId: string, sha256: string, byteSize: number, level: string | null, cause: DocumentVersionCause): Promise<number> {
   const [row] = await em.execute<{ version: number }[]>(
     `with known as (select version from sealed_document_versions where record_id = ? and sha256 = ?),
           added as (

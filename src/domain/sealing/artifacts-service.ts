@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { SignedRecord } from '../records/entities.js';
 import { auditTrail, type AuditTrailEntry } from '../records/audit-trail.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
@@ -12,8 +13,14 @@ import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
 import { inlineRenderer, type SealRenderer } from './renderer.js';
 import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';
 import type { SealKey } from './seal-key.js';
+import { describeDegradation, gapsOf } from './seal-completion.js';
 
-export type ArtifactSettings = { tsaUrls: string[]; serviceName: string };
+export type ArtifactSettings = {
+  tsaUrls: string[];
+  serviceName: string;
+  /** SEAL_COMPLETION_RETRY_SECONDS: a degraded seal is first tried again this long after it was made. */
+  completionRetrySeconds: number;
+};
 
 type Sealed = { record: SignedRecord; seal: RecordSeal };
 
@@ -31,6 +38,7 @@ export class SealArtifacts {
     private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly settings: ArtifactSettings,
+    private readonly logger: Logger,
     private readonly renderer: SealRenderer = inlineRenderer,
     private readonly instruments: Instruments = noInstruments,
   ) {}
@@ -126,10 +134,18 @@ export class SealArtifacts {
       key: this.key.signingMaterial(),
       options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.settings.tsaUrls },
     });
+    // Authorities configured but the PDF below B-LTA: they did not all answer. Said at warn, counted, and
+    // stored with what it lacks, for the completion job (seal-completion.ts) to finish it when they do.
+    const missing = this.settings.tsaUrls.length > 0 ? gapsOf(signed.level) : [];
+    if (missing.length > 0) {
+      this.instruments.sealDegraded(signed.level);
+      this.logger.warn({ recordId: record.id, reference: record.reference, padesLevel: signed.level, missing, ...describeDegradation(signed) }, 'sealed PDF degraded: its authorities did not all answer; it will be completed when they do');
+    }
     return {
       recordId: record.id,
       kind: 'sealed_pdf',
       bytes: signed.bytes,
+      ...(missing.length > 0 ? { degraded: { missing, nextAttemptAt: new Date(this.clock.now().getTime() + this.settings.completionRetrySeconds * 1000) } } : {}),
       contentType: 'application/pdf',
       filename: `${record.reference}.pdf`,
       level: signed.level,

@@ -4,6 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { notifyRecordsChanged } from '../shared/record-changes.js';
 
 export type ArtifactKind = 'sealed_pdf' | 'share_card';
+/** What a degraded seal lacks: a time proof (B-B), validation data (B-T), the archive timestamp (B-LT). */
+export type SealGap = 'timestamp' | 'validation_data' | 'archive_timestamp';
+/** Why a sealed PDF has a new version: as sealed, an archive timestamp renewal, or a degraded seal completed. */
+export type DocumentVersionCause = 'sealed' | 'archive_timestamp' | 'completed';
 
 /**
  * A file a sealed record became (the signed PDF, the share card). Written once: a second writer of
@@ -12,8 +16,9 @@ export type ArtifactKind = 'sealed_pdf' | 'share_card';
 @Entity({ tableName: 'sealed_artifacts', triggers: [notifyRecordsChanged] })
 @Unique({ properties: ['recordId', 'kind'] })
 @Index({ name: 'sealed_artifacts_archive_due_index', expression: `create index "sealed_artifacts_archive_due_index" on "sealed_artifacts" ("archive_expires_at") where "archive_expires_at" is not null` })
+@Index({ name: 'sealed_artifacts_seal_completion_index', expression: `create index "sealed_artifacts_seal_completion_index" on "sealed_artifacts" ("seal_completion_next_at") where "seal_completion_next_at" is not null` })
 export class SealedArtifact {
-  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'archiveExpiresAt' | 'archiveNextAttemptAt' | 'sealCertificateSha256' | 'sealCertificateSubject' | 'createdAt';
+  [OptionalProps]?: 'id' | 'width' | 'height' | 'level' | 'archiveExpiresAt' | 'archiveNextAttemptAt' | 'sealMissing' | 'sealCompletionAttempts' | 'sealCompletionNextAt' | 'sealCertificateSha256' | 'sealCertificateSubject' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -62,6 +67,22 @@ export class SealedArtifact {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   archiveNextAttemptAt: Date | null = null;
 
+  /**
+   * A degraded seal (its authorities were down): what it lacks (`timestamp`: no time proof, B-B;
+   * `validation_data`: revocation or chain data, B-T; `archive_timestamp`: the document timestamp,
+   * B-LT); null once complete or when nothing was asked beyond what it has.
+   */
+  @Property({ type: 'text[]', columnType: 'text[]', nullable: true })
+  sealMissing: SealGap[] | null = null;
+
+  /** Attempts made to complete a degraded seal. */
+  @Property({ type: 'integer', default: 0 })
+  sealCompletionAttempts = 0;
+
+  /** When the completion job next tries a degraded seal (null: not degraded). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  sealCompletionNextAt: Date | null = null;
+
   /** For a sealed PDF: the seal certificate that signed it ('sha256:<hex>' of its DER, and its subject). */
   @Property({ type: 'text', nullable: true })
   sealCertificateSha256: string | null = null;
@@ -98,7 +119,7 @@ export class SealedDocumentVersion {
   level: string | null = null;
 
   @Property({ type: 'text' })
-  cause!: 'sealed' | 'archive_timestamp';
+  cause!: DocumentVersionCause;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt!: Date;

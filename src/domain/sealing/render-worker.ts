@@ -8,7 +8,7 @@ import { renderShareCard, type ShareCardInput } from './card.js';
 import { renderSealedPdf } from './pdf.js';
 import type { SealedPdfInput } from './pdf-input.js';
 import { certificateHere, SealKey, type SigningMaterial } from './seal-key.js';
-import { renewArchiveTimestamp, signSealedPdf, type RenewedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
+import { completeDegradedSeal, renewArchiveTimestamp, signSealedPdf, type CompletedPdf, type RenewedPdf, type SignedPdf, type SignSealedPdfOptions } from './sign.js';
 
 /** What a seal signs with: the key's material and the signature's options. */
 export type SealRequest = { key: SigningMaterial; options: SignSealedPdfOptions };
@@ -20,6 +20,7 @@ export type RenderTask =
   | { kind: 'pdf'; input: SealedPdfInput }
   | { kind: 'signed-pdf'; input: SealedPdfInput; seal: SealRequest }
   | { kind: 'renew-archive'; pdf: Uint8Array; options: RenewArchiveOptions }
+  | { kind: 'complete-seal'; pdf: Uint8Array; options: RenewArchiveOptions }
   /** The service's start-up check of its seal key: the certificate (DER) of the PKCS#12. */
   | { kind: 'certificate'; p12: Uint8Array; password: string };
 
@@ -32,7 +33,7 @@ function keyOf({ p12, password, fingerprint }: SigningMaterial): SealKey {
   return key;
 }
 
-export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf | RenewedPdf> {
+export default async function render(task: RenderTask): Promise<Uint8Array | SignedPdf | RenewedPdf | CompletedPdf> {
   switch (task.kind) {
     case 'card': {
       const png = await renderShareCard(task.input);
@@ -49,6 +50,10 @@ export default async function render(task: RenderTask): Promise<Uint8Array | Sig
     case 'renew-archive': {
       const renewed = await renewArchiveTimestamp(task.pdf, task.options);
       return handedOver(renewed, renewed.bytes);
+    }
+    case 'complete-seal': {
+      const completed = await completeDegradedSeal(task.pdf, task.options);
+      return handedOver(completed, completed.bytes);
     }
     case 'certificate':
       return certificateHere(task.p12, task.password);

@@ -5,11 +5,11 @@ import { Piscina } from 'piscina';
 import type { ShareCardInput } from './card.js';
 import type { SealedPdfInput } from './pdf-input.js';
 import type { RenderTask, RenewArchiveOptions, SealRequest } from './render-worker.js';
-import type { RenewedPdf, SignedPdf } from './sign.js';
+import type { CompletedPdf, RenewedPdf, SignedPdf } from './sign.js';
 import type { Tracing } from '../shared/tracing.js';
 
 /** The drawing and signing code (canvas, pdf-lib, fonts, @libpdf/core), loaded on the calling thread only when it draws there. */
-const render = async <T extends Uint8Array | SignedPdf | RenewedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
+const render = async <T extends Uint8Array | SignedPdf | RenewedPdf | CompletedPdf>(task: RenderTask): Promise<T> => (await import('./render-worker.js')).default(task) as Promise<T>;
 
 /** Draws what a seal becomes (card PNG, PDF, the PDF signed with the seal) from plain data. */
 export interface SealRenderer {
@@ -18,6 +18,8 @@ export interface SealRenderer {
   signedPdf(input: SealedPdfInput, seal: SealRequest): Promise<SignedPdf>;
   /** Adds a DSS update and a new document timestamp to a B-LTA sealed PDF (sign.ts's renewArchiveTimestamp). */
   renewArchive(pdf: Uint8Array, options: RenewArchiveOptions): Promise<RenewedPdf>;
+  /** Completes a degraded seal: a time proof if it has none, validation data and a document timestamp (sign.ts's completeDegradedSeal). */
+  completeSeal(pdf: Uint8Array, options: RenewArchiveOptions): Promise<CompletedPdf>;
   /** Opens a PKCS#12 seal key (its password checked) and returns its certificate, DER (seal-key.ts's `certificateOf`). */
   certificate(p12: Uint8Array, password: string): Promise<Uint8Array>;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export const inlineRenderer: SealRenderer = {
   pdf: (input) => render({ kind: 'pdf', input }),
   signedPdf: (input, seal) => render({ kind: 'signed-pdf', input, seal }),
   renewArchive: (pdf, options) => render({ kind: 'renew-archive', pdf, options }),
+  completeSeal: (pdf, options) => render({ kind: 'complete-seal', pdf, options }),
   certificate: (p12, password) => render({ kind: 'certificate', p12, password }),
   close: async () => undefined,
 };
@@ -68,6 +71,7 @@ export function threadRenderer(threads: number, options: { execArgv?: string[] }
     // Signed there too: the signature's CPU (about 7 ms a PDF) leaves the thread that answers API calls.
     signedPdf: (input, seal) => pool.run({ kind: 'signed-pdf', input, seal }) as Promise<SignedPdf>,
     renewArchive: (pdf, options) => pool.run({ kind: 'renew-archive', pdf, options }) as Promise<RenewedPdf>,
+    completeSeal: (pdf, options) => pool.run({ kind: 'complete-seal', pdf, options }) as Promise<CompletedPdf>,
     // At start-up: the thread then stops when idle, and the API thread never loads @libpdf/core.
     certificate: (p12, password) => pool.run({ kind: 'certificate', p12, password }) as Promise<Uint8Array>,
     close: () => pool.close({ force: true }),
@@ -85,5 +89,6 @@ export function tracedRenderer<R extends SealRenderer>(renderer: R, tracing: Tra
     pdf: (input) => span('pdf', () => renderer.pdf(input)),
     signedPdf: (input, seal) => span('signed-pdf', () => renderer.signedPdf(input, seal)),
     renewArchive: (pdf, options) => span('renew-archive', () => renderer.renewArchive(pdf, options)),
+    completeSeal: (pdf, options) => span('complete-seal', () => renderer.completeSeal(pdf, options)),
   };
 }

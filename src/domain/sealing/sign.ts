@@ -1,5 +1,9 @@
-import { HttpTimestampAuthority, PDF, type DigestAlgorithm, type SignWarning, type TimestampAuthority } from '@libpdf/core';
-import { archiveExpiry } from '../../verifier/pades.js';
+import { HttpTimestampAuthority, PDF, type DigestAlgorithm, type Signer, type TimestampAuthority } from '@libpdf/core';
+import * as asn1js from 'asn1js';
+import * as pkijs from 'pkijs';
+import { archiveExpiry, findSignatures, inspectPades } from '../../verifier/pades.js';
+import { toArrayBuffer } from '../../verifier/pkijs-engine.js';
+import { certifyNextSignature } from '../library-patches.js';
 import { SealRevocationProvider } from './revocation.js';
 import type { SealKey } from './seal-key.js';
 
@@ -44,39 +48,43 @@ const DOCUMENT_TIMESTAMP_SIZE = 16_384;
 const INCOMPLETE_VALIDATION = new Set(['REVOCATION_UNAVAILABLE', 'CHAIN_INCOMPLETE', 'TSA_CHAIN_INCOMPLETE', 'TSA_CERT_EXTRACTION_FAILED', 'NO_SIGNER_CERT', 'LTV_GATHER_FAILED', 'DOC_TS_NO_CERTS', 'DOC_TS_LTV_FAILED']);
 
 /**
- * The seal signature, the last write to the file's content: PAdES (ETSI.CAdES.detached) with the
- * service's seal key. With timestamp authorities it reaches B-LTA in three incremental revisions: the
- * signature with its timestamp, a DSS with the certificates and revocation data of the seal's and the
- * authority's chains, and a document timestamp over all of it, so the last signature in the file
- * covers every byte. It falls back to B-B when no authority answers, and reports the level reached.
+ * The seal certifies the document (DocMDP): a viewer warns of any change after it. Permission 2
+ * (form filling and signing) lets renewal append what PAdES needs later, validation data (DSS) and
+ * document timestamps, which are signatures; record-verify refuses anything else that follows.
+ */
+export const SEAL_PERMISSIONS = 2;
+
+/**
+ * The seal signature, the last write to the file's content: a PAdES certification signature
+ * (ETSI.CAdES.detached, DocMDP) with the service's seal key, with no signing-time attribute (PAdES
+ * baseline takes the claimed time from the signature dictionary's /M). With timestamp authorities
+ * it reaches B-LTA in three incremental revisions: the signature with its timestamp, a DSS with the
+ * certificates and revocation data of the seal's and the authority's chains, and a document
+ * timestamp over all of it, so the last signature in the file covers every byte. It falls back to
+ * B-B when no authority answers, and to B-T when revocation data is missing, and reports the level
+ * reached with what was missing (a degraded seal, finished later by `finishDegradedSeal`).
  */
 export async function signSealedPdf(pdf: Uint8Array, key: SealKey, options: SignSealedPdfOptions): Promise<SignedPdf> {
   const signer = await key.createSigner();
-  const base = { signer, reason: options.reason, location: options.location, signingTime: options.signingTime, subFilter: 'ETSI.CAdES.detached' as const, estimatedSize: SIGNATURE_SIZE };
   const urls = options.tsaUrls?.filter(Boolean) ?? [];
   const timeoutMs = options.tsaTimeoutMs ?? 5000;
-  const basic = async (failures: SignedPdf['timestampFailures']): Promise<SignedPdf> => {
-    const signed = await (await PDF.load(pdf)).sign({ ...base, level: 'B-B' });
-    return { bytes: signed.bytes, level: 'B-B', timestampUrl: null, documentTimestampUrl: null, timestampFailures: failures, validationWarnings: [], archiveExpiresAt: null };
-  };
-  if (urls.length === 0) return basic([]);
-
-  const authority = new FailoverTimestampAuthority(urls, timeoutMs);
-  const revocation = new SealRevocationProvider(timeoutMs);
-  let signed: { bytes: Uint8Array; warnings: SignWarning[] };
-  try {
-    signed = await (await PDF.load(pdf)).sign({ ...base, level: 'B-LT', timestampAuthority: authority, revocationProvider: revocation });
-  } catch (error) {
-    if (!authority.exhausted) throw error;
-    return basic(authority.failures);
+  const document = await PDF.load(pdf);
+  await certifyNextSignature(document, SEAL_PERMISSIONS);
+  const placed = await document.sign({ signer, reason: options.reason, location: options.location, signingTime: options.signingTime, subFilter: 'ETSI.CAdES.detached', estimatedSize: SIGNATURE_SIZE, level: 'B-B' });
+  const authority = urls.length > 0 ? new FailoverTimestampAuthority(urls, timeoutMs) : null;
+  const sealed = await completeSealCms(placed.bytes, signer, authority);
+  if (!authority?.answeredBy) {
+    return { bytes: sealed, level: 'B-B', timestampUrl: null, documentTimestampUrl: null, timestampFailures: authority?.failures ?? [], validationWarnings: [], archiveExpiresAt: null };
   }
   const timestampUrl = authority.answeredBy;
+  const revocation = new SealRevocationProvider(timeoutMs);
+  const validated = await (await PDF.load(sealed)).addValidationData({ revocationProvider: revocation });
   // The authority that just answered is asked first: the ones that failed a moment ago most likely fail again.
-  const stamped = await addDocumentTimestamp(signed.bytes, timestampUrl ? [timestampUrl, ...urls.filter((url) => url !== timestampUrl)] : urls, timeoutMs);
-  const warnings = [...signed.warnings.filter((w) => INCOMPLETE_VALIDATION.has(w.code)).map((w) => w.message), ...revocation.failures.map((f) => `${f.url}: ${f.reason}`)];
-  const complete = !signed.warnings.some((w) => INCOMPLETE_VALIDATION.has(w.code));
+  const stamped = await addDocumentTimestamp(validated.bytes, [timestampUrl, ...urls.filter((url) => url !== timestampUrl)], timeoutMs);
+  const warnings = [...validated.warnings.filter((w) => INCOMPLETE_VALIDATION.has(w.code)).map((w) => w.message), ...revocation.failures.map((f) => `${f.url}: ${f.reason}`)];
+  const complete = !validated.warnings.some((w) => INCOMPLETE_VALIDATION.has(w.code));
   return {
-    bytes: stamped.bytes ?? signed.bytes,
+    bytes: stamped.bytes ?? validated.bytes,
     archiveExpiresAt: stamped.bytes ? await archiveExpiry(stamped.bytes) : null,
     level: !complete ? 'B-T' : stamped.bytes ? 'B-LTA' : 'B-LT',
     timestampUrl,
@@ -84,6 +92,45 @@ export async function signSealedPdf(pdf: Uint8Array, key: SealKey, options: Sign
     timestampFailures: [...authority.failures, ...stamped.failures],
     validationWarnings: warnings,
   };
+}
+
+const SIGNING_TIME = '1.2.840.113549.1.9.5';
+const SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
+
+/**
+ * The seal's CMS as PAdES baseline wants it. @libpdf/core always writes a signing-time signed
+ * attribute; it is dropped, the remaining signed attributes signed again with the seal key (the
+ * document digest they carry is unchanged: /Contents is outside the byte range), then the first
+ * authority that answers timestamps the new signature value. The CMS goes back into the same
+ * /Contents hole, so no other byte of the file moves.
+ */
+async function completeSealCms(bytes: Uint8Array, signer: Signer, authority: FailoverTimestampAuthority | null): Promise<Uint8Array> {
+  const seal = findSignatures(bytes).find((s) => s.kind === 'signature');
+  if (!seal) throw new Error('the signed PDF has no signature');
+  const content = pkijs.ContentInfo.fromBER(toArrayBuffer(seal.contents));
+  const signedData = new pkijs.SignedData({ schema: content.content });
+  const signerInfo = signedData.signerInfos[0]!;
+  const attributes = signerInfo.signedAttrs!.attributes.filter((a) => a.type !== SIGNING_TIME);
+  signerInfo.signedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes });
+  const toSign = new Uint8Array(new asn1js.Set({ value: attributes.map((a) => a.toSchema()) }).toBER(false));
+  const signature = await signer.sign(toSign, 'SHA-256');
+  signerInfo.signature = new asn1js.OctetString({ valueHex: toArrayBuffer(signature) });
+  if (authority) {
+    try {
+      const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', toArrayBuffer(signature)));
+      const token = asn1js.fromBER(toArrayBuffer(await authority.timestamp(digest, 'SHA-256')));
+      signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: [new pkijs.Attribute({ type: SIGNATURE_TIMESTAMP, values: [token.result] })] });
+    } catch (error) {
+      if (!authority.exhausted) throw error;
+    }
+  }
+  const der = new Uint8Array(new pkijs.ContentInfo({ contentType: pkijs.ContentInfo.SIGNED_DATA, content: signedData.toSchema(true) }).toSchema().toBER(false));
+  const hole = seal.byteRange[2] - seal.byteRange[1] - 2;
+  const hex = Buffer.from(der).toString('hex');
+  if (hex.length > hole) throw new Error(`the seal's CMS (${der.length} bytes) does not fit its /Contents (${hole / 2} bytes)`);
+  const out = Uint8Array.from(bytes);
+  out.set(new TextEncoder().encode(hex.padEnd(hole, '0')), seal.byteRange[1] + 1);
+  return out;
 }
 
 export interface RenewedPdf {
@@ -116,6 +163,33 @@ export async function renewArchiveTimestamp(pdf: Uint8Array, options: { tsaUrls:
     timestampFailures: stamped.failures,
     validationWarnings: [...validated.warnings.filter((w) => INCOMPLETE_VALIDATION.has(w.code)).map((w) => w.message), ...revocation.failures.map((f) => `${f.url}: ${f.reason}`)],
   };
+}
+
+export interface CompletedPdf extends RenewedPdf {
+  /** The level the completed file reaches, as record-verify reads it. */
+  level: PadesLevel;
+}
+
+/**
+ * Completes a degraded seal, one made while its authorities were down: a B-B file first gets a
+ * document timestamp over its signature (PAdES B-T by a document timestamp), then, as a renewal
+ * does, a DSS update with the validation data of every signature and timestamp in the file and a
+ * document timestamp over it all (B-LTA when the revocation servers answered). Every step is an
+ * incremental revision: the earlier bytes, and so the earlier version's hash, stay as they were.
+ * Throws when no authority answers (the file is then unchanged).
+ */
+export async function completeDegradedSeal(pdf: Uint8Array, options: { tsaUrls: string[]; tsaTimeoutMs?: number }): Promise<CompletedPdf> {
+  let bytes = pdf;
+  const failures: { url: string; reason: string }[] = [];
+  if ((await inspectPades(pdf)).level === 'B-B') {
+    const stamped = await addDocumentTimestamp(pdf, options.tsaUrls, options.tsaTimeoutMs ?? 5000);
+    if (!stamped.bytes) throw new Error(`No timestamp authority answered (${stamped.failures.map((f) => `${f.url}: ${f.reason}`).join('; ')}).`);
+    bytes = stamped.bytes;
+    failures.push(...stamped.failures);
+  }
+  const renewed = await renewArchiveTimestamp(bytes, options);
+  const level = (await inspectPades(renewed.bytes)).level ?? 'B-B';
+  return { ...renewed, timestampFailures: [...failures, ...renewed.timestampFailures], level };
 }
 
 /** A document timestamp (ETSI.RFC3161) over the whole file, from the first authority that answers. */

@@ -20,6 +20,10 @@ export interface Instruments {
   sealed(count: number): void;
   /** A sealed record's PDF and card are both stored: how long after its seal. */
   artifactsReady(secondsSinceSeal: number): void;
+  /** A sealed PDF was made degraded (its authorities were down), at this level where B-LTA was aimed at. */
+  sealDegraded(level: string): void;
+  /** An attempt to complete a degraded seal: `completed` (B-LTA now), `improved` (a better level, still lacking), `failed` (nothing stored). */
+  sealCompletion(outcome: SealCompletionOutcome): void;
   /** An anchoring batch was prepared with this many seals. */
   anchorBatch(seals: number): void;
   /** An anchoring attempt failed on the chain (RPC, rejection, replacement) or unexpectedly. */
@@ -35,6 +39,7 @@ export interface Instruments {
 }
 
 export type JobOutcome = 'ok' | 'failed';
+export type SealCompletionOutcome = 'completed' | 'improved' | 'failed';
 export type OutboxOutcome = 'delivered' | 'retry';
 /** `retry`: not sent, will be tried again; `failed`: the last attempt failed, never sent. */
 export type MailOutcome = 'sent' | 'retry' | 'failed';
@@ -52,6 +57,8 @@ export const noInstruments: Instruments = {
   outboxDeliveries: nothing,
   sealed: nothing,
   artifactsReady: nothing,
+  sealDegraded: nothing,
+  sealCompletion: nothing,
   anchorBatch: nothing,
   chainError: nothing,
   mail: nothing,

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AnchorReader } from '../anchoring/chain.js';
 import { hashToBytes32, transactionAnchors } from '../anchoring/merkle.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
-import { SealedArtifact, SealedDocumentVersion } from '../sealing/entities.js';
+import { SealedArtifact, SealedDocumentVersion, type DocumentVersionCause } from '../sealing/entities.js';
 import { RecordSeal } from '../sealing/seal.js';
 import { sealingViewOf, sealingViews, type BlockchainView, type SealingSettings } from '../sealing/sealing-view.js';
 import { DomainError } from '../shared/errors.js';
@@ -51,7 +51,7 @@ export type SealedDocumentView = {
 };
 
 /** Which version of the sealed PDF a supplied document hash is. */
-export type DocumentVersionMatch = { version: number; current: boolean; cause: 'sealed' | 'archive_timestamp'; createdAt: Date };
+export type DocumentVersionMatch = { version: number; current: boolean; cause: DocumentVersionCause; createdAt: Date };
 
 export type Verdict = 'verified' | 'certificate' | 'matched_superseded' | 'matched_not_sealed' | 'no_match' | 'not_found';
 
@@ -74,6 +74,8 @@ export type VerificationView = {
   sealedMetadata: string | null;
   /** Agreements, declarations and witnessed agreements once their PDF exists: its level and seal certificate. */
   document: SealedDocumentView | null;
+  /** Sealed records only: the seal's chain record. */
+  blockchain: BlockchainView | null;
   /** With a matching document_hash: which version of the sealed PDF it is. */
   documentVersion: DocumentVersionMatch | null;
 };
@@ -109,9 +111,12 @@ export class VerificationService {
   async publicRecord(reference: string): Promise<PublicRecordView> {
     const load = () => this.loadPublicRecord(reference);
     if (!this.cache) return load();
-    // Sealed, its chain record changes only with an event once a batch carries it (or when no chain can anchor it).
-    const final = (view: PublicRecordView) => view.sealedAt !== null && (view.blockchain?.network != null || view.blockchain?.status === 'confirmed' || !this.chain);
-    return this.cache.get(`public:${normalReference(reference)}`, load, (view) => final(view as PublicRecordView)) as Promise<PublicRecordView>;
+    return this.cache.get(`public:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<PublicRecordView>;
+  }
+
+  /** Sealed, its chain record changes only with an event once a batch carries it (or when no chain can anchor it). */
+  private final(view: { sealedAt: Date | null; blockchain: BlockchainView | null }): boolean {
+    return view.sealedAt !== null && (view.blockchain?.network != null || view.blockchain?.status === 'confirmed' || !this.chain);
   }
 
   private async loadPublicRecord(reference: string): Promise<PublicRecordView> {
@@ -153,7 +158,7 @@ export class VerificationService {
     if (!artifact && this.cache) {
       // The certificate lookup of a sealed record changes only with an event (supersession); matches are never cached.
       const load = () => this.certificate(reference);
-      return this.cache.get(`verify:${normalReference(reference)}`, load, (view) => (view as VerificationView).sealedAt !== null) as Promise<VerificationView>;
+      return this.cache.get(`verify:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<VerificationView>;
     }
     return this.certificate(reference, supplied);
   }
@@ -164,7 +169,7 @@ export class VerificationService {
     if (!record) {
       return {
         agrReference: reference, recordFound: false, recordMatch: null, verified: false, verdict: 'not_found', currentAuthority: null, matchMethod: null,
-        status: null, sealedAt: null, identicon: null, sealedMetadata: null, document: null, documentVersion: null,
+        status: null, sealedAt: null, identicon: null, sealedMetadata: null, document: null, blockchain: null, documentVersion: null,
       };
     }
     const em = this.orm.em.fork();
@@ -179,6 +184,7 @@ export class VerificationService {
       identicon: sealing?.identicon ?? null,
       sealedMetadata: seal?.metadata ?? null,
       document: seal ? await this.sealedDocument(record.id) : null,
+      blockchain: sealing?.blockchain ?? null,
       documentVersion: null,
     };
     const [field, value] = supplied[0] ?? [];

@@ -458,8 +458,10 @@ function publicSchemas(): Record<string, Schema> {
           obj(
             {
               version: int({ minimum: 1 }),
-              current: bool({ description: 'Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added).' }),
-              cause: enumOf(['sealed', 'archive_timestamp']),
+              current: bool({ description: 'Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added, or a degraded seal was completed).' }),
+              cause: enumOf(['sealed', 'archive_timestamp', 'completed'], {
+                description: 'sealed: the PDF as sealed; archive_timestamp: a renewal appended validation data and a document timestamp; completed: a seal made while its authorities were down was given its missing timestamp and validation data.',
+              }),
               created_at: dateTime(),
             },
             'all',

@@ -59,10 +59,10 @@ export class DocumentVersionMatchObject {
   @Field(() => Int)
   version!: number;
 
-  @Field({ description: 'Whether it is the PDF served now (false: an earlier version, before an archive timestamp was added)' })
+  @Field({ description: 'Whether it is the PDF served now (false: an earlier version, before an archive timestamp was added or a degraded seal was completed)' })
   current!: boolean;
 
-  @Field({ description: 'sealed, or archive_timestamp' })
+  @Field({ description: 'sealed (the PDF as sealed), archive_timestamp (a renewal appended validation data and a document timestamp) or completed (a seal made while its authorities were down was given its missing timestamp and validation data)' })
   cause!: string;
 
   @Field(() => Date)
@@ -106,6 +106,9 @@ export class VerificationObject {
 
   @Field(() => PublicSealedDocumentObject, { nullable: true, description: 'The sealed PDF once it exists (not for notarizations): level and seal certificate' })
   document!: PublicSealedDocumentObject | null;
+
+  @Field(() => BlockchainRecordObject, { nullable: true, description: 'The chain record of the seal (status, network, transaction, block); sealed records only' })
+  blockchain!: BlockchainRecordObject | null;
 
   @Field(() => DocumentVersionMatchObject, { nullable: true, description: 'With a matching documentHash: which version of the sealed PDF it is' })
   documentVersion!: DocumentVersionMatchObject | null;

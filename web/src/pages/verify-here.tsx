@@ -33,9 +33,11 @@ function originOf(url: string): string | null {
  * on the dropped PDF, so the answer does not depend on trusting this service: the signature and
  * timestamps over the file's bytes, the embedded sealed metadata and its hash, and the anchor read from
  * a chain node the person chooses (with the Merkle proof rebuilt from the transaction's events). The
- * page asks this service nothing for it; the verifier's code is loaded when a file is dropped.
+ * page asks this service nothing for it; the verifier's code is loaded when a file is dropped. It needs
+ * only the reference in the URL, the page's static files and the chain node, so the verify page offers it
+ * even when the service cannot be reached (`serviceReachable` false: no certificate above to point to).
  */
-export function VerifyHere({ reference }: { reference: string }) {
+export function VerifyHere({ reference, serviceReachable = true }: { reference: string; serviceReachable?: boolean }) {
   const [rpc, setRpc] = useState(configuredRpc);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [busy, setBusy] = useState(false);
@@ -104,9 +106,9 @@ export function VerifyHere({ reference }: { reference: string }) {
         </>
       )}
       <p className="small muted" data-not-checked>
-        Not checked here: trust in the seal certificate and the timestamp authorities (this page trusts no certificate; <code>record-verify --trust</code> checks them
+        Not checked here: trust in the seal certificate and the timestamp authorities (this page trusts no certificate; the <code>record-verify</code> command checks them
         against the certificates you trust),
-        and whether a later amendment or cancellation governs now (the certificate above says so, from this service).
+        and whether a later amendment or cancellation governs now ({serviceReachable ? 'the certificate above says so, from this service' : 'this page shows it, from this service, when the service can be reached'}).
       </p>
     </div>
   );

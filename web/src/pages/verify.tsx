@@ -128,13 +128,24 @@ function Certificate({ reference }: { reference: string }) {
 
   const record = lookup.data?.publicRecord;
   const notFound = lookup.error?.graphQLErrors[0]?.extensions.code === 'not_found';
+  // The service could not be reached (offline, down, blocked): the certificate and the service's checks are
+  // unavailable, but the check in this browser needs only the reference in the URL, this page and a chain node.
+  const unreachable = !lookup.data && !notFound && Boolean(lookup.error?.networkError);
 
   return (
     <section className="medium">
       <p className="small"><Link href="/verify">← Verify another record</Link></p>
       <PageTitle title={`Verify ${reference}`}>Verify <span className="mono">{reference}</span></PageTitle>
       {notFound && <Verdict verdict="not_found" authority={null} />}
-      {!notFound && <Alert>{describeError(lookup.error)}</Alert>}
+      {!notFound && !unreachable && <Alert>{describeError(lookup.error)}</Alert>}
+      {unreachable && (
+        <>
+          <Alert kind="info">
+            <span data-service-unreachable>This service could not be reached, so the record&apos;s certificate cannot be shown. You can still check its sealed PDF in this browser below.</span>
+          </Alert>
+          <VerifyHere reference={reference} serviceReachable={false} />
+        </>
+      )}
       {record && lookup.data && (
         <>
           <div className="card">

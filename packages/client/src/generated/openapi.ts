@@ -1664,10 +1664,13 @@ export interface components {
             document_version?: {
                 /** Format: int32 */
                 version: number;
-                /** @description Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added). */
+                /** @description Whether it is the PDF served now; false for an earlier version (before an archive timestamp was added, or a degraded seal was completed). */
                 current: boolean;
-                /** @enum {string} */
-                cause: "sealed" | "archive_timestamp";
+                /**
+                 * @description sealed: the PDF as sealed; archive_timestamp: a renewal appended validation data and a document timestamp; completed: a seal made while its authorities were down was given its missing timestamp and validation data.
+                 * @enum {string}
+                 */
+                cause: "sealed" | "archive_timestamp" | "completed";
                 /** Format: date-time */
                 created_at: string;
             } | null;
