@@ -104,6 +104,10 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     schema,
     formatError,
     includeStacktraceInErrorResponses: false,
+    // The process's stop (main.ts, app.ts) stops Apollo in its turn, after the HTTP drain: Apollo's own
+    // SIGINT/SIGTERM handlers (installed unless NODE_ENV is test) stopped it at the signal, so every
+    // GraphQL request of the drain answered 500 while REST still served.
+    stopOnTerminationSignals: false,
     introspection: config.graphqlIntrospection,
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,

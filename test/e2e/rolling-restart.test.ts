@@ -4,14 +4,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { productionSettings } from '../support/production-process.js';
 import { freePort } from '../support/chain.js';
 import { waitFor } from '../support/wait.js';
 
 /**
  * A rolling restart behind a real balancer: nginx (Debian's, non-sticky, its own configuration in a
- * temporary folder) in front of three instances of the real entry point (`src/main.ts`), eight
- * clients reading and writing through it without pause, and each instance stopped with SIGTERM and
- * started again, one after the other. Not one request may fail.
+ * temporary folder) in front of three instances of the built service in production mode
+ * (`dist/src/main.js`, NODE_ENV=production, as an operator runs it), eight clients reading and writing
+ * through it without pause, half through GraphQL as the web UI does and half through REST, and each
+ * instance stopped with SIGTERM and started again, one after the other. Not one request may fail.
  *
  * The balancer is configured as the README says: its upstream keep-alive timeout (2 s) shorter than
  * the drain delay (2.5 s here), so it has closed its idle connections to a stopping instance before
@@ -35,7 +37,7 @@ const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => fs.exist
 
   beforeAll(async () => {
     // The seed app migrates a database of the test's own and signs the clients in; it takes no traffic.
-    seed = await startTestApp();
+    [seed, production] = await Promise.all([startTestApp(), productionSettings()]);
     folder = fs.mkdtempSync(path.join(os.tmpdir(), 'rss-rolling-'));
   });
 
@@ -44,14 +46,17 @@ const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => fs.exist
     balancer?.kill('SIGQUIT');
     await seed?.stop();
     if (folder) fs.rmSync(folder, { recursive: true, force: true });
+    if (production) fs.rmSync(production.dir, { recursive: true, force: true });
   });
 
+  let production: Awaited<ReturnType<typeof productionSettings>>;
+  // The built service in production mode, as an operator runs it (production-process.ts): only this reaches it.
   const env = (port: number) => ({
-    ...process.env,
-    NODE_ENV: 'test',
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    ...production.env,
     DATABASE_URL: seed.databaseUrl,
     SMTP_URL: seed.config.smtpUrl!,
-    LOCAL_STATE_DIR: path.resolve(repo, seed.config.localStateDir),
     PORT: String(port),
     HOST: '127.0.0.1',
     CHAIN_RPC_URL: '',
@@ -66,7 +71,7 @@ const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((candidate) => fs.exist
   });
 
   const startInstance = async (port: number): Promise<Instance> => {
-    const child = spawn(process.execPath, ['--import', './test/support/child/register.mjs', 'src/main.ts'], { cwd: repo, env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: repo, env: env(port), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -149,13 +154,29 @@ http {
         failures.push(`${what} ${method} ${route}: ${(error as Error).message} ${cause instanceof Error ? cause.message : ''}`);
       }
     };
+    /** The web UI's path: GraphQL over HTTP, a write with an Idempotency-Key (nginx may pass it to the next instance). */
+    const graphql = async (what: string, token: string, query: string, variables: Record<string, unknown>, write: boolean): Promise<void> => {
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(write ? { 'idempotency-key': randomUUID() } : {}) };
+      try {
+        const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+        const text = await response.text();
+        if (response.status !== 200 || text.includes('"errors"')) failures.push(`${what} POST /graphql: ${response.status} ${text.slice(0, 300)}`);
+      } catch (error) {
+        const cause = (error as Error).cause;
+        failures.push(`${what} POST /graphql: ${(error as Error).message} ${cause instanceof Error ? cause.message : ''}`);
+      }
+    };
     const client = async (i: number) => {
       const token = tokens[i]!;
       const id = drafts[i]!;
+      // Half the clients are the web UI (GraphQL), half integrations (REST).
+      const ui = i % 2 === 0;
       for (let round = 0; running; round += 1) {
-        await call('read', 'GET', `/api/v1/agreements/${id}`, token);
+        if (ui) await graphql('read', token, 'query Read($id: String!) { record(id: $id) { id title status } }', { id }, false);
+        else await call('read', 'GET', `/api/v1/agreements/${id}`, token);
         counts.reads += 1;
-        await call('write', 'PATCH', `/api/v1/agreements/${id}`, token, { title: `Round ${round} of client ${i}` });
+        if (ui) await graphql('write', token, 'mutation Write($id: String!, $title: String) { updateAgreement(id: $id, input: { title: $title }) { id title } }', { id, title: `Round ${round} of client ${i}` }, true);
+        else await call('write', 'PATCH', `/api/v1/agreements/${id}`, token, { title: `Round ${round} of client ${i}` });
         counts.writes += 1;
         if (round % 10 === 0) {
           await call('create', 'POST', '/api/v1/agreements', token, agreementBody({ title: `Made in round ${round}` }));

@@ -1,4 +1,4 @@
-/** Runs once per jest run: fails fast with a clear message when no database is reachable, and builds the web UI when stale. */
+/** Runs once per jest run: fails fast with a clear message when no database is reachable, and builds the web UI and the service when stale. */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ export default async function globalSetup(globalConfig: { rootDir: string }): Pr
   await client.query('select 1');
   await client.end();
   ensureWebBuilt(globalConfig.rootDir);
+  ensureServiceBuilt(globalConfig.rootDir);
 }
 
 function newestMtime(path: string): number {
@@ -27,4 +28,17 @@ function ensureWebBuilt(repo: string): void {
   const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
   const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error('building the web UI failed (npm run build:web)');
+}
+
+/**
+ * Tests of stops, start-up and configuration run the built service (dist/src/main.js) as its own
+ * process in production mode (test/support/production-process.ts): build it (tsc, no type check:
+ * `npm test` type-checks first) when it is missing or older than src/.
+ */
+function ensureServiceBuilt(repo: string): void {
+  const built = join(repo, 'dist', 'src', 'main.js');
+  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(repo, 'src'))) return;
+  const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: repo, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the service failed (tsc -p tsconfig.build.json)');
 }

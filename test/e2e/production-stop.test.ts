@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import { createTestDatabase } from '../support/database.js';
+import { productionSettings, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
+import { CaptureSmtp } from '../support/smtp.js';
+
+type Answer = { at: number; status: number; body: string } | { at: number; error: string };
+
+/** A GraphQL read as the web UI sends it, on a connection of its own. */
+async function graphqlRead(url: string): Promise<Answer> {
+  try {
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', connection: 'close' },
+      body: JSON.stringify({ query: 'query Ping { __typename }' }),
+    });
+    return { at: Date.now(), status: response.status, body: await response.text() };
+  } catch (error) {
+    return { at: Date.now(), error: ((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message) };
+  }
+}
+
+/**
+ * The built service in production mode, stopped by a signal as an orchestrator stops it. In-process
+ * tests (NODE_ENV=test) cannot see this: Apollo installs its own SIGINT/SIGTERM handlers unless
+ * NODE_ENV is test, and stopped GraphQL at the signal while REST still served the drain.
+ */
+describe('A clean stop of the built service in production mode', () => {
+  let settings: Awaited<ReturnType<typeof productionSettings>>;
+  let database: { url: string; drop: () => Promise<void> };
+  const smtp = new CaptureSmtp();
+  let smtpUrl: string;
+  let instance: ProductionProcess | undefined;
+
+  beforeAll(async () => {
+    [settings, database, smtpUrl] = await Promise.all([productionSettings(), createTestDatabase(), smtp.start()]);
+  });
+  afterEach(() => instance?.kill());
+  afterAll(async () => {
+    await smtp.stop();
+    await database.drop();
+    fs.rmSync(settings.dir, { recursive: true, force: true });
+  });
+
+  const start = (env: Record<string, string>) =>
+    startProductionProcess({ ...settings.env, DATABASE_URL: database.url, SMTP_URL: smtpUrl, JOBS_ENABLED: 'false', SHUTDOWN_TIMEOUT_MS: '20000', ...env });
+
+  it('serves GraphQL through the whole drain after SIGTERM, then exits 0', async () => {
+    instance = await start({ SHUTDOWN_DRAIN_MS: '1500' });
+    expect(await graphqlRead(instance.url)).toMatchObject({ status: 200, body: '{"data":{"__typename":"Query"}}\n' });
+    const signalled = Date.now();
+    instance.child.kill('SIGTERM');
+    const answers: Answer[] = [];
+    // The web UI's reads during the drain: each answered, or refused once the listener has closed.
+    for (let exited = false; !exited; ) {
+      answers.push(await graphqlRead(instance.url));
+      exited = instance.child.exitCode !== null || answers.some((a) => 'error' in a);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const during = answers.filter((a): a is Extract<Answer, { status: number }> => 'status' in a);
+    expect(during.length).toBeGreaterThan(10);
+    expect(during.filter((a) => a.status !== 200 || !a.body.includes('"__typename":"Query"'))).toEqual([]);
+    // The drain lasted its SHUTDOWN_DRAIN_MS: answers kept coming well after the signal.
+    expect(during.at(-1)!.at - signalled).toBeGreaterThan(1000);
+    expect(await instance.exited).toMatchObject({ code: 0 });
+  }, 60_000);
+
+  it('with SHUTDOWN_DRAIN_MS=0 exits within 2 s of the signal, every step in time', async () => {
+    instance = await start({ SHUTDOWN_DRAIN_MS: '0' });
+    expect(await graphqlRead(instance.url)).toMatchObject({ status: 200 });
+    const signalled = Date.now();
+    instance.child.kill('SIGTERM');
+    const exited = await instance.exited;
+    expect(exited.code).toBe(0);
+    expect(exited.at - signalled).toBeLessThan(2000);
+    expect(instance.logLines().filter((line) => line.msg === 'shutdown step did not finish in time; stopping without it')).toEqual([]);
+  }, 60_000);
+});
