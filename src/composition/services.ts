@@ -114,7 +114,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue, instruments);
   const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
   const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret, instruments);
-  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds);
+  // Sign-out tells every instance through the credential watch (made below, with the resolver chain).
+  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds, () => credentials.changed());
   const mcpSessions = new McpSessions(
     orm,
     clock,

@@ -57,10 +57,31 @@ describe('Web UI: serving and sign-in', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Your records' }).waitFor();
 
+    // The token the tab held, as a copy of it (a log, another tab) would: it opens nothing once the person signs out.
+    const token = await page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('record-signing.session')).token as string);
+    const listWith = async (bearer: string) => (await fetch(`${t.url}/api/v1/identity/agreements`, { headers: { authorization: `Bearer ${bearer}` } })).status;
+    expect(await listWith(token)).toBe(200);
     await page.getByRole('button', { name: /Sign out/ }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.length)).toBe(0);
+    expect(await listWith(token)).toBe(401);
     expect(csp).toEqual([]);
+    await context.close();
+  });
+
+  it('signs out everywhere from the keys page: the sessions of other browsers end too', async () => {
+    const elsewhere = await t.signIn('everywhere-ui@example.com');
+    const context = await newContext(browser, t.origin);
+    const page = await context.newPage();
+    await page.goto('/sign-in');
+    await signInThroughUi(page, t, 'everywhere-ui@example.com');
+    await page.goto('/keys');
+    await page.getByRole('heading', { name: 'Signed-in devices' }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole('button', { name: 'Sign out everywhere', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Sign out every device' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect((await fetch(`${t.url}/api/v1/identity/agreements`, { headers: { authorization: `Bearer ${elsewhere}` } })).status).toBe(401);
     await context.close();
   });
 

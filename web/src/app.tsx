@@ -1,7 +1,7 @@
 import { useEffect, useMemo } from 'react';
 import { Provider } from 'urql';
 import { useSession } from './auth';
-import { createGraphClient } from './client';
+import { createGraphClient, endSessionOnServer } from './client';
 import { Link, matchRoute, navigate, usePath, type Route } from './router';
 import { SignInPage } from './pages/sign-in';
 import { DashboardPage } from './pages/dashboard';
@@ -46,7 +46,7 @@ export function App() {
               {session && <li><Link href="/keys" aria-current={route.page === 'keys' ? 'page' : undefined}>API keys</Link></li>}
               {session ? (
                 <li>
-                  <button type="button" className="link-button" onClick={() => { signOut(); navigate('/sign-in'); }}>
+                  <button type="button" className="link-button" onClick={() => void endSessionOnServer(graph.client, false).finally(() => { signOut(); navigate('/sign-in'); })}>
                     Sign out<span className="visually-hidden"> {session.email}</span>
                   </button>
                 </li>

@@ -1,5 +1,6 @@
 import { Client, cacheExchange, fetchExchange, subscriptionExchange } from 'urql';
 import { createClient as createWsClient } from 'graphql-ws';
+import { SignOutDocument } from './graphql/generated';
 
 /**
  * One GraphQL client per session: queries and mutations over HTTP with the bearer header,
@@ -44,4 +45,13 @@ export function createGraphClient(token: string | null, onUnauthenticated: () =>
     ],
   });
   return { client, dispose: () => void ws.dispose() };
+}
+
+/**
+ * Ends the session on the server before the page forgets it: from then on every instance refuses its
+ * token, so a copy of it (another tab, a log, a shoulder) opens nothing. `everywhere` ends every session
+ * of the person. A failure (the service unreachable) does not keep the person signed in here.
+ */
+export async function endSessionOnServer(client: Client, everywhere: boolean): Promise<void> {
+  await client.mutation(SignOutDocument, { everywhere }, { requestPolicy: 'network-only' }).toPromise().catch(() => undefined);
 }

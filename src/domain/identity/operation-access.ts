@@ -15,6 +15,7 @@ export const OPERATION_ACCESS = {
   'identity.openMcpGrant': 'public',
   'identity.openSignInPage': 'public',
   'identity.authenticationStatus': 'public',
+  'identity.signOut': 'session',
   'identity.listContactPoints': 'session',
   'identity.linkContactPoint': 'session',
   'identity.listApiKeys': 'session',

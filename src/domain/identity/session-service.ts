@@ -4,6 +4,7 @@ import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { AccessToken } from './entities.js';
 import type { OtpService } from './otp-service.js';
 import { recordVerifiedContactPoint } from './contact-points.js';
+import { requireSession, type Principal } from './principal.js';
 
 export const ACCESS_TOKEN_PREFIX = 'rss_at_';
 export const API_KEY_PREFIX = 'rss_key_';
@@ -17,7 +18,23 @@ export class SessionService {
     private readonly otp: OtpService,
     private readonly clock: Clock,
     private readonly accessTokenTtlSeconds: number,
+    /** Called once sessions are ended: every instance stops reusing their resolved principals (the credential epoch). */
+    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
   ) {}
+
+  /**
+   * Ends the caller's session at once, on every instance; with `everywhere`, every session of the
+   * caller's identity (other browsers, other devices). API keys and connected assistants are left as
+   * they are (they are revoked on their own). Answers how many sessions were ended.
+   */
+  async signOut(principal: Principal | null, everywhere = false): Promise<{ sessionsEnded: number }> {
+    const caller = requireSession(principal);
+    const now = this.clock.now();
+    const which = everywhere ? { identity: caller.identityId } : { id: caller.tokenId };
+    const ended = await this.orm.em.fork().nativeUpdate(AccessToken, { ...which, revokedAt: null, expiresAt: { $gt: now } }, { revokedAt: now });
+    await this.credentialsChanged();
+    return { sessionsEnded: ended };
+  }
 
   /**
    * Verifies a code at the generic verify route: an `authenticate` code opens a session; an

@@ -14,6 +14,7 @@ export const identityRoutes: Record<string, RestOperation> = {
     // Token fields exist for an `authenticate` code only.
     body: (session) => (session.accessToken ? session : { verified: session.verified }),
   }),
+  signOut: bind(identity.signOut, { input: (r) => ({ everywhere: (r.input as { everywhere?: unknown } | undefined)?.everywhere === true }) }),
   listContactPoints: bind(identity.listContactPoints, { input: () => ({}), body: (contactPoints) => ({ contactPoints }) }),
   linkContactPoint: bind(identity.linkContactPoint, {
     input: ({ input }) => ({ input: input as LinkContactPointInput }),

@@ -90,6 +90,19 @@ function authenticationRoutes(): Route[] {
       errors: [401, 404, 409, 429],
       clientQuota: 'verify_otp',
     }),
+    route('post', `${API}/identity/sign-out`, {
+      id: 'signOut',
+      summary: 'Sign out',
+      tags,
+      description:
+        'Ends the caller\'s session at once, on every instance: its bearer token answers 401 from the next request on. ' +
+        'With `everywhere`, every session of the identity ends (other browsers and devices); API keys and connected ' +
+        'assistants stay (revoke them on their own). The body is optional.',
+      access: 'bearer',
+      body: jsonBody(ref('SignOutRequest'), false),
+      ok: json('SignOutResponse', 200, 'The sessions ended.'),
+      errors: [401, 403, 429],
+    }),
   ];
 }
 

@@ -238,6 +238,10 @@ function identityRequests(): Record<string, Schema> {
       ['email', 'purpose'],
     ),
     OTPVerifyRequest: obj({ verification_event_id: uuid(), code: otpCode() }, 'all'),
+    SignOutRequest: obj(
+      { everywhere: bool({ default: false, description: 'End every session of the caller\'s identity (other browsers and devices), not only this one. API keys and connected assistants stay.' }) },
+      [],
+    ),
     LinkContactPointRequest: obj(
       { verification_event_id: uuid({ description: 'Event of a `contact_point_link` OTP.' }), code: otpCode() },
       'all',

@@ -563,6 +563,12 @@ function identitySchemas(): Record<string, Schema> {
       { description: 'Token fields are present for the `authenticate` purpose only.' },
     ),
 
+    SignOutResponse: obj(
+      { sessions_ended: int({ minimum: 0, description: 'How many sessions were ended: 1 for this one; with `everywhere`, every live session of the identity.' }) },
+      'all',
+      { description: 'The sessions ended, at once on every instance: their bearer tokens answer 401 from now on.' },
+    ),
+
     AuditTrailEntry: obj(
       {
         seq: int({ minimum: 1 }),

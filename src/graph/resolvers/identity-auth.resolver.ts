@@ -10,6 +10,7 @@ import {
   OtpRequestObject,
   RequestOtpInput,
   SessionObject,
+  SignOutObject,
   VerifyMcpAuthenticationInput,
   VerifyOtpInput,
 } from '../types/identity.types.js';
@@ -42,6 +43,16 @@ export class AuthResolver {
     @Ctx() { clientAddress, mcpSessionKey }: GraphContext,
   ): Promise<McpAuthenticationObject> {
     return { authenticated: true, ...(await this.mcpGrants.open(mcpSessionKey, input, clientAddress)) };
+  }
+
+  @Mutation(() => SignOutObject, {
+    description: described('Ends the caller\'s session at once, on every instance; with everywhere, every session of the identity (API keys and connected assistants stay)', 'identity.signOut'),
+  })
+  signOut(
+    @Ctx() { principal }: GraphContext,
+    @Arg('everywhere', () => Boolean, { nullable: true, defaultValue: false, description: 'End every session of the identity, not only this one' }) everywhere: boolean | null,
+  ): Promise<SignOutObject> {
+    return this.sessions.signOut(principal, everywhere ?? false);
   }
 
   @Query(() => AuthenticationStatusObject, { description: described('Who the caller is, and with which scopes', 'identity.authenticationStatus') })

@@ -54,6 +54,12 @@ export class SessionObject {
   identityId!: string | null;
 }
 
+@ObjectType('SignOut', { simpleResolvers: true, description: 'Sessions ended by a sign-out, at once on every instance' })
+export class SignOutObject {
+  @Field(() => Int, { description: 'How many sessions were ended (1 for this one; with everywhere, every live session of the identity)' })
+  sessionsEnded!: number;
+}
+
 @InputType('VerifyMcpAuthenticationInput')
 export class VerifyMcpAuthenticationInput {
   @Field(() => ID)

@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert, ConfirmAction, CopyButton, Field, PageTitle } from '../components';
-import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, type ApiKeyScope } from '../graphql/generated';
+import { useSession } from '../auth';
+import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, SignOutDocument, type ApiKeyScope } from '../graphql/generated';
+import { navigate } from '../router';
 import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { WebhooksSection } from './webhooks';
@@ -110,6 +112,27 @@ export function KeysPage() {
         </form>
       </div>
       <WebhooksSection />
+      <SessionsSection />
+    </section>
+  );
+}
+
+/** Every sign-in of the person ends at once, on every device (API keys and connected assistants stay). */
+function SessionsSection() {
+  const { signOut } = useSession();
+  const [ended, end] = useMutation(SignOutDocument);
+  return (
+    <section className="card" aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">Signed-in devices</h2>
+      <p>Signed in on a computer you no longer use, or lost a phone? End every session of yours at once, this one included. Your API keys and connected assistants keep working; revoke them above.</p>
+      <ConfirmAction label="Sign out everywhere" danger title="Sign out on every device?" confirmLabel="Sign out every device" error={describeError(ended.error)}
+        description={<p>Every browser and device signed in as you is signed out now, this one too.</p>}
+        onConfirm={async () => {
+          const result = await end({ everywhere: true });
+          if (result.error) return false;
+          signOut();
+          navigate('/sign-in');
+        }} />
     </section>
   );
 }

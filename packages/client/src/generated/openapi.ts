@@ -844,6 +844,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/identity/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign out
+         * @description Ends the caller's session at once, on every instance: its bearer token answers 401 from the next request on. With `everywhere`, every session of the identity ends (other browsers and devices); API keys and connected assistants stay (revoke them on their own). The body is optional.
+         *
+         *     Bearer token only: API keys are not accepted.
+         */
+        post: operations["signOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/identity/contact-points": {
         parameters: {
             query?: never;
@@ -1792,6 +1814,14 @@ export interface components {
             /** Format: uuid */
             identity_id?: string;
         };
+        /** @description The sessions ended, at once on every instance: their bearer tokens answer 401 from now on. */
+        SignOutResponse: {
+            /**
+             * Format: int32
+             * @description How many sessions were ended: 1 for this one; with `everywhere`, every live session of the identity.
+             */
+            sessions_ended: number;
+        };
         AuditTrailEntry: {
             /** Format: int32 */
             seq: number;
@@ -2233,6 +2263,13 @@ export interface components {
             verification_event_id: string;
             /** @description The six-digit code. */
             code: string;
+        };
+        SignOutRequest: {
+            /**
+             * @description End every session of the caller's identity (other browsers and devices), not only this one. API keys and connected assistants stay.
+             * @default false
+             */
+            everywhere?: boolean;
         };
         LinkContactPointRequest: {
             /**
@@ -6881,6 +6918,129 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description What this request left of that quota: `r` more requests now, and the whole quota again in `t` seconds (once the requests counted now are a whole window old). On a 429, `r` is 0 and `Retry-After` says when the next request passes. */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SignOutRequest"];
+            };
+        };
+        responses: {
+            /** @description The sessions ended. */
+            200: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignOutResponse"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
