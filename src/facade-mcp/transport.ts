@@ -19,9 +19,11 @@ import { eventKey, RequestEventStore, resumeStream, SSE_RETRY_MS, type McpEventL
 /** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
   /** Counted per `client` (an identity, else a network address): a refusal is a DomainError (`rate_limited`, `unavailable`). */
-  open(protocolVersion: string, clientName: string | null, client: string | null, secretInput: SecretInputMode): Promise<{ id: string; key: string }>;
-  find(id: string): Promise<{ key: string; protocolVersion: string; secretInput: SecretInputMode } | null>;
-  close(id: string): Promise<boolean>;
+  open(protocolVersion: string, clientName: string | null, client: string | null, secretInput: SecretInputMode, owner: string): Promise<{ id: string; key: string }>;
+  /** `owner`: the endpoint and credential that initialized it (null: a session from before owners, bound to none). */
+  find(id: string): Promise<{ key: string; protocolVersion: string; secretInput: SecretInputMode; owner: string | null } | null>;
+  /** Ends the session if `owner` is its owner. */
+  close(id: string, owner: string): Promise<boolean>;
 };
 
 export type McpFacadeDeps = {
@@ -99,9 +101,9 @@ export function mcpRouter(deps: McpFacadeDeps): express.Router {
     next();
   });
   router.use('/mcp', hostCheck, originCheck);
-  router.post('/mcp', express.json({ limit: '1mb' }), (req, res) => void handlePost(req, res, deps));
-  router.delete('/mcp', (req, res) => void handleDelete(req, res, deps));
-  router.get('/mcp', (req, res) => void handleGet(req, res, deps));
+  router.post('/mcp', express.json({ limit: '1mb' }), (req, res) => void handlePost(req, res, deps, 'mcp'));
+  router.delete('/mcp', (req, res) => void handleDelete(req, res, deps, 'mcp'));
+  router.get('/mcp', (req, res) => void handleGet(req, res, deps, 'mcp'));
   router.all('/mcp', (_req, res) => methodNotAllowed(res));
   router.use('/mcp', (error: { type?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (error.type === 'entity.parse.failed') res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
@@ -113,6 +115,29 @@ export function mcpRouter(deps: McpFacadeDeps): express.Router {
 
 /** How a request's caller is found: `/mcp` resolves its own credentials; `/mcp/oauth` was authenticated before. */
 type CallerOf = (req: Request, res: Response, deps: McpFacadeDeps, sessionKey: string | null) => Promise<Principal | null | 'refused'>;
+
+type Endpoint = 'mcp' | 'mcp_oauth';
+
+/**
+ * Who a session belongs to: the endpoint and the transport credential that initialized it (an API
+ * key, a bearer session, a connector grant), or `anonymous` for one opened without a credential (then
+ * its id alone is the capability, and the sign-in grant opened on it counts as the same caller). Every
+ * later request must come with the same owner: another person's key, no credential on a keyed
+ * session, or a session of the other endpoint finds no session (404, as for an unknown id).
+ */
+function ownerOf(endpoint: Endpoint, caller: Principal | null, sessionKey: string | null): string {
+  const own = caller === null || (caller.kind === 'mcp_session' && sessionKey !== null && caller.mcpSessionId === sessionKey);
+  if (own) return `${endpoint}:anonymous`;
+  // A connector is its client for its person: a consent to a larger scope (SEP-835) gives it a new grant, same session.
+  if (caller.kind === 'oauth') return `${endpoint}:oauth:${caller.clientId}:${caller.identityId}`;
+  return `${endpoint}:${credentialKey(caller)}`;
+}
+
+const belongsTo = (session: { owner: string | null }, owner: string): boolean => session.owner === null || session.owner === owner;
+
+function sessionNotFound(res: Response): void {
+  res.status(404).json(rpcError(-32001, 'Session not found'));
+}
 
 /**
  * `/mcp/oauth`'s MCP side: the same tools and sessions as `/mcp`, for a caller that the OAuth
@@ -132,8 +157,8 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
       return;
     }
     if (!(await step(hostHeaderValidation(deps.allowedHosts()), req, res))) return;
-    if (req.method === 'DELETE') return handleDelete(req, res, deps);
-    if (req.method === 'GET') return handleGet(req, res, deps, async () => principal);
+    if (req.method === 'DELETE') return handleDelete(req, res, deps, 'mcp_oauth', async () => principal);
+    if (req.method === 'GET') return handleGet(req, res, deps, 'mcp_oauth', async () => principal);
     if (req.method !== 'POST') return methodNotAllowed(res);
     try {
       await step(json, req, res);
@@ -143,7 +168,7 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
       return;
     }
     if (refusedForScope(req.body, principal, deps, res)) return;
-    await handlePost(req, res, deps, async () => principal);
+    await handlePost(req, res, deps, 'mcp_oauth', async () => principal);
   };
 }
 
@@ -169,7 +194,7 @@ function refusedForScope(body: unknown, principal: Principal, deps: McpFacadeDep
   return false;
 }
 
-async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, callerOf: CallerOf = authenticate): Promise<void> {
+async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, endpoint: Endpoint, callerOf: CallerOf = authenticate): Promise<void> {
   try {
     const body: unknown = req.body;
     // Requests the transport refuses by itself (406 Accept, 415 Content-Type, malformed JSON-RPC) open no session.
@@ -187,7 +212,7 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
       const secretInput: SecretInputMode = initialize.params.capabilities.elicitation?.url ? 'url' : 'argument';
       let opened: { id: string; key: string };
       try {
-        opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null, client, secretInput);
+        opened = await deps.sessions.open(negotiated, initialize.params.clientInfo.name ?? null, client, secretInput, ownerOf(endpoint, caller, null));
       } catch (error) {
         if (!(error instanceof DomainError) || (error.code !== 'rate_limited' && error.code !== 'unavailable')) throw error;
         res.setHeader('Retry-After', String(Math.max(1, Math.ceil(error.details.retryAfterSeconds ?? 1))));
@@ -202,6 +227,7 @@ async function handlePost(req: Request, res: Response, deps: McpFacadeDeps, call
     const { id, session } = found;
     const principal = await callerOf(req, res, deps, session.key);
     if (principal === 'refused') return;
+    if (!belongsTo(session, ownerOf(endpoint, principal, session.key))) return sessionNotFound(res);
     await serve(req, res, deps, session.key, principal, session.secretInput, session.protocolVersion, id);
   } catch (error) {
     deps.logger.error({ err: error }, 'MCP request failed');
@@ -218,7 +244,7 @@ async function storedSession(req: Request, res: Response, deps: McpFacadeDeps): 
   }
   const session = await deps.sessions.find(id);
   // The transport spec: an unknown or ended session is 404; the client starts a new one with initialize.
-  if (!session) res.status(404).json(rpcError(-32001, 'Session not found'));
+  if (!session) sessionNotFound(res);
   return session ? { id, session } : null;
 }
 
@@ -316,7 +342,7 @@ function methodNotAllowed(res: Response): void {
  * `GET /mcp`: resumes an SSE answer stream of this session after `Last-Event-ID` (SEP-1699), with the
  * session and credential checks of a POST; without `Last-Event-ID` (a standalone stream) it is 405.
  */
-async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, callerOf: CallerOf = authenticate): Promise<void> {
+async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, endpoint: Endpoint, callerOf: CallerOf = authenticate): Promise<void> {
   try {
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId !== 'string' || lastEventId === '') return methodNotAllowed(res);
@@ -329,6 +355,7 @@ async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, calle
     const { id, session } = found;
     const caller = await callerOf(req, res, deps, session.key);
     if (caller === 'refused') return;
+    if (!belongsTo(session, ownerOf(endpoint, caller, session.key))) return sessionNotFound(res);
     const version = req.headers['mcp-protocol-version'];
     if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
       res.status(400).json(rpcError(-32000, `Bad Request: Unsupported protocol version (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`));
@@ -345,15 +372,16 @@ async function handleGet(req: Request, res: Response, deps: McpFacadeDeps, calle
   }
 }
 
-async function handleDelete(req: Request, res: Response, deps: McpFacadeDeps): Promise<void> {
-  const id = req.headers['mcp-session-id'];
-  if (typeof id !== 'string' || id === '') {
-    res.status(400).json(rpcError(-32000, 'Bad Request: Mcp-Session-Id header is required'));
-    return;
-  }
+/** `DELETE`: ends the session, for its owner only (with the credential that initialized it). */
+async function handleDelete(req: Request, res: Response, deps: McpFacadeDeps, endpoint: Endpoint, callerOf: CallerOf = authenticate): Promise<void> {
   try {
-    if (await deps.sessions.close(id)) res.status(200).end();
-    else res.status(404).json(rpcError(-32001, 'Session not found'));
+    const found = await storedSession(req, res, deps);
+    if (!found) return;
+    const caller = await callerOf(req, res, deps, found.session.key);
+    if (caller === 'refused') return;
+    const owner = ownerOf(endpoint, caller, found.session.key);
+    if (belongsTo(found.session, owner) && (await deps.sessions.close(found.id, owner))) res.status(200).end();
+    else sessionNotFound(res);
   } catch (error) {
     deps.logger.error({ err: error }, 'MCP session close failed');
     res.status(500).json(rpcError(-32603, 'Internal error'));

@@ -164,11 +164,12 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     const listed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { authorization: `Bearer ${mine}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' });
     const [priming] = sseEvents(listed.text);
 
+    // The session is not theirs: for them it does not exist (404, as for an unknown id).
     const foreign = await resume(second.url, sessionId, priming!.id!, { authorization: `Bearer ${theirs}` });
-    expect(foreign.status).toBe(400);
+    expect(foreign.status).toBe(404);
     expect(await foreign.text()).not.toContain('tools');
     // Nor without a credential (the anonymous caller is another caller).
-    expect((await resume(second.url, sessionId, priming!.id!)).status).toBe(400);
+    expect((await resume(second.url, sessionId, priming!.id!)).status).toBe(404);
     const own = await resume(second.url, sessionId, priming!.id!, { authorization: `Bearer ${mine}` });
     expect(own.status).toBe(200);
     expect(sseEvents(await own.text()).some((event) => event.data.includes('"id":2'))).toBe(true);

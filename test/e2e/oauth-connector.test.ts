@@ -236,9 +236,9 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     // Another connector's token (another person's) resumes nothing of this session.
     const other = await connect(t, d, 'someone-else@example.com');
     const foreign = await resume({ ...session, authorization: `Bearer ${other.issued.access_token}` });
-    expect(foreign.status).toBe(400);
+    expect(foreign.status).toBe(404);
     const foreignBody = await foreign.text();
-    expect(JSON.parse(foreignBody).error.message).toContain('not an event of this session');
+    expect(JSON.parse(foreignBody).error.message).toBe('Session not found');
     expect(foreignBody).not.toContain('start_or_resume_signature_execution');
     // The connector that started it still resumes it.
     expect((await resume(session)).status).toBe(200);

@@ -33,8 +33,8 @@ export async function connectMcp(baseUrl: string, options: { bearer?: string; se
 }
 
 /** A raw JSON-RPC POST to /mcp (for what the SDK client would never send). */
-export async function postMcp(baseUrl: string, message: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
-  const response = await fetch(new URL('/mcp', baseUrl), {
+export async function postMcp(baseUrl: string, message: unknown, headers: Record<string, string> = {}, path: '/mcp' | '/mcp/oauth' = '/mcp'): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
+  const response = await fetch(new URL(path, baseUrl), {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
     body: JSON.stringify(message),

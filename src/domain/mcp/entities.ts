@@ -10,7 +10,7 @@ import type { Scope } from '../identity/principal.js';
  */
 @Entity({ tableName: 'mcp_sessions' })
 export class McpSession {
-  [OptionalProps]?: 'clientName' | 'secretInput' | 'closedAt' | 'createdAt';
+  [OptionalProps]?: 'clientName' | 'secretInput' | 'owner' | 'closedAt' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -28,6 +28,10 @@ export class McpSession {
   /** How the client takes secret inputs: `url` (it declared URL-mode elicitation) or `argument`. */
   @Property({ type: 'text', default: 'argument' })
   secretInput: 'url' | 'argument' = 'argument';
+
+  /** The endpoint and transport credential that initialized it; every later request must come with the same (sessions.ts). */
+  @Property({ type: 'text', nullable: true })
+  owner: string | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   lastSeenAt!: Date;

@@ -10,8 +10,12 @@ export const MCP_SESSION_PREFIX = 'rss_mcps_';
 /** How a session's client takes secret inputs: through a page of ours (URL-mode elicitation) or as tool arguments. */
 export type SecretInputMode = 'url' | 'argument';
 
-/** A stored MCP session as a transport continues it. */
-export type OpenMcpSession = { key: string; protocolVersion: string; secretInput: SecretInputMode };
+/**
+ * A stored MCP session as a transport continues it. `owner`: the endpoint and transport credential
+ * that initialized it (`mcp:api_key:<id>`, `mcp_oauth:oauth:<grant>`, `mcp:anonymous`); every later
+ * request must come with the same (null: a session opened before sessions had owners, bound to none).
+ */
+export type OpenMcpSession = { key: string; protocolVersion: string; secretInput: SecretInputMode; owner: string | null };
 
 export type McpSessionLimits = {
   /** Idle lifetime of a session that has been used. */
@@ -41,7 +45,7 @@ export class McpSessions {
    * A new session; the returned id is the client's secret `Mcp-Session-Id`. `client` is who counts
    * the call: an identity (`identity:<id>`) or a network address; null (in-process) is not counted.
    */
-  async open(protocolVersion: string, clientName: string | null, client: string | null = null, secretInput: SecretInputMode = 'argument'): Promise<{ id: string; key: string }> {
+  async open(protocolVersion: string, clientName: string | null, client: string | null = null, secretInput: SecretInputMode = 'argument', owner: string | null = null): Promise<{ id: string; key: string }> {
     const em = this.orm.em.fork();
     if (client !== null) {
       await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60, name: 'mcp_initialize' }, 'MCP sessions opened by this client');
@@ -60,6 +64,7 @@ export class McpSessions {
       protocolVersion,
       clientName: clientName?.slice(0, 200) ?? null,
       secretInput,
+      owner,
       lastSeenAt: now,
       expiresAt: new Date(now.getTime() + this.limits.unusedSeconds * 1000),
     });
@@ -76,23 +81,26 @@ export class McpSessions {
     const minuteAgo = new Date(now.getTime() - 60_000);
     // A session still on its short first lifetime gets the idle one at its first call.
     const unusedBefore = new Date(now.getTime() + Math.max(0, this.limits.idleSeconds - 60) * 1000);
-    const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string; secret_input: SecretInputMode }[]>(
+    const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string; secret_input: SecretInputMode; owner: string | null }[]>(
       `update mcp_sessions set last_seen_at = case when last_seen_at < ? or expires_at < ? then ? else last_seen_at end,
          expires_at = case when last_seen_at < ? or expires_at < ? then ? else expires_at end
-       where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version, secret_input`,
+       where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version, secret_input, owner`,
       [minuteAgo, unusedBefore, now, minuteAgo, unusedBefore, this.expiry(now), sha256Hex(id), now],
     );
     const row = rows[0];
-    return row ? { key: row.id, protocolVersion: row.protocol_version, secretInput: row.secret_input } : null;
+    return row ? { key: row.id, protocolVersion: row.protocol_version, secretInput: row.secret_input, owner: row.owner } : null;
   }
 
-  /** Ends a session (DELETE /mcp); its grants end with it. Answers whether a live session was ended. */
-  async close(id: string): Promise<boolean> {
+  /**
+   * Ends a session (DELETE /mcp) for its owner only (see OpenMcpSession); its grants end with it.
+   * Answers whether a live session of that owner was ended.
+   */
+  async close(id: string, owner: string): Promise<boolean> {
     const now = this.clock.now();
     const em = this.orm.em.fork();
     const ended = await em.execute<{ id: string }[]>(
-      `update mcp_sessions set closed_at = ? where session_hash = ? and closed_at is null and expires_at > ? returning id`,
-      [now, sha256Hex(id), now],
+      `update mcp_sessions set closed_at = ? where session_hash = ? and closed_at is null and expires_at > ? and (owner is null or owner = ?) returning id`,
+      [now, sha256Hex(id), now, owner],
     );
     if (ended[0]) await em.execute(`update mcp_grants set revoked_at = ? where session_id = ? and revoked_at is null`, [now, ended[0].id]);
     return ended.length > 0;
