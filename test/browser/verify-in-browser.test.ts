@@ -257,7 +257,7 @@ describe('Web UI: a sealed PDF checked in the browser, without the service', () 
     await page.close();
   }, 90_000);
 
-  it('refuses a revision after the seal that changes the document, even closed by a genuine document timestamp', async () => {
+  it('refuses every kind of revision after the seal that changes the document (an action, a page, an embedded file, /AA, /Info, an annotation, a form field), even closed by a genuine document timestamp, naming what changed', async () => {
     const page = await stranger.newPage();
     const cspViolations = collectCspViolations(page);
 
@@ -282,7 +282,26 @@ describe('Web UI: a sealed PDF checked in the browser, without the service', () 
     const added = await localResult(page);
     expect(added).toMatchObject({ verdict: 'failed', checks: { signature: { ok: 'false' } } });
     expect(`${added.reason ?? ''} ${added.checks.signature!.text}`).toContain('/Root /Pages');
-    expect(tsa.granted).toBeGreaterThanOrEqual(2);
+
+    // The other changes an attacker would make, each closed by a genuine document timestamp: each named.
+    const attacks: [string, (doc: PDF) => void, string][] = [
+      ['embedded-file', (doc) => {
+        doc.attachments.remove('sealed-metadata.json');
+        doc.attachments.add('sealed-metadata.json', new TextEncoder().encode('{"title":"Forged"}'), { mimeType: 'application/json' });
+      }, '/Root /Names /EmbeddedFiles'],
+      ['additional-actions', (doc) => doc.getCatalog().set('AA', PdfDict.of({ WC: PdfDict.of({ S: PdfName.of('JavaScript'), JS: PdfString.fromString('app.alert(1)') }) })), 'gains /AA'],
+      ['info', (doc) => doc.setTitle('Cancelled agreement'), '/Info /Title'],
+      ['annotation', (doc) => void doc.getPage(0)!.addTextAnnotation({ rect: { x: 50, y: 700, width: 20, height: 20 }, contents: 'Void', open: true }), 'page 1 /Annots'],
+      ['form-field', (doc) => doc.getForm()!.getFields()[0]!.getDict().set('T', PdfString.fromString('Approved by the board')), '/Root /AcroForm /Fields[0] /T'],
+    ];
+    for (const [name, change, named] of attacks) {
+      card = await openVerifyPage(page, sealed.reference);
+      await chooseInCard(card, `${name}.pdf`, await changedAfterSeal(pdf, tsa, change));
+      const result = await localResult(page);
+      expect({ name, verdict: result.verdict, signature: result.checks.signature!.ok }).toEqual({ name, verdict: 'failed', signature: 'false' });
+      expect(`${result.reason ?? ''} ${result.checks.signature!.text}`).toContain(named);
+    }
+    expect(tsa.granted).toBeGreaterThanOrEqual(7);
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 90_000);
