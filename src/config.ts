@@ -26,6 +26,8 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  // At start-up, how long to wait for PostgreSQL (retrying with backoff, readiness 503) before giving up; 0: not at all.
+  DATABASE_START_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(60_000),
@@ -159,6 +161,8 @@ export type Config = {
   databasePoolMax: number;
   /** Wait for a pooled connection, PostgreSQL statement_timeout and idle_in_transaction_session_timeout (ms). */
   databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
+  /** DATABASE_START_TIMEOUT_SECONDS: how long main.ts waits for PostgreSQL at start-up (0: not at all). */
+  databaseStartTimeoutSeconds: number;
   migrateOnStart: boolean;
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -295,14 +299,28 @@ export type Config = {
 
 export class ConfigError extends Error {}
 
+/**
+ * What production needs that development makes up: the key of stored code hashes, the seal key, and
+ * a mail server (the local outbox folder only when the operator names it on purpose).
+ */
+function productionRequirements(given: Record<string, string | undefined>): string[] {
+  if (given.NODE_ENV !== 'production') return [];
+  return [
+    ...(given.SERVER_SECRET ? [] : ['  SERVER_SECRET: required in production: at least 32 random characters (it keys the stored hashes of one-time codes)']),
+    ...(given.SEAL_P12_PATH ? [] : ['  SEAL_P12_PATH: required in production: the seal key, a PKCS#12 file (its password in SEAL_P12_PASSWORD)']),
+    ...(given.SMTP_URL || given.MAIL_OUTBOX_DIR
+      ? []
+      : ['  SMTP_URL: required in production (without it mail goes to a local folder nobody reads); to keep mail in the outbox folder on purpose, set MAIL_OUTBOX_DIR']),
+  ];
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable means "unset" (as in `SMTP_URL= npm start`).
   const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = schema.safeParse(given);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
+  // Every problem at once: a bad value and each setting production requires, not one per attempt.
+  const lines = [...(parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)), ...productionRequirements(given)];
+  if (!parsed.success || lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   const e = parsed.data;
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
@@ -312,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl,
     databaseUrl: e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseStartTimeoutSeconds: e.DATABASE_START_TIMEOUT_SECONDS,
     databaseTimeouts: {
       acquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -6,8 +6,18 @@ try {
   // Tracing starts before the app's modules are imported: its ESM hook must see express, pg and graphql
   // load. Without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry module is loaded at all.
   const tracing = config.tracing ? await (await import('./tracing/start.js')).startTracing(config.tracing) : null;
+  const { createLogger } = await import('./logger.js');
+  const logger = createLogger(config.logLevel);
   const { startApp } = await import('./app.js');
-  const app = await startApp(config, { tracing: tracing?.tracing });
+  let app: Awaited<ReturnType<typeof startApp>>;
+  try {
+    // PostgreSQL may still be starting beside the service: wait for it (readiness 503 meanwhile), as an orchestrator expects.
+    if (config.databaseStartTimeoutSeconds > 0) await (await import('./startup.js')).waitForDatabase(config, logger);
+    app = await startApp(config, { tracing: tracing?.tracing, logger });
+  } catch (error) {
+    logger.fatal({ err: error }, 'the service could not start');
+    process.exit(1);
+  }
   let stopping = false;
   const shutdown = (signal: string) => {
     // Later signals change nothing: a Ctrl-C reaches the process both from the terminal and forwarded by

@@ -1,7 +1,4 @@
-import fs from 'node:fs';
-import { createTestDatabase } from '../support/database.js';
-import { productionSettings, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
-import { CaptureSmtp } from '../support/smtp.js';
+import { productionDeployment, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
 
 type Answer = { at: number; status: number; body: string } | { at: number; error: string };
 
@@ -25,24 +22,11 @@ async function graphqlRead(url: string): Promise<Answer> {
  * NODE_ENV is test, and stopped GraphQL at the signal while REST still served the drain.
  */
 describe('A clean stop of the built service in production mode', () => {
-  let settings: Awaited<ReturnType<typeof productionSettings>>;
-  let database: { url: string; drop: () => Promise<void> };
-  const smtp = new CaptureSmtp();
-  let smtpUrl: string;
   let instance: ProductionProcess | undefined;
-
-  beforeAll(async () => {
-    [settings, database, smtpUrl] = await Promise.all([productionSettings(), createTestDatabase(), smtp.start()]);
-  });
-  afterEach(() => instance?.kill());
-  afterAll(async () => {
-    await smtp.stop();
-    await database.drop();
-    fs.rmSync(settings.dir, { recursive: true, force: true });
-  });
+  const deployment = productionDeployment(() => [instance]);
 
   const start = (env: Record<string, string>) =>
-    startProductionProcess({ ...settings.env, DATABASE_URL: database.url, SMTP_URL: smtpUrl, JOBS_ENABLED: 'false', SHUTDOWN_TIMEOUT_MS: '20000', ...env });
+    startProductionProcess({ ...deployment.env(), JOBS_ENABLED: 'false', SHUTDOWN_TIMEOUT_MS: '20000', ...env });
 
   it('serves GraphQL through the whole drain after SIGTERM, then exits 0', async () => {
     instance = await start({ SHUTDOWN_DRAIN_MS: '1500' });
