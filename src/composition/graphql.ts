@@ -15,6 +15,7 @@ import type { GraphAuthenticator } from '../graph/authenticate.js';
 import type { GraphContext, LiveUpdates } from '../graph/context.js';
 import type { ErrorFormatter } from '../graph/executor.js';
 import { idempotencyPlugin } from '../graph/idempotency.js';
+import { retryAfterPlugin } from '../graph/errors.js';
 import { operationOutcomesPlugin } from '../graph/operation-outcomes.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
@@ -114,6 +115,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     plugins: [
       ...armor.plugins,
       idempotencyPlugin(deps.idempotency, logger),
+      retryAfterPlugin,
       ...(instruments === noInstruments ? [] : [operationOutcomesPlugin(instruments)]),
       subscriptionsOverWebSocket,
       // No HTTP cache hints are used (every answer is private to its caller): skip the per-field bookkeeping.

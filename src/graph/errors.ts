@@ -1,5 +1,6 @@
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
+import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
 import { DomainError, type DomainErrorCode } from '../domain/shared/errors.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
@@ -49,8 +50,26 @@ function extensionsOf(error: DomainError): Record<string, unknown> {
 
 /** A domain error raised outside execution (context building), with its HTTP status. */
 export function requestGraphError(error: DomainError): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { ...extensionsOf(error), http: { status: REQUEST_STATUS[error.code] } } });
+  const wait = error.details.retryAfterSeconds;
+  const headers = wait === undefined ? undefined : new Map([['retry-after', String(Math.max(1, Math.ceil(wait)))]]);
+  return new GraphQLError(error.message, { extensions: { ...extensionsOf(error), http: { status: REQUEST_STATUS[error.code], ...(headers ? { headers } : {}) } } });
 }
+
+/**
+ * An answer whose errors say when to try again (`retryAfterSeconds`: the database away, a rate
+ * limit) carries it as `Retry-After` too, as REST's does: clients and proxies read the header.
+ */
+export const retryAfterPlugin: ApolloServerPlugin = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const waits = (response.body.singleResult.errors ?? []).map((e) => e.extensions?.retryAfterSeconds).filter((n): n is number => typeof n === 'number');
+        if (waits.length > 0) response.http.headers.set('retry-after', String(Math.max(1, Math.ceil(Math.max(...waits)))));
+      },
+    };
+  },
+};
 
 /**
  * The one place where domain errors become GraphQL errors (over HTTP, graphql-ws and in-process).

@@ -122,6 +122,7 @@ describe('A database restart', () => {
       const graph = await t.graphql('{ myRecords(limit: 5) { total } }', {}, { token });
       expect(graph.status).toBe(503);
       expect(graph.body.errors?.[0]?.extensions?.code).toBe('unavailable');
+      expect(Number(graph.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(Date.now() - startedAt).toBeLessThan(30_000);
     } finally {
       scratch.thaw();
