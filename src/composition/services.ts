@@ -178,7 +178,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     for (let next = await webhooksDue.next(); !next.done; next = await webhooksDue.next()) webhookSender.wake();
   })();
   const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
-  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]))];
+  const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]), (id) => webhookSecrets.eventId(id))];
   const tracing = options.tracing ?? noTracing;
   const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).

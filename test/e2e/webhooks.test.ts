@@ -93,6 +93,8 @@ describe('Webhooks: signed deliveries to a receiver on 127.0.0.1', () => {
     const events = received.map((r) => verified(forAlice.secret, r));
     expect(events.map((e) => e.type)).toEqual(expected);
     expect(new Set(received.map((r) => r.headers['webhook-id'])).size).toBe(expected.length);
+    // Opaque ids: no counter an endpoint's owner could read the service's volume from.
+    for (const r of received) expect(r.headers['webhook-id']).toMatch(/^evt_[A-Za-z0-9_-]{24}$/);
     for (const [index, event] of events.entries()) {
       expect(event.id).toBe(received[index]!.headers['webhook-id']);
       expect(event.data).toMatchObject({ agr_reference: sealed.reference, record_id: sealed.id, record_type: 'agreement', current_version: 1 });

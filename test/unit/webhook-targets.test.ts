@@ -44,6 +44,15 @@ describe('Webhook targets', () => {
     expect(await refusal(targets, `https://hooks.example.com/${'a'.repeat(2100)}`)).toBe('too_long');
   });
 
+  it('in production an allowed address or network allows plain http to it, as an allowed host name does', async () => {
+    const targets = new WebhookTargets(['127.0.0.1', '10.0.0.0/8', '::1'], true, resolver);
+    expect(await refusal(targets, 'http://127.0.0.1:9000/in')).toBeNull();
+    expect(await refusal(targets, 'http://10.1.2.3/in')).toBeNull();
+    expect(await refusal(targets, 'http://[::1]:9000/in')).toBeNull();
+    expect(await refusal(targets, 'http://192.168.1.1/in')).toBe('invalid_url');
+    expect(await refusal(targets, 'http://hooks.example.com/in')).toBe('invalid_url');
+  });
+
   it('outside production plain http is accepted, the address rules are the same', async () => {
     const targets = new WebhookTargets([], false, resolver);
     expect(await refusal(targets, 'http://hooks.example.com/in')).toBeNull();

@@ -52,14 +52,14 @@ const ENDPOINTS_ENABLED = 'exists (select 1 from webhook_endpoints where enabled
  * instance's sender with that commit. While no endpoint is enabled it asks nothing, and the journal's
  * inline delivery (notifications sent with the change's commit) goes on as without webhooks.
  */
-export function webhookFanout(notifySql: (topic: string) => string | null): OutboxSubscriber {
+export function webhookFanout(notifySql: (topic: string) => string | null, eventIdOf: (outboxId: string) => string): OutboxSubscriber {
   return {
     name: 'webhooks',
     deliver: async (event, client, atCommit, eventId) => {
       const facts = webhookFactsOf(event);
       if (!facts) return;
       const written = await client.query(FAN_OUT, [
-        `evt_${eventId}`,
+        eventIdOf(String(eventId)),
         facts.type,
         facts.recordId,
         facts.status,

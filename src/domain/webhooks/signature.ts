@@ -23,7 +23,12 @@ export function webhookSignature(secrets: readonly string[], id: string, timesta
  * read of the table alone opens none; a sealed secret copied to another endpoint does not open).
  */
 export class WebhookSecrets {
-  constructor(private readonly serverSecret: Buffer) {}
+  /** The key of the event ids (eventId). */
+  private readonly eventKey: Buffer;
+
+  constructor(private readonly serverSecret: Buffer) {
+    this.eventKey = Buffer.from(hkdfSync('sha256', serverSecret, 'webhook events', 'webhook event ids', 32));
+  }
 
   seal(endpointId: string, secret: string): string {
     return sealBytes(Buffer.from(secret, 'utf8'), this.key(endpointId));
@@ -31,6 +36,15 @@ export class WebhookSecrets {
 
   open(endpointId: string, sealed: string): string {
     return openSealed(sealed, this.key(endpointId)).toString('utf8');
+  }
+
+  /**
+   * The `webhook-id` of an outbox event: opaque (an HMAC of its sequence number under a key derived
+   * from SERVER_SECRET), so an endpoint's owner cannot read the service's volume from it, and the same
+   * for every delivery of that event (a retried fan-out writes no second delivery).
+   */
+  eventId(outboxId: string): string {
+    return `evt_${createHmac('sha256', this.eventKey).update(outboxId).digest('base64url').slice(0, 24)}`;
   }
 
   private key(endpointId: string): Buffer {

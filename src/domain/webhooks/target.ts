@@ -42,8 +42,15 @@ export class WebhookTargets {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`Must use https (got ${url.protocol.replace(/:$/, '')})`);
     if (url.username || url.password) throw invalid('URLs with credentials are not accepted; the signature authenticates deliveries');
     if (url.hash) throw invalid('A fragment is never sent; leave it out');
-    if (url.protocol === 'http:' && this.production && !this.hosts.has(hostOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
+    if (url.protocol === 'http:' && this.production && !this.allows(hostOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
     return url;
+  }
+
+  /** An entry of WEBHOOK_ALLOWED_HOSTS names the host: as a name, or (an address) as an address or network that holds it. */
+  private allows(host: string): boolean {
+    if (this.hosts.has(host)) return true;
+    const family = isIP(host);
+    return family !== 0 && this.networks.check(host, family === 6 ? 'ipv6' : 'ipv4');
   }
 
   /**
