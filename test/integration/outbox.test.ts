@@ -114,6 +114,70 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     }
   });
 
+  it("keeps a record's order across dispatchers: while one holds its first event, another delivers none of its later ones", async () => {
+    const record = randomUUID();
+    const other = randomUUID();
+    await commit([lifecycle(moveOf(record, 'submit'))]);
+    await commit([lifecycle(moveOf(record, 'confirm'))]);
+    await commit([lifecycle(moveOf(other))]);
+    const order: string[] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const named = (event: DomainEvent) => (event.data.recordId === record ? (event.data as { trigger: string }).trigger : 'other');
+    // Instance A takes the record's first event and is slow to deliver it (its transaction stays open).
+    const slow: OutboxSubscriber = {
+      name: 'slow',
+      deliver: async (event) => {
+        if (named(event) === 'submit') {
+          holding();
+          await released;
+        }
+        order.push(`A:${named(event)}`);
+      },
+    };
+    const fast: OutboxSubscriber = { name: 'fast', deliver: async (event) => void order.push(`B:${named(event)}`) };
+    const a = new OutboxDispatcher(pool, [slow], logger, { batchSize: 1 }).drain();
+    await held;
+    try {
+      // Instance B meanwhile: the other record's event goes; the record's second event waits for its first.
+      await new OutboxDispatcher(pool, [fast], logger, { batchSize: 10 }).drain();
+      expect(order).toEqual(['B:other']);
+    } finally {
+      release();
+      await a;
+    }
+    expect(order).toEqual(['B:other', 'A:submit', 'A:confirm']);
+  });
+
+  it("one by one, a record's later events in the batch wait behind its event that failed", async () => {
+    const record = randomUUID();
+    await commit([lifecycle(moveOf(record, 'submit'))]);
+    await commit([lifecycle(moveOf(record, 'confirm'))]);
+    // It fails in the batch and again when the batch is delivered one event at a time.
+    let failures = 2;
+    const seen: string[] = [];
+    const flakyOnce: OutboxSubscriber = {
+      name: 'flaky-once',
+      deliver: async (event) => {
+        const trigger = (event.data as { trigger: string }).trigger;
+        if (trigger === 'submit' && failures > 0) {
+          failures -= 1;
+          throw new Error('subscriber down');
+        }
+        seen.push(trigger);
+      },
+    };
+    const dispatcher = new OutboxDispatcher(pool, [flakyOnce], logger);
+    await dispatcher.drain();
+    expect(seen).toEqual([]);
+    // After the backoff (1 s), the first event goes, then the second.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await dispatcher.drain();
+    expect(seen).toEqual(['submit', 'confirm']);
+  });
+
   it('a subscriber that fails delays only its event, with backoff, and the rest go on', async () => {
     const bad = randomUUID();
     const good = randomUUID();

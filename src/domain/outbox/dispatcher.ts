@@ -43,14 +43,17 @@ export type DispatcherOptions = {
   instruments?: Instruments;
 };
 
-type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number; traceparent: string | null };
+type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number; traceparent: string | null; record_id: string | null };
 
 const MAX_BACKOFF_SECONDS = 300;
 
 /**
- * Delivers the outbox in order of writing. Several instances may run one each: a batch is claimed
- * with `for update skip locked`, delivered and marked in one transaction. A subscriber that fails
- * makes only that event wait (with backoff); the others go on.
+ * Delivers the outbox in order of writing, each record's events strictly so on any number of
+ * instances. Several instances may run one each: a batch is claimed with `for update skip locked`,
+ * delivered and marked in one transaction. An event is claimed only when no earlier event of its
+ * record is still undelivered outside the batch: one another instance holds (its transaction not yet
+ * committed) or one waiting after a failure. So a record's later events wait for its earlier ones,
+ * wherever those are; other records' events go on.
  */
 export class OutboxDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -162,17 +165,23 @@ export class OutboxDispatcher {
    * Otherwise any failure is thrown (the caller rolls back).
    */
   private async claimAndDeliver(client: pg.PoolClient, oneByOne: boolean): Promise<number> {
-    const claim = `select id from outbox_events
-        where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
-        order by id limit ${Math.trunc(this.batchSize)} for update skip locked`;
+    // The oldest free events; of those, each whose record has no earlier undelivered event outside them.
+    const claim = `with candidates as (
+          select id, record_id from outbox_events
+           where delivered_at is null and (next_attempt_at is null or next_attempt_at <= now())
+           order by id limit ${Math.trunc(this.batchSize)} for update skip locked)
+        select c.id from candidates c
+         where c.record_id is null or not exists (
+           select 1 from outbox_events e where e.record_id = c.record_id and e.id < c.id and e.delivered_at is null
+              and e.id not in (select id from candidates))`;
     let rows: Row[];
     if (oneByOne) {
       await client.query('begin');
-      rows = (await client.query<Row>(`select id, type, payload, attempts, traceparent from outbox_events where id in (${claim}) order by id`)).rows;
+      rows = (await client.query<Row>(`select id, type, payload, attempts, traceparent, record_id from outbox_events where id in (${claim}) order by id`)).rows;
     } else {
       // Usually: begun, claimed and marked delivered in one round trip; a failed delivery rolls the mark back.
       const [, marked] = (await client.query(
-        `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts, traceparent`,
+        `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts, traceparent, record_id`,
       )) as unknown as [pg.QueryResult, pg.QueryResult<Row>];
       rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     }
@@ -180,7 +189,10 @@ export class OutboxDispatcher {
     let retried = 0;
     // What subscribers send with the commit: the whole batch's, or (one by one) each event's in its savepoint.
     const atCommit: string[] = [];
+    // One by one: after an event of a record fails, that record's later events in the batch wait for it.
+    const waiting = new Set<string>();
     for (const row of rows) {
+      if (row.record_id !== null && waiting.has(row.record_id)) continue;
       const event = { type: row.type, data: row.payload } as DomainEvent;
       const tracing = this.options.tracing ?? noTracing;
       const deliver = () =>
@@ -204,6 +216,7 @@ export class OutboxDispatcher {
         const backoff = Math.min(MAX_BACKOFF_SECONDS, 2 ** row.attempts);
         await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
         retried += 1;
+        if (row.record_id !== null) waiting.add(row.record_id);
         this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
       }
     }
