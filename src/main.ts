@@ -16,6 +16,11 @@ try {
     app = await startApp(config, { tracing: tracing?.tracing, logger });
   } catch (error) {
     logger.fatal({ err: error }, 'the service could not start');
+    // The line is written before the exit (an asynchronous destination would lose it).
+    await new Promise<void>((resolve) => {
+      setTimeout(resolve, 1000).unref();
+      logger.flush(() => resolve());
+    });
     process.exit(1);
   }
   let stopping = false;

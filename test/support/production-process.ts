@@ -56,7 +56,10 @@ export async function startProductionProcess(env: Record<string, string>, option
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  // 'close' comes after its output is all read ('exit' may come before the last lines); the time is the exit's.
+  let exitedAt = 0;
+  child.once('exit', () => (exitedAt = Date.now()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, at: exitedAt || Date.now() })));
   const logLines = () =>
     output
       .split('\n')
