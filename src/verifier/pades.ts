@@ -408,14 +408,16 @@ export async function inspectPades(pdf: Uint8Array, options: PadesOptions = {}):
   // The whole file, parsed once for its pages and its DSS.
   let whole: Promise<PDF> | undefined;
   const wholeDocument = () => (whole ??= PDF.load(pdf));
+  // The document as sealed, parsed once for the revision check and its certification (the whole file when nothing follows).
+  const sealedDocument = sealEnd < pdf.length ? PDF.load(pdf.subarray(0, sealEnd)) : wholeDocument();
   if (sealEnd < pdf.length) {
     // Revisions after the seal may add validation data and document timestamps, and nothing else.
-    const [sealed, now] = await Promise.all([PDF.load(pdf.subarray(0, sealEnd)), wholeDocument()]);
+    const [sealed, now] = await Promise.all([sealedDocument, wholeDocument()]);
     const change = changeAfterSeal(sealed, now);
     if (change) return { ...none, ok: false, reason: `a revision after the seal changes the document: ${change}; only validation data (a DSS) and document timestamps may follow the seal`, signer, timestamps };
   }
 
-  const certification = await PDF.load(pdf.subarray(0, sealEnd)).then((sealed) => docMdpOf(sealed, seal.byteRange)).catch(() => null);
+  const certification = await sealedDocument.then((sealed) => docMdpOf(sealed, seal.byteRange)).catch(() => null);
 
   // The DSS: as the file ends, and as it stood before the newest document timestamp (B-LTA needs it there).
   const dss = await wholeDocument().then(readDss).catch(() => null);

@@ -78,11 +78,6 @@ export class SealCompletion {
     private readonly instruments: Instruments = noInstruments,
   ) {}
 
-  /** When a seal just made degraded is first tried again. */
-  firstAttemptAt(): Date {
-    return new Date(this.clock.now().getTime() + this.settings.firstRetrySeconds * 1000);
-  }
-
   /** The wait after `attempts` failed attempts: doubling from the first, bounded. */
   private waitAfter(attempts: number): number {
     return Math.min(this.settings.firstRetrySeconds * 2 ** Math.max(0, attempts - 1), this.settings.maxRetrySeconds) * 1000;
