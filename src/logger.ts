@@ -27,7 +27,12 @@ const REDACT = [
   '*.authorization',
 ];
 
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+/**
+ * Lines go to stdout synchronously unless a destination is given: every exit path (a failed start, the
+ * end of a stop, the shutdown timer) writes its last line before `process.exit`. pino's asynchronous
+ * default loses it when the line is still on its way to the pipe (its flush returns at once then).
+ */
+export function createLogger(level: string, destination: DestinationStream = pino.destination({ dest: 1, sync: true })): Logger {
   return pino(
     {
       level,

@@ -15,12 +15,8 @@ try {
     if (config.databaseStartTimeoutSeconds > 0) await (await import('./startup.js')).waitForDatabase(config, logger);
     app = await startApp(config, { tracing: tracing?.tracing, logger });
   } catch (error) {
+    // Written before the exit: the logger writes synchronously.
     logger.fatal({ err: error }, 'the service could not start');
-    // The line is written before the exit (an asynchronous destination would lose it).
-    await new Promise<void>((resolve) => {
-      setTimeout(resolve, 1000).unref();
-      logger.flush(() => resolve());
-    });
     process.exit(1);
   }
   let stopping = false;

@@ -53,15 +53,17 @@ export async function startProductionProcess(env: Record<string, string>, option
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Log lines are read from stdout alone: a stderr chunk arriving between two chunks of one line would break it.
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => ((stdout += chunk), (output += chunk)));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   // 'close' comes after its output is all read ('exit' may come before the last lines); the time is the exit's.
   let exitedAt = 0;
   child.once('exit', () => (exitedAt = Date.now()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal, at: exitedAt || Date.now() })));
   const logLines = () =>
-    output
+    stdout
       .split('\n')
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
