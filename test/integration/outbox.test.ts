@@ -6,6 +6,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { migrate, openDatabase } from '../../src/domain/database.js';
 import { OutboxDispatcher, type OutboxSubscriber } from '../../src/domain/outbox/dispatcher.js';
 import { EventJournal } from '../../src/domain/outbox/journal.js';
+import { openAuditTrail } from '../../src/domain/records/audit-trail.js';
 import { lifecycle, type DomainEvent, type RecordLifecycleEvent } from '../../src/domain/shared/events.js';
 import { PUBSUB_CHANNEL } from '../../src/domain/shared/record-changes.js';
 import { liveSubscriber } from '../../src/graph/live.js';
@@ -410,6 +411,34 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         await settle();
         expect(heard.at(-1)).toBe(`${recordId} next`);
         expect(wakes).toBe(2);
+      } finally {
+        await listener.end();
+      }
+    });
+
+    it("holds a record's later events behind its creation until the dispatcher delivered it: every subscriber hears of the record first", async () => {
+      const recordId = randomUUID();
+      const { listener, heard } = await listening(PUBSUB_CHANNEL);
+      const settle = () => listener.query('select 1');
+      try {
+        // The creation is written with the record, by the ORM's flush, for the dispatcher.
+        const em = orm.em.fork();
+        openAuditTrail(em, recordId, new Date(), 'create');
+        await em.flush();
+        // A change right after it, before any dispatcher ran: its event must not overtake the creation.
+        await orm.em.fork().transactional((change) => inlineJournal.write(change, [lifecycle(moveOf(recordId, 'submit'))]));
+        await settle();
+        expect(heard).toEqual([]);
+        expect((await rows()).map((row) => [row.trigger, row.delivered])).toEqual([
+          ['create', false],
+          ['submit', false],
+        ]);
+        const seen = recorder();
+        await new OutboxDispatcher(pool, [seen], logger).drain();
+        expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['create', 'submit']);
+        await orm.em.fork().transactional((change) => inlineJournal.write(change, [lifecycle(moveOf(recordId, 'confirm'))]));
+        await settle();
+        expect(heard).toEqual([`${recordId} confirm`]);
       } finally {
         await listener.end();
       }

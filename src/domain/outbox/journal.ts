@@ -171,13 +171,6 @@ export class EventJournal implements DomainEvents {
 }
 
 /**
- * A record's creation event (written with the record, for the dispatcher) holds none of the record's
- * later events back: only webhooks need it first, and while an endpoint is enabled their condition
- * sends every event a webhook may want through the dispatcher, in order (`dispatchedWhen`).
- */
-const CREATION = `(type = 'record_lifecycle' and payload->>'trigger' in ('create', 'amendment_created', 'cancellation_created'))`;
-
-/**
  * Audit entries and outbox events in one statement of fixed text, in the change's transaction: no
  * entities (nothing reads them back in the change), one round trip. Outbox ids follow the order of
  * `events`, which is the order the dispatcher delivers them in.
@@ -202,7 +195,7 @@ async function writeJournal(
   const [written] = await preparedQuery<{ left: number }>(
     em,
     `with waiting as (
-       select exists (select 1 from outbox_events where record_id = any(?::uuid[]) and delivered_at is null and not ${CREATION})${dispatchedWhen ? ` or ${dispatchedWhen}` : ''} as held),
+       select exists (select 1 from outbox_events where record_id = any(?::uuid[]) and delivered_at is null)${dispatchedWhen ? ` or ${dispatchedWhen}` : ''} as held),
      audit as (
        insert into record_audit_entries (id, record_id, seq, at, actor_role, move, version, details, prev_hash, entry_hash)
        select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[])),

@@ -168,7 +168,9 @@ export async function auditTrail(em: EntityManager, recordId: string): Promise<A
 
 /**
  * The first entry of a new record's trail, and its creation's outbox event (integrators' `record.created`),
- * persisted with the record in the caller's flush; the dispatcher is woken when that commits.
+ * persisted with the record in the caller's flush; the dispatcher is woken when that commits. Until it
+ * has delivered it, the record's later events wait behind it (the journal's `held`): every subscriber,
+ * webhooks and GraphQL alike, hears of a record's creation first.
  */
 export function openAuditTrail(em: EntityManager, recordId: string, at: Date, move: 'create' | 'amendment_created' | 'cancellation_created'): void {
   const hashed: Hashed = { seq: 1, at: at.toISOString(), actor_role: 'initiator', move, version: 1, details: { to_status: 'draft' }, prev_hash: null };
