@@ -110,7 +110,9 @@ const schema = z.object({
   WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
   WEBHOOK_RETRY_SCHEDULE: z.string().regex(/^\s*\d+(ms|s|m|h)(\s*,\s*\d+(ms|s|m|h))*\s*$/, 'must be a comma-separated list of durations such as 5s,1m,2h').optional(),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(120),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  WEBHOOK_OWNER_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(8),
   WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5000),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
@@ -235,6 +237,8 @@ export type Config = {
     retrySchedule: number[];
     disableAfterSeconds: number;
     concurrency: number;
+    endpointConcurrency: number;
+    ownerConcurrency: number;
     connectMs: number;
     totalMs: number;
     pollMs: number;
@@ -402,6 +406,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE ? e.WEBHOOK_RETRY_SCHEDULE.split(',').map(durationSeconds) : DEFAULT_WEBHOOK_RETRY_SCHEDULE,
       disableAfterSeconds: e.WEBHOOK_DISABLE_AFTER_HOURS * 3600,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      ownerConcurrency: e.WEBHOOK_OWNER_CONCURRENCY,
       connectMs: e.WEBHOOK_CONNECT_TIMEOUT_MS,
       totalMs: e.WEBHOOK_TIMEOUT_MS,
       pollMs: e.WEBHOOK_POLL_MS,

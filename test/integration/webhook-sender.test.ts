@@ -33,6 +33,62 @@ describe('Webhook sender', () => {
     await db.drop();
   });
 
+  /** A person with an email address, as a session principal. */
+  const owner = async (email: string) => {
+    const em = orm.em.fork();
+    const identity = em.create(Identity, {});
+    em.create(ContactPoint, { identity: identity.id, type: 'email', value: email, valueHash: email });
+    await em.flush();
+    return { kind: 'session' as const, identityId: identity.id, scopes: [], tokenId: 't', contactPointId: 'c' };
+  };
+  /** `count` pending deliveries to an endpoint, each of a record of its own (so none waits behind another). */
+  const pending = (endpointId: string, count: number) =>
+    orm.em.fork().execute(
+      `insert into webhook_deliveries (id, endpoint_id, event_id, type, record_id, body, status, attempts, next_attempt_at, created_at)
+       select gen_random_uuid(), ?, 'evt_' || gen_random_uuid(), 'record.created', gen_random_uuid(), '{}', 'pending', 0, now(), now() from generate_series(1, ?)`,
+      [endpointId, count],
+    );
+
+  it("keeps its pipeline full, and bounds what one endpoint and one owner hold in flight on all instances together: a hung receiver slows only its owner", async () => {
+    const mailer: Mailer = { send: async () => undefined };
+    const targets = new WebhookTargets(['127.0.0.1'], false);
+    const secrets = new WebhookSecrets(Buffer.alloc(32, 9));
+    const service = new WebhookService(orm, systemClock, targets, secrets, () => undefined);
+    const slow = await owner('slow@example.org');
+    const other = await owner('other@example.org');
+    receiver.answer('/hung', 'hang');
+    receiver.answer('/hung-too', 'hang');
+    const hung = (await service.create(slow, { url: `${receiver.url}/hung`, events: ['record.created'] })).webhook;
+    const hungToo = (await service.create(slow, { url: `${receiver.url}/hung-too`, events: ['record.created'] })).webhook;
+    const fast = (await service.create(other, { url: `${receiver.url}/fast`, events: ['record.created'] })).webhook;
+    await pending(hung.id, 10);
+    await pending(hungToo.id, 10);
+
+    // Two instances; an attempt may take 30 s.
+    const settings = { retrySchedule: [60], disableAfterSeconds: 3600, concurrency: 8, endpointConcurrency: 2, ownerConcurrency: 3, connectMs: 500, totalMs: 30_000, pollMs: 200 };
+    const senders = [0, 1].map(() => new WebhookSender(orm, targets, secrets, mailer, systemClock, logger, settings));
+    try {
+      for (const sender of senders) sender.start();
+      await receiver.waitFor('/hung', 2);
+      await receiver.waitFor('/hung-too', 1);
+      // Several polls later, still two at the endpoint and three at the owner's endpoints together.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(receiver.at('/hung')).toHaveLength(2);
+      expect(receiver.at('/hung-too')).toHaveLength(1);
+
+      // Another owner's delivery, written while those hang, goes out on a free slot at once (well before any hung attempt ends).
+      await pending(fast.id, 3);
+      for (const sender of senders) sender.wake();
+      await receiver.waitFor('/fast', 3, 5000);
+      expect(receiver.at('/hung')).toHaveLength(2);
+    } finally {
+      receiver.hangUp();
+      await Promise.all(senders.map((sender) => sender.close()));
+      // What they left pending is nobody else's to send.
+      await orm.em.fork().execute('delete from webhook_endpoints where id in (?, ?, ?)', [hung.id, hungToo.id, fast.id]);
+    }
+  });
+
   it('disables an endpoint whose every delivery failed for the configured time, fails what was pending and mails its owner', async () => {
     const em = orm.em.fork();
     const identity = em.create(Identity, {});
@@ -44,7 +100,7 @@ describe('Webhook sender', () => {
     const targets = new WebhookTargets(['127.0.0.1'], false);
     const secrets = new WebhookSecrets(Buffer.alloc(32, 9));
     // Every attempt waits 200 ms; failing for a second disables.
-    const settings = { retrySchedule: Array<number>(20).fill(0.2), disableAfterSeconds: 1, concurrency: 4, connectMs: 500, totalMs: 500, pollMs: 60_000 };
+    const settings = { retrySchedule: Array<number>(20).fill(0.2), disableAfterSeconds: 1, concurrency: 4, endpointConcurrency: 4, ownerConcurrency: 4, connectMs: 500, totalMs: 500, pollMs: 60_000 };
     const sender = new WebhookSender(orm, targets, secrets, mailer, systemClock, logger, settings);
     const service = new WebhookService(orm, systemClock, targets, secrets, () => undefined);
     receiver.answer('/down', 503);

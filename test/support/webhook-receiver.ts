@@ -60,6 +60,12 @@ export class WebhookReceiver {
     return this.at(path);
   }
 
+  /** Ends every request left hanging (its sender sees the connection close). */
+  hangUp(): void {
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+  }
+
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
     this.server?.closeAllConnections();

@@ -15,6 +15,10 @@ export type WebhookSenderSettings = PostTimeouts & {
   disableAfterSeconds: number;
   /** Deliveries in flight per instance. */
   concurrency: number;
+  /** Deliveries in flight to one endpoint, on all instances together. */
+  endpointConcurrency: number;
+  /** Deliveries in flight to one owner's endpoints, on all instances together. */
+  ownerConcurrency: number;
   pollMs: number;
 };
 
@@ -35,13 +39,18 @@ type Claimed = {
  * Sends webhook deliveries: every instance runs one, woken by the fan-out's notification and by its
  * own poll. A delivery is claimed with a lease (`locked_until`: a sender that dies lets it go), one
  * at a time per endpoint and record, in the order written, so a receiver sees a record's events in
- * order. Failed attempts wait on the retry schedule (with jitter) and end `failed` after the last
- * one; a 410 disables the endpoint at once, and so does failing everything for
- * `disableAfterSeconds`. Nothing here blocks anything else: mail, the outbox and requests never wait
- * for a receiver.
+ * order. The pipeline stays full: a slot freed by one attempt is claimed again at once, whatever the
+ * others are still waiting for; and one endpoint, and one owner's endpoints, hold at most
+ * `endpointConcurrency` and `ownerConcurrency` deliveries in flight on all instances together, so a
+ * receiver that hangs slows only its own owner. Failed attempts wait on the retry schedule (with
+ * jitter) and end `failed` after the last one; a 410 disables the endpoint at once, and so does
+ * failing everything for `disableAfterSeconds`. Nothing here blocks anything else: mail, the outbox
+ * and requests never wait for a receiver.
  */
 export class WebhookSender {
   private readonly loop: PollingLoop;
+  /** Attempts under way on this instance (each frees its slot, and asks for a claim, when it ends). */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -52,7 +61,7 @@ export class WebhookSender {
     private readonly logger: Logger,
     private readonly settings: WebhookSenderSettings,
   ) {
-    this.loop = new PollingLoop(() => this.sendDue(), settings.pollMs, (error) => this.logger.error({ err: error }, 'webhook pass failed; retrying at the next poll'));
+    this.loop = new PollingLoop(() => this.fill(), settings.pollMs, (error) => this.logger.error({ err: error }, 'webhook pass failed; retrying at the next poll'));
   }
 
   get maxAttempts(): number {
@@ -64,8 +73,9 @@ export class WebhookSender {
   }
 
   /** Stops claiming; attempts under way get a few seconds (a delivery left leased is retried when its lease ends). */
-  close(): Promise<void> {
-    return this.loop.stop();
+  async close(): Promise<void> {
+    await this.loop.stop();
+    await Promise.race([Promise.all(this.inFlight), new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
   }
 
   /** Deliveries were written (here or on another instance): send now. */
@@ -73,37 +83,73 @@ export class WebhookSender {
     this.loop.wake();
   }
 
-  /** Sends what is due, a few at a time, until nothing is left to claim; returns how many attempts were made. */
+  /**
+   * Claims due deliveries for the free slots and starts their attempts without waiting for them; each
+   * attempt that ends wakes the loop to claim for its slot. Returns how many attempts it started.
+   */
+  private async fill(): Promise<number> {
+    const free = this.settings.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const claimed = await this.claim(free);
+    for (const row of claimed) {
+      const attempt: Promise<void> = this.attempt(row)
+        .catch((error: unknown) => this.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt failed to record; its lease lets it go'))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.loop.wake();
+        });
+      this.inFlight.add(attempt);
+    }
+    return claimed.length;
+  }
+
+  /** Sends everything due now and waits for those attempts (for tools and tests); returns how many attempts were made. */
   async sendDue(): Promise<number> {
     let attempts = 0;
     for (;;) {
-      const claimed = await this.claim(this.settings.concurrency);
-      if (claimed.length === 0) return attempts;
-      await Promise.all(claimed.map((row) => this.attempt(row)));
-      attempts += claimed.length;
+      const started = await this.fill();
+      attempts += started;
+      if (this.inFlight.size === 0) return attempts;
+      await Promise.race(this.inFlight);
     }
   }
 
   /**
    * Leases due deliveries: the first pending one of each endpoint and record (a later one waits for
-   * the earlier to be delivered or to fail for good), of enabled endpoints, oldest first. The lease
-   * outlasts the longest attempt; the attempt is counted when it is claimed.
+   * the earlier to be delivered or to fail for good), of enabled endpoints, oldest first, as long as
+   * its endpoint and its owner have slots left (what is leased on any instance counts). Claims are
+   * taken one at a time across instances (a transaction's advisory lock, then a statement that sees
+   * every claim committed before it), so the bounds hold exactly. The lease outlasts the longest
+   * attempt; the attempt is counted when it is claimed.
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const leaseSeconds = Math.ceil((this.settings.connectMs + this.settings.totalMs) / 1000) + 15;
-    return this.orm.em.fork().execute<Claimed[]>(
-      `update webhook_deliveries d
-          set locked_until = now() + make_interval(secs => ?), attempts = d.attempts + 1, last_attempt_at = now()
-         from webhook_endpoints w
-        where w.id = d.endpoint_id and d.id in (
-          select d.id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
-           where d.status = 'pending' and w.enabled and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
-             and not exists (select 1 from webhook_deliveries e
-                              where e.endpoint_id = d.endpoint_id and e.record_id is not distinct from d.record_id and e.status = 'pending' and e.seq < d.seq)
-           order by d.seq limit ? for update of d skip locked)
-       returning d.id, d.endpoint_id, d.event_id, d.type, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`,
-      [leaseSeconds, limit],
-    );
+    return this.orm.em.fork().transactional(async (em) => {
+      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['webhook_deliveries:claim']);
+      return em.execute<Claimed[]>(
+        `with leased as (
+           select d.endpoint_id, w.identity_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+            where d.status = 'pending' and d.locked_until >= now()),
+         due as (
+           select d.id, d.seq, d.endpoint_id, w.identity_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+            where d.status = 'pending' and w.enabled and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
+              and not exists (select 1 from webhook_deliveries e
+                               where e.endpoint_id = d.endpoint_id and e.record_id is not distinct from d.record_id and e.status = 'pending' and e.seq < d.seq)),
+         endpoint_slots as (
+           select due.*, row_number() over (partition by due.endpoint_id order by due.seq) + (select count(*) from leased l where l.endpoint_id = due.endpoint_id) as slot
+             from due),
+         owner_slots as (
+           select e.id, e.seq, row_number() over (partition by e.identity_id order by e.seq) + (select count(*) from leased l where l.identity_id = e.identity_id) as slot
+             from endpoint_slots e where e.slot <= ?)
+         update webhook_deliveries d
+            set locked_until = now() + make_interval(secs => ?), attempts = d.attempts + 1, last_attempt_at = now()
+           from webhook_endpoints w
+          where w.id = d.endpoint_id and d.status = 'pending'
+            and d.id in (select o.id from owner_slots o where o.slot <= ? order by o.seq limit ?)
+         returning d.id, d.endpoint_id, d.event_id, d.type, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`,
+        [this.settings.endpointConcurrency, leaseSeconds, this.settings.ownerConcurrency, limit],
+      );
+    });
   }
 
   private async attempt(row: Claimed): Promise<void> {
