@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
+import { IdempotencyStore, inProgressMessage } from '../domain/idempotency/idempotency-store.js';
 import { withinClaim } from '../domain/idempotency/claim-context.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -55,7 +55,7 @@ export async function idempotently(
     case 'mismatch':
       return headerIssue('This Idempotency-Key was already used with a different request', 'idempotency_key_reused');
     case 'in_progress':
-      return restError('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry shortly', { retryAfterSeconds: 1 });
+      return restError('idempotency_key_in_use', inProgressMessage(claimed.retryAfterSeconds), { retryAfterSeconds: claimed.retryAfterSeconds });
     case 'replay': {
       const { status, headers, body } = claimed.answer;
       return { status, body, headers: { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };

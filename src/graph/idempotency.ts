@@ -1,7 +1,7 @@
 import { HeaderMap, type ApolloServerPlugin, type GraphQLResponse } from '@apollo/server';
 import { OperationTypeNode, type FormattedExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import { IdempotencyStore, type IdempotencyClaim } from '../domain/idempotency/idempotency-store.js';
+import { IdempotencyStore, type IdempotencyClaim, inProgressMessage } from '../domain/idempotency/idempotency-store.js';
 import { assignClaim } from '../domain/idempotency/claim-context.js';
 import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from './context.js';
@@ -44,7 +44,7 @@ export function idempotencyPlugin(store: IdempotencyStore, logger: Logger): Apol
                 issues: [{ path: ['idempotencyKey'], message: 'This Idempotency-Key was already used with a different request', type: 'idempotency_key_reused' }],
               });
             case 'in_progress':
-              return failure(409, 'A request with this Idempotency-Key is still being processed; retry shortly', { code: 'idempotency_key_in_use', retryAfterSeconds: 1 });
+              return failure(409, inProgressMessage(claimed.retryAfterSeconds), { code: 'idempotency_key_in_use', retryAfterSeconds: claimed.retryAfterSeconds });
             case 'replay': {
               const headers = new HeaderMap([[IDEMPOTENT_REPLAYED_HEADER, 'true']]);
               return { http: { status: claimed.answer.status, headers }, body: { kind: 'single', singleResult: claimed.answer.body as FormattedExecutionResult } };

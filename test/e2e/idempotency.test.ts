@@ -128,8 +128,17 @@ describe('Idempotency-Key', () => {
     const first = await create(alice, key, request);
     // What a process that died before storing its answer leaves behind: a running claim with a lease.
     const [claim] = (await db.query<{ id: string }>('select id from idempotency_keys order by created_at desc limit 1')).rows;
-    await db.query(`update idempotency_keys set status = 'running', response = null, locked_until = $2 where id = $1`, [claim!.id, new Date(clock.now().getTime() + 60_000)]);
-    expect((await create(alice, key, request)).status).toBe(409);
+    // Renewed lately (its lease nearly whole): it runs, try again in a second.
+    await db.query(`update idempotency_keys set status = 'running', response = null, locked_until = $2 where id = $1`, [claim!.id, new Date(clock.now().getTime() + 9_000)]);
+    const running = await create(alice, key, request);
+    expect(running.status).toBe(409);
+    expect(running.headers.get('retry-after')).toBe('1');
+    // Not renewed for five seconds: its process is gone, and the wait is until its lease runs out.
+    await db.query(`update idempotency_keys set locked_until = $2 where id = $1`, [claim!.id, new Date(clock.now().getTime() + 4_500)]);
+    const orphaned = await create(alice, key, request);
+    expect(orphaned.status).toBe(409);
+    expect(orphaned.headers.get('retry-after')).toBe('5');
+    expect(orphaned.body.detail).toContain('a retry may take it over in 5 s');
     await db.query(`update idempotency_keys set locked_until = $2 where id = $1`, [claim!.id, new Date(clock.now().getTime() - 1000)]);
     // The same request only: another one with the key is still refused.
     expect((await create(alice, key, agreementBody({ title: 'Other' }))).status).toBe(422);

@@ -9,8 +9,14 @@ import { DomainError } from '../shared/errors.js';
 
 /** How long a key and its answer are kept (the IETF draft's suggestion: at least a day). */
 export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
-/** A claim older than this whose request never finished (its process died) may be taken over. */
-export const IDEMPOTENCY_LEASE_SECONDS = 120;
+/**
+ * A claim's lease: the process running its request renews it every IDEMPOTENCY_RENEW_SECONDS, so a
+ * claim whose lease ran out belongs to a request whose process died, and may be taken over.
+ */
+export const IDEMPOTENCY_LEASE_SECONDS = 10;
+export const IDEMPOTENCY_RENEW_SECONDS = 3;
+/** No request runs this long: a claim neither completed nor released (a bug) stops being renewed then. */
+const LONGEST_RENEWAL_MS = 15 * 60 * 1000;
 /** The header value: a random string, a UUID for instance; at least 16 characters so that the answer it encrypts is not guessable. */
 export const IDEMPOTENCY_KEY_LENGTH = { min: 16, max: 255 } as const;
 
@@ -20,6 +26,13 @@ export type StoredAnswer = { status: number; headers: Record<string, string>; bo
 /** What a request carries that makes it the same request: compared on every retry with the key. */
 export type RequestFingerprint = { transport: 'rest' | 'graphql'; target: string; body: unknown };
 
+/** The 409's message for an `in_progress` outcome. */
+export function inProgressMessage(retryAfterSeconds: number): string {
+  return retryAfterSeconds <= 1
+    ? 'A request with this Idempotency-Key is still being processed; retry shortly'
+    : `The request first sent with this Idempotency-Key stopped without an answer (its process is gone); a retry may take it over in ${retryAfterSeconds} s`;
+}
+
 export type IdempotencyClaim = { id: string; key: string; scope: string };
 
 export type ClaimOutcome =
@@ -27,8 +40,11 @@ export type ClaimOutcome =
   | { outcome: 'replay'; answer: StoredAnswer }
   /** The key was used with another request: 422. */
   | { outcome: 'mismatch' }
-  /** The first request with this key is still running: 409. */
-  | { outcome: 'in_progress' }
+  /**
+   * The first request with this key is still running: 409, try again in `retryAfterSeconds` (1 while
+   * its process renews the claim; when it stopped renewing, the time until the claim may be taken over).
+   */
+  | { outcome: 'in_progress'; retryAfterSeconds: number }
   /**
    * The first request's change committed but its answer was never stored (its process died, or the
    * answer failed after the commit): never run again; answer from `recordId`'s state if the transport can.
@@ -45,6 +61,9 @@ export type ClaimOutcome =
  * housekeeping job deletes them after that.
  */
 export class IdempotencyStore {
+  /** The claims this process holds, each renewed until its request completes or is released. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
@@ -101,16 +120,19 @@ export class IdempotencyStore {
          returning id`,
         [id, scope, keyHash, fingerprint, new Date(now.getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), now, new Date(now.getTime() + IDEMPOTENCY_KEY_TTL_SECONDS * 1000), now, now],
       );
-      if (claimed.length > 0) return { outcome: 'claimed', claim: { id, key, scope } };
-      const [existing] = await em.execute<{ fingerprint: string; status: string; response: string | null; committed_record_id: string | null }[]>(
-        'select fingerprint, status, response, committed_record_id from idempotency_keys where scope = ? and key_hash = ?',
+      if (claimed.length > 0) {
+        this.renew(id);
+        return { outcome: 'claimed', claim: { id, key, scope } };
+      }
+      const [existing] = await em.execute<{ fingerprint: string; status: string; response: string | null; committed_record_id: string | null; locked_until: Date | string | null }[]>(
+        'select fingerprint, status, response, committed_record_id, locked_until from idempotency_keys where scope = ? and key_hash = ?',
         [scope, keyHash],
       );
       // Released (or swept) between the two statements: claim again.
       if (!existing) continue;
       if (existing.fingerprint !== fingerprint) return { outcome: 'mismatch' };
       if (existing.status === 'committed') return { outcome: 'committed', recordId: existing.committed_record_id };
-      if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress' };
+      if (existing.status !== 'completed' || existing.response === null) return { outcome: 'in_progress', retryAfterSeconds: this.retryAfter(existing.locked_until) };
       let answer: StoredAnswer;
       try {
         answer = JSON.parse(openSealed(existing.response, this.answerKey(key, scope)).toString('utf8')) as StoredAnswer;
@@ -120,11 +142,43 @@ export class IdempotencyStore {
       }
       return { outcome: 'replay', answer };
     }
-    return { outcome: 'in_progress' };
+    return { outcome: 'in_progress', retryAfterSeconds: 1 };
+  }
+
+  /**
+   * A running claim renewed lately (its lease has more than a renewal's time left, with a second for
+   * slack) is being worked on: try again in a second. One that stopped being renewed lost its process:
+   * it may be taken over once its lease has run out, and that is the wait.
+   */
+  private retryAfter(lockedUntil: Date | string | null): number {
+    const leftSeconds = lockedUntil ? (new Date(lockedUntil).getTime() - this.clock.now().getTime()) / 1000 : 0;
+    if (leftSeconds > IDEMPOTENCY_LEASE_SECONDS - IDEMPOTENCY_RENEW_SECONDS - 1) return 1;
+    return Math.max(1, Math.ceil(leftSeconds));
+  }
+
+  /** Keeps the claim's lease ahead while its request runs here (ended by complete or release). */
+  private renew(claimId: string): void {
+    const until = Date.now() + LONGEST_RENEWAL_MS;
+    const timer = setInterval(() => {
+      if (Date.now() > until) return this.stopRenewing(claimId);
+      this.orm.em
+        .fork()
+        .execute(`update idempotency_keys set locked_until = ? where id = ? and status = 'running'`, [new Date(this.clock.now().getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), claimId])
+        // The database away for a moment: the next renewal tries again (the lease outlasts two misses).
+        .catch(() => undefined);
+    }, IDEMPOTENCY_RENEW_SECONDS * 1000);
+    timer.unref();
+    this.renewals.set(claimId, timer);
+  }
+
+  private stopRenewing(claimId: string): void {
+    clearInterval(this.renewals.get(claimId));
+    this.renewals.delete(claimId);
   }
 
   /** Stores the answer of a claimed request; retries with the key get it from now on. */
   async complete(claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
+    this.stopRenewing(claim.id);
     const sealed = sealBytes(Buffer.from(JSON.stringify(answer), 'utf8'), this.answerKey(claim.key, claim.scope));
     await this.orm.em
       .fork()
@@ -145,6 +199,7 @@ export class IdempotencyStore {
    * it. A claim whose change had committed stays: the next try replays it.
    */
   async release(claim: IdempotencyClaim): Promise<void> {
+    this.stopRenewing(claim.id);
     await this.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
   }
 }

@@ -72,7 +72,8 @@ Idempotency-Key draft): a random value of 16..255 visible ASCII characters, a UU
 with a key runs and its answer is kept for 24 hours per caller; a retry with the same key and the same request
 (method, path, query, body) gets that answer again, with \`Idempotent-Replayed: true\`. The same key with a different
 request answers \`422\` (\`loc\` \`["header", "Idempotency-Key"]\`, type \`idempotency_key_reused\`); a retry while the first
-request is still running answers \`409\` \`idempotency_key_in_use\` with \`Retry-After\`. \`429\` and \`5xx\` answers are not
+request is still running answers \`409\` \`idempotency_key_in_use\` with \`Retry-After\` (1 s while it runs; when its
+process died, the wait until a retry may take its claim over, at most 10 s). \`429\` and \`5xx\` answers are not
 kept: their retry runs again.`;
 
 const TAGS: [string, string][] = [
