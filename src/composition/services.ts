@@ -52,6 +52,8 @@ import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
 import { liveSubscriber, liveUpdates } from '../graph/live.js';
+import { EventCursors } from '../graph/event-cursors.js';
+import { missedOutboxEvents } from '../domain/outbox/replay.js';
 import { watchCredentialChanges } from '../graph/invalidation.js';
 import { CredentialEpoch } from '../domain/identity/credential-epoch.js';
 import { OutboxDispatcher, type OutboxSubscriber } from '../domain/outbox/dispatcher.js';
@@ -230,7 +232,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, lifecycleSettings, messengerSender, logger);
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
-  const live = liveUpdates(pubSub, records);
+  const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
     ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments)

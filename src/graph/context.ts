@@ -14,10 +14,13 @@ export type RecordActivity = {
 };
 
 /** Live streams for subscriptions; each authorizes the subscriber before it opens. */
+/** A live event with its cursor: a subscription given it as `after` resumes after that event (null from an older instance). */
+export type Cursored<T> = T & { cursor: string | null };
+
 export type LiveUpdates = {
-  signatureProgress(principal: Principal | null, recordIdOrReference: string): Promise<AsyncIterable<SignatureProgressEvent>>;
-  recordLifecycle(principal: Principal | null, recordIdOrReference: string): Promise<AsyncIterable<RecordLifecycleEvent>>;
-  recordActivity(principal: Principal | null): Promise<AsyncIterable<RecordActivity>>;
+  signatureProgress(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<SignatureProgressEvent>>>;
+  recordLifecycle(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<RecordLifecycleEvent>>>;
+  recordActivity(principal: Principal | null, after: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
 };
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */

@@ -1,10 +1,11 @@
 import { Repeater } from '@repeaterjs/repeater';
-import type { PubSub } from 'type-graphql';
 import type { RecordService } from '../domain/records/record-service.js';
 import type { OutboxSubscriber } from '../domain/outbox/dispatcher.js';
+import { DomainError } from '../domain/shared/errors.js';
 import type { DomainEvent, RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
+import type { EventCursors } from './event-cursors.js';
 import type { Message, PostgresPubSub } from './pubsub.js';
-import type { LiveUpdates, RecordActivity } from './context.js';
+import type { Cursored, LiveUpdates, RecordActivity } from './context.js';
 
 export type { RecordActivity };
 
@@ -12,6 +13,14 @@ const SIGNATURE_PROGRESS = 'SIGNATURE_PROGRESS';
 const RECORD_LIFECYCLE = 'RECORD_LIFECYCLE';
 /** Every record's activity on one topic, for dashboards; each subscriber sees only what it may read. */
 export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
+
+/** A subscription resumed from a cursor replays at most this many events; more, and the client re-reads. */
+export const REPLAY_LIMIT = 500;
+/**
+ * Events of different records can commit out of the order they were written in: a resumed activity
+ * feed also replays the events written this long before its cursor's (some the client may have).
+ */
+const FEED_OVERLAP_SECONDS = 10;
 
 /** The notifications that carry an event: its record's own topic (signatures, lifecycle), and the activity feed. */
 function messagesOf(event: DomainEvent): Message[] {
@@ -43,34 +52,102 @@ function messagesOf(event: DomainEvent): Message[] {
 /**
  * Carries outbox events onto the cross-process PubSub. Delivering is only notifying, so the journal
  * usually sends the notifications with the commit of the change itself; otherwise the dispatcher
- * sends them with its own commit. Either way each goes out exactly once, when its transaction commits.
+ * sends them with its own commit. Either way each goes out exactly once, when its transaction commits,
+ * carrying its event's outbox sequence number (the journal adds it in SQL, where the number is made).
  */
 export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
   return {
     name: 'graphql-pubsub',
-    deliver: async (event, _client, atCommit) => atCommit(pubSub.notifySql(messagesOf(event))),
+    deliver: async (event, _client, atCommit, eventId) => atCommit(pubSub.notifySql(messagesOf(event), eventId)),
     notifications: (event) => pubSub.payloads(messagesOf(event)),
   };
 }
 
+/** An outbox event as the replay reads it. */
+export type OutboxRow = { seq: string; event: DomainEvent };
+
+/**
+ * Delivered outbox events after `afterSeq`, oldest first, at most `limit`: of one record (`recordId`)
+ * or of every record, of the given types; `overlapSeconds` adds the events written that long before
+ * `afterSeq`'s. Null when `afterSeq` is no longer kept (the outbox keeps a week).
+ */
+export type MissedEvents = (query: { afterSeq: string; recordId: string | null; types: readonly DomainEvent['type'][]; limit: number; overlapSeconds: number }) => Promise<OutboxRow[] | null>;
+
+type Topic = { routingKey: string; recordId: string | null; types: readonly DomainEvent['type'][]; overlapSeconds: number };
+
 /** Opens a stream only for a subscriber who may read the record (else the read's own not_found). */
-export function liveUpdates(pubSub: PubSub, records: RecordService): LiveUpdates {
+export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, missedEvents: MissedEvents, cursors: EventCursors): LiveUpdates {
+  /**
+   * The topic's live events, each with its cursor, after the ones missed since `after` (when given).
+   * The live subscription starts first and the replay reads what was delivered before: nothing falls
+   * between the two, and a live event the replay already gave is skipped.
+   */
+  const stream = async <T>(topic: Topic, after: string | null): Promise<AsyncIterable<Cursored<T>>> => {
+    const live = pubSub.subscribeSequenced(topic.routingKey, topic.recordId ?? undefined)[Symbol.asyncIterator]();
+    // The first next() registers the listener.
+    let pending = live.next();
+    let missed: OutboxRow[] = [];
+    if (after !== null) {
+      try {
+        missed = await replay(topic, after);
+      } catch (error) {
+        await live.return?.();
+        throw error;
+      }
+    }
+    const replayed = new Set(missed.map((row) => row.seq));
+    const withCursor = (payload: unknown, seq: string | null) => ({ ...(payload as T), cursor: seq === null ? null : cursors.encode(seq) }) as Cursored<T>;
+    return new Repeater<Cursored<T>>(async (push, stop) => {
+      void stop.then(() => live.return?.());
+      for (const row of missed) {
+        for (const payload of payloadsOn(topic, row.event)) await push(withCursor(payload, row.seq));
+      }
+      for (;;) {
+        const next = await Promise.race([pending, stop.then(() => null)]);
+        if (!next || next.done) break;
+        pending = live.next();
+        const { payload, seq } = next.value;
+        if (seq !== null && replayed.has(seq)) continue;
+        await push(withCursor(payload, seq));
+      }
+    });
+  };
+
+  const replay = async (topic: Topic, after: string): Promise<OutboxRow[]> => {
+    const afterSeq = cursors.decode(after);
+    if (afterSeq === null) throw DomainError.invalid(['after'], 'Not a cursor this service gave out', 'invalid_cursor');
+    const missed = await missedEvents({ afterSeq, recordId: topic.recordId, types: topic.types, limit: REPLAY_LIMIT + 1, overlapSeconds: topic.overlapSeconds });
+    if (missed === null || missed.length > REPLAY_LIMIT) {
+      throw DomainError.invalid(
+        ['after'],
+        missed === null
+          ? 'This cursor is older than the events kept (a week): read the current state again, then subscribe without after'
+          : `More than ${REPLAY_LIMIT} events happened after this cursor: read the current state again, then subscribe without after`,
+        'resync_required',
+      );
+    }
+    return missed;
+  };
+
   return {
-    signatureProgress: async (principal, recordIdOrReference) => {
+    signatureProgress: async (principal, recordIdOrReference, after) => {
       const record = await records.get(principal, recordIdOrReference);
-      return pubSub.subscribe(SIGNATURE_PROGRESS, record.id) as AsyncIterable<SignatureProgressEvent>;
+      return stream<SignatureProgressEvent>({ routingKey: SIGNATURE_PROGRESS, recordId: record.id, types: ['signature_progress'], overlapSeconds: 0 }, after);
     },
-    recordLifecycle: async (principal, recordIdOrReference) => {
+    recordLifecycle: async (principal, recordIdOrReference, after) => {
       const record = await records.get(principal, recordIdOrReference);
-      return pubSub.subscribe(RECORD_LIFECYCLE, record.id) as AsyncIterable<RecordLifecycleEvent>;
+      return stream<RecordLifecycleEvent>({ routingKey: RECORD_LIFECYCLE, recordId: record.id, types: ['record_lifecycle'], overlapSeconds: 0 }, after);
     },
-    recordActivity: async (principal) => {
+    recordActivity: async (principal, after) => {
       // Fails at once without credentials or the retrieve scope.
       await records.list(principal, { limit: 1 });
-      const feed = pubSub.subscribe(RECORD_ACTIVITY) as AsyncIterable<RecordActivity>;
+      const feed = await stream<RecordActivity>(
+        { routingKey: RECORD_ACTIVITY, recordId: null, types: ['record_lifecycle', 'signature_progress', 'record_artifact'], overlapSeconds: FEED_OVERLAP_SECONDS },
+        after,
+      );
       // Readable records stay readable for a subscriber; others are asked again (an invitation may come later).
       const readable = new Set<string>();
-      return new Repeater<RecordActivity>(async (push, stop) => {
+      return new Repeater<Cursored<RecordActivity>>(async (push, stop) => {
         const iterator = feed[Symbol.asyncIterator]();
         void stop.then(() => iterator.return?.());
         for (;;) {
@@ -87,3 +164,9 @@ export function liveUpdates(pubSub: PubSub, records: RecordService): LiveUpdates
   };
 }
 
+/** What a replayed event would have notified on this topic. */
+function payloadsOn(topic: Topic, event: DomainEvent): unknown[] {
+  return messagesOf(event)
+    .filter(([routingKey, ...args]) => routingKey === topic.routingKey && (topic.recordId === null || args[0] === topic.recordId))
+    .map((message) => message.at(-1));
+}

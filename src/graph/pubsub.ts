@@ -10,7 +10,11 @@ const MAX_PAYLOAD = 7900;
 /** A notification: `[topic, payload]`, or `[topic, id, payload]` for a per-id topic. */
 export type Message = readonly [routingKey: string, ...args: unknown[]];
 
-type Listener = (payload: unknown) => void;
+/** A notification's payload, and the outbox sequence number of the event it carries (null for a plain publish). */
+type Listener = (payload: unknown, seq: string | null) => void;
+
+/** A notification as a subscriber that resumes by cursor sees it. */
+export type SequencedPayload = { payload: unknown; seq: string | null };
 
 /**
  * Published locally (never over the database) when the LISTEN connection is back after a loss:
@@ -95,7 +99,7 @@ export class PostgresPubSub implements PubSub {
           }
           this.listener = client;
           this.logger.info('pubsub listener reconnected');
-          for (const listener of this.listeners.get(LISTENER_RESUMED) ?? []) listener(null);
+          for (const listener of this.listeners.get(LISTENER_RESUMED) ?? []) listener(null, null);
         } catch (error) {
           this.logger.warn({ err: error, retryInMs: backoff }, 'pubsub reconnect failed');
           backoff = Math.min(backoff * 2, this.policy.maxBackoffMs);
@@ -132,20 +136,25 @@ export class PostgresPubSub implements PubSub {
    * with its commit in one round trip: they go out exactly when it commits, in the order given. Null
    * when there is nothing to send.
    */
-  notifySql(messages: readonly Message[]): string | null {
-    const payloads = this.payloads(messages);
+  notifySql(messages: readonly Message[], seq?: string): string | null {
+    const payloads = this.payloads(messages, seq);
     if (payloads.length === 0) return null;
     return payloads.map((payload) => `select pg_notify(${pg.escapeLiteral(CHANNEL)}, ${pg.escapeLiteral(payload)})`).join('; ');
   }
 
-  /** The notifications' payloads on the channel (`PUBSUB_CHANNEL`), in the order given; one too large is dropped (logged). */
-  payloads(messages: readonly Message[]): string[] {
-    return messages.map(([routingKey, ...args]) => this.encode(routingKey, args)).filter((payload) => payload !== null);
+  /**
+   * The notifications' payloads on the channel (`PUBSUB_CHANNEL`), in the order given; one too large is
+   * dropped (logged). `seq`: the outbox sequence number of the event they carry. Each payload is a JSON
+   * object that starts `{"topic":`, so SQL can put a `"seq"` member first (the journal does, for the
+   * events it numbers in its own statement).
+   */
+  payloads(messages: readonly Message[], seq?: string): string[] {
+    return messages.map(([routingKey, ...args]) => this.encode(routingKey, args, seq)).filter((payload) => payload !== null);
   }
 
-  private encode(routingKey: string, args: unknown[]): string | null {
+  private encode(routingKey: string, args: unknown[], seq?: string): string | null {
     const [topic, body] = args.length >= 2 ? [`${routingKey}:${String(args[0])}`, args[1]] : [routingKey, args[0]];
-    const payload = JSON.stringify({ topic, payload: body ?? null });
+    const payload = JSON.stringify({ topic, payload: body ?? null, ...(seq === undefined ? {} : { seq }) });
     if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
       this.logger.error({ topic }, 'pubsub payload too large; event dropped');
       return null;
@@ -154,10 +163,19 @@ export class PostgresPubSub implements PubSub {
   }
 
   subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {
+    return this.listenTo(routingKey, dynamicId, (payload) => payload);
+  }
+
+  /** As `subscribe`, with each payload's outbox sequence number (what a subscription resumes from). */
+  subscribeSequenced(routingKey: string, dynamicId?: unknown): AsyncIterable<SequencedPayload> {
+    return this.listenTo(routingKey, dynamicId, (payload, seq) => ({ payload, seq }));
+  }
+
+  private listenTo<T>(routingKey: string, dynamicId: unknown, shape: (payload: unknown, seq: string | null) => T): AsyncIterable<T> {
     const id = typeof dynamicId === 'string' || typeof dynamicId === 'number' ? String(dynamicId) : JSON.stringify(dynamicId);
     const topic = dynamicId === undefined ? routingKey : `${routingKey}:${id}`;
-    return new Repeater<unknown>(async (push, stop) => {
-      const listener: Listener = (payload) => void push(payload);
+    return new Repeater<T>(async (push, stop) => {
+      const listener: Listener = (payload, seq) => void push(shape(payload, seq));
       const set = this.listeners.get(topic) ?? new Set<Listener>();
       set.add(listener);
       this.listeners.set(topic, set);
@@ -170,8 +188,8 @@ export class PostgresPubSub implements PubSub {
   private dispatch(raw: string | undefined): void {
     if (!raw) return;
     try {
-      const { topic, payload } = JSON.parse(raw) as { topic: string; payload: unknown };
-      for (const listener of this.listeners.get(topic) ?? []) listener(payload);
+      const { topic, payload, seq } = JSON.parse(raw) as { topic: string; payload: unknown; seq?: string };
+      for (const listener of this.listeners.get(topic) ?? []) listener(payload, seq ?? null);
     } catch (error) {
       this.logger.warn({ err: error }, 'pubsub ignored a malformed notification');
     }

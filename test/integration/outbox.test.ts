@@ -328,7 +328,8 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     const notifier: OutboxSubscriber = {
       name: 'notifier',
       deliver: async () => undefined,
-      notifications: (event) => (event.type === 'record_lifecycle' && event.data.trigger === 'hold' ? undefined : [`${event.data.recordId} ${event.type === 'record_lifecycle' ? event.data.trigger : ''}`]),
+      notifications: (event) =>
+        event.type === 'record_lifecycle' && event.data.trigger === 'hold' ? undefined : [JSON.stringify({ topic: `${event.data.recordId} ${event.type === 'record_lifecycle' ? event.data.trigger : ''}` })],
     };
     const inlineJournal = new EventJournal({ sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' }, () => undefined, {
       subscribers: [notifier],
@@ -342,6 +343,9 @@ describe('Outbox: domain events written in the transaction, delivered after the 
       wakes = 0;
     });
 
+    /** The topics heard; the journal puts each event's outbox sequence number first in its notification. */
+    const topics = (heard: string[]) => heard.map((payload) => (JSON.parse(payload) as { topic: string }).topic);
+
     const rows = async () => (await pool.query('select record_id, payload->>\'trigger\' as trigger, delivered_at is not null as delivered from outbox_events order by id')).rows;
 
     it('notifies at the commit, never before it and never for a rollback; writes the rows delivered and wakes no dispatcher', async () => {
@@ -352,10 +356,13 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         await orm.em.fork().transactional(async (em) => {
           await inlineJournal.write(em, [lifecycle(moveOf(recordId, 'submit')), lifecycle(moveOf(recordId, 'start'))]);
           await settle();
-          expect(heard).toEqual([]);
+          expect(topics(heard)).toEqual([]);
         });
         await settle();
-        expect(heard).toEqual([`${recordId} submit`, `${recordId} start`]);
+        expect(topics(heard)).toEqual([`${recordId} submit`, `${recordId} start`]);
+        const ids = (await pool.query<{ id: string }>('select id::text from outbox_events where record_id = $1 order by id', [recordId])).rows.map((row) => row.id);
+        expect(heard.map((payload) => (JSON.parse(payload) as { seq: string }).seq)).toEqual(ids);
+        expect(heard[0]!.startsWith('{"seq":')).toBe(true);
         expect(await rows()).toEqual([
           { record_id: recordId, trigger: 'submit', delivered: true },
           { record_id: recordId, trigger: 'start', delivered: true },
@@ -370,7 +377,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
           }),
         ).rejects.toThrow('the change fails');
         await settle();
-        expect(heard).toEqual([]);
+        expect(topics(heard)).toEqual([]);
         expect(await rows()).toHaveLength(2);
       } finally {
         await listener.end();
@@ -387,14 +394,14 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'submit')), lifecycle(moveOf(recordId, 'hold')), lifecycle(moveOf(recordId, 'after'))]));
         expect(wakes).toBe(1);
         await settle();
-        expect(heard).toEqual([`${recordId} submit`]);
+        expect(topics(heard)).toEqual([`${recordId} submit`]);
         // Then, while those wait undelivered, a later change's event of that record waits behind them.
         await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'later'))]));
         expect(wakes).toBe(2);
         await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(other, 'elsewhere'))]));
         expect(wakes).toBe(2);
         await settle();
-        expect(heard).toEqual([`${recordId} submit`, `${other} elsewhere`]);
+        expect(topics(heard)).toEqual([`${recordId} submit`, `${other} elsewhere`]);
         expect((await rows()).map((row) => [row.trigger, row.delivered])).toEqual([
           ['submit', true],
           ['hold', false],
@@ -409,7 +416,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['hold', 'after', 'later']);
         await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'next'))]));
         await settle();
-        expect(heard.at(-1)).toBe(`${recordId} next`);
+        expect(topics(heard).at(-1)).toBe(`${recordId} next`);
         expect(wakes).toBe(2);
       } finally {
         await listener.end();
@@ -428,7 +435,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         // A change right after it, before any dispatcher ran: its event must not overtake the creation.
         await orm.em.fork().transactional((change) => inlineJournal.write(change, [lifecycle(moveOf(recordId, 'submit'))]));
         await settle();
-        expect(heard).toEqual([]);
+        expect(topics(heard)).toEqual([]);
         expect((await rows()).map((row) => [row.trigger, row.delivered])).toEqual([
           ['create', false],
           ['submit', false],
@@ -438,7 +445,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['create', 'submit']);
         await orm.em.fork().transactional((change) => inlineJournal.write(change, [lifecycle(moveOf(recordId, 'confirm'))]));
         await settle();
-        expect(heard).toEqual([`${recordId} confirm`]);
+        expect(topics(heard)).toEqual([`${recordId} confirm`]);
       } finally {
         await listener.end();
       }

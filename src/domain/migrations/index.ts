@@ -29,6 +29,7 @@ import { Migration20261201100000_mcp_event_callers as M26 } from './Migration202
 import { Migration20261202090000_degraded_seals as M27 } from './Migration20261202090000_degraded_seals.js';
 import { Migration20261202120000_mcp_session_owners as M28 } from './Migration20261202120000_mcp_session_owners.js';
 import { Migration20261202140000_outbox_record_order as M29 } from './Migration20261202140000_outbox_record_order.js';
+import { Migration20261203090000_outbox_record_replay as M30 } from './Migration20261203090000_outbox_record_replay.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -64,4 +65,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261202090000_degraded_seals', class: M27 },
   { name: 'Migration20261202120000_mcp_session_owners', class: M28 },
   { name: 'Migration20261202140000_outbox_record_order', class: M29 },
+  { name: 'Migration20261203090000_outbox_record_replay', class: M30 },
 ];

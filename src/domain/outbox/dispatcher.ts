@@ -19,7 +19,8 @@ export interface OutboxSubscriber {
   deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void, eventId: string): Promise<void>;
   /**
    * When delivering `event` is only notifying, the NOTIFY payloads (on the PubSub's channel) that
-   * deliver it, [] when it asks nothing of this subscriber: the journal can then send them with the
+   * deliver it, each a JSON object (the journal puts the event's outbox sequence number first in it,
+   * as `"seq"`), [] when it asks nothing of this subscriber: the journal can then send them with the
    * commit of the change that writes the event (`EventJournal`), and the dispatcher has nothing to do.
    * Undefined, or no such method: only `deliver` can, after the commit.
    */

@@ -8,6 +8,7 @@ import type { DomainEvent } from '../shared/events.js';
  */
 @Entity({ tableName: 'outbox_events' })
 @Index({ name: 'outbox_events_undelivered', expression: 'create index "outbox_events_undelivered" on "outbox_events" ("id") where "delivered_at" is null' })
+@Index({ name: 'outbox_events_record_id', properties: ['recordId', 'id'] })
 @Index({ name: 'outbox_events_record_undelivered', expression: 'create index "outbox_events_record_undelivered" on "outbox_events" ("record_id", "id") where "delivered_at" is null' })
 export class OutboxEvent {
   [OptionalProps]?: 'id' | 'createdAt' | 'deliveredAt' | 'recordId' | 'attempts' | 'nextAttemptAt' | 'traceparent';

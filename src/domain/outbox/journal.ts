@@ -199,15 +199,19 @@ async function writeJournal(
      audit as (
        insert into record_audit_entries (id, record_id, seq, at, actor_role, move, version, details, prev_hash, entry_hash)
        select * from unnest(?::uuid[], ?::uuid[], ?::int[], ?::timestamptz[], ?::text[], ?::text[], ?::int[], ?::jsonb[], ?::text[], ?::text[])),
+     numbered as (
+       select nextval('outbox_events_id_seq') as id, e.*
+         from unnest(?::text[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::boolean[]) with ordinality as e(type, payload, record_id, created_at, inline, n)),
      outbox as (
-       insert into outbox_events (type, payload, record_id, created_at, delivered_at, traceparent)
-       select e.type, e.payload, e.record_id, e.created_at, case when e.inline and not w.held then e.created_at end, ?::text
-         from unnest(?::text[], ?::jsonb[], ?::uuid[], ?::timestamptz[], ?::boolean[]) with ordinality as e(type, payload, record_id, created_at, inline, n)
-         cross join waiting w
+       insert into outbox_events (id, type, payload, record_id, created_at, delivered_at, traceparent)
+       select e.id, e.type, e.payload, e.record_id, e.created_at, case when e.inline and not w.held then e.created_at end, ?::text
+         from numbered e cross join waiting w
         order by e.n
        returning delivered_at),
+     -- Each notification carries its event's sequence number (a subscriber's cursor), put first in its JSON object.
      notified as (
-       select pg_notify(?, m.payload) from unnest(?::text[]) with ordinality as m(payload, n) cross join waiting w
+       select pg_notify(?, '{"seq":"' || e.id || '",' || substr(m.payload, 2))
+         from unnest(?::text[], ?::int[]) with ordinality as m(payload, event_n, n) join numbered e on e.n = m.event_n cross join waiting w
         where not w.held order by m.n)
      -- Reading notified is what runs it (a SELECT in WITH runs only when read).
      select (select count(*) from outbox where delivered_at is null)::int as left, (select count(*) from notified)::int as notified`,
@@ -223,14 +227,15 @@ async function writeJournal(
       column((e) => JSON.stringify(e.details)),
       column((e) => e.prevHash),
       column((e) => e.entryHash),
-      traceparent,
       events.map((event) => event.type),
       events.map((event) => JSON.stringify(event.data)),
       events.map((event) => event.data.recordId),
       events.map(() => now),
       notifications.map((payloads) => payloads !== null),
+      traceparent,
       PUBSUB_CHANNEL,
       notifications.flatMap((payloads) => payloads ?? []),
+      notifications.flatMap((payloads, index) => (payloads ?? []).map(() => index + 1)),
     ],
   );
   return written?.left ?? 0;

@@ -6,7 +6,7 @@ import { svgDataUri } from '../../domain/ceremonies/identicon.js';
 import type { RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { SignatureProgressEvent } from '../../domain/shared/events.js';
-import type { GraphContext } from '../context.js';
+import type { Cursored, GraphContext } from '../context.js';
 import { IdenticonObject } from '../types/artifact.types.js';
 import {
   FinalizeSignatureInput,
@@ -99,10 +99,11 @@ export class CeremonyResolver {
     subscribe: ({ args, context }) => {
       const { live, principal } = context as GraphContext;
       if (!live) throw new Error('Subscriptions are served over graphql-ws only');
-      return live.signatureProgress(principal, String((args as { recordId: string }).recordId));
+      const { recordId, after } = args as { recordId: string; after?: string | null };
+      return live.signatureProgress(principal, String(recordId), after ?? null);
     },
   })
-  signatureProgress(@Root() event: SignatureProgressEvent, @Arg('recordId') _recordId: string): SignatureProgressEvent {
+  signatureProgress(@Root() event: Cursored<SignatureProgressEvent>, @Arg('recordId') _recordId: string, @Arg('after', () => String, { nullable: true, description: 'A cursor from an event this subscription (or an earlier one) gave: first replays the events after it (at most 500; more, or a cursor older than a week, is an error `resync_required`: re-read, then subscribe without it), then goes on live' }) _after: string | null): Cursored<SignatureProgressEvent> {
     return event;
   }
 }

@@ -8,7 +8,7 @@ import type { RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { RecordLifecycleEvent } from '../../domain/shared/events.js';
 import type { GraphContext } from '../context.js';
-import type { RecordActivity } from '../context.js';
+import type { Cursored, RecordActivity } from '../context.js';
 import { AmendInput, CounterProposalObject, CancelInput, DeclineInput, RecordActivityObject, RecordLifecycleEventObject, ResolveCounterInput, SubmitCounterInput } from '../types/lifecycle.types.js';
 import { NamedPartyInput } from '../types/record.inputs.js';
 import { RecordObject } from '../types/record.types.js';
@@ -118,22 +118,23 @@ export class LifecycleResolver {
     subscribe: ({ args, context }) => {
       const { live, principal } = context as GraphContext;
       if (!live) throw new Error('Subscriptions are served over graphql-ws only');
-      return live.recordLifecycle(principal, String((args as { recordId: string }).recordId));
+      const { recordId, after } = args as { recordId: string; after?: string | null };
+      return live.recordLifecycle(principal, String(recordId), after ?? null);
     },
   })
-  recordLifecycle(@Root() event: RecordLifecycleEvent, @Arg('recordId') _recordId: string): RecordLifecycleEvent {
+  recordLifecycle(@Root() event: Cursored<RecordLifecycleEvent>, @Arg('recordId') _recordId: string, @Arg('after', () => String, { nullable: true, description: 'A cursor from an event this subscription (or an earlier one) gave: first replays the events after it (at most 500; more, or a cursor older than a week, is an error `resync_required`: re-read, then subscribe without it), then goes on live' }) _after: string | null): Cursored<RecordLifecycleEvent> {
     return event;
   }
 
   @Subscription(() => RecordActivityObject, {
     description: described("Every lifecycle move and ceremony step on the records in the subscriber's identity graph", 'records.activity'),
-    subscribe: ({ context }) => {
+    subscribe: ({ args, context }) => {
       const { live, principal } = context as GraphContext;
       if (!live) throw new Error('Subscriptions are served over graphql-ws only');
-      return live.recordActivity(principal);
+      return live.recordActivity(principal, (args as { after?: string | null }).after ?? null);
     },
   })
-  recordActivity(@Root() activity: RecordActivity): RecordActivity {
+  recordActivity(@Root() activity: Cursored<RecordActivity>, @Arg('after', () => String, { nullable: true, description: 'A cursor from an event this subscription (or an earlier one) gave: first replays the events after it (at most 500; more, or a cursor older than a week, is an error `resync_required`: re-read, then subscribe without it), then goes on live' }) _after: string | null): Cursored<RecordActivity> {
     return activity;
   }
 }

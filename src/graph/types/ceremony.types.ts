@@ -115,6 +115,9 @@ export class SignatureProgressObject {
 
   @Field()
   at!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where this event stands: give it as `after` when subscribing again to resume after it (opaque; null only from an instance of an older version)' })
+  cursor!: string | null;
 }
 
 @InputType('SignatureMethodInput', { description: 'Method input: code (email_otp), url (public proof posts), credential (webauthn_passkey), handle (start hint)' })

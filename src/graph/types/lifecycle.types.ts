@@ -66,6 +66,9 @@ export class RecordLifecycleEventObject {
 
   @Field()
   at!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where this event stands: give it as `after` when subscribing again to resume after it (opaque; null only from an instance of an older version)' })
+  cursor!: string | null;
 }
 
 @ObjectType('RecordActivity', { simpleResolvers: true, description: "A lifecycle move, ceremony step or sealed artifact on any record the subscriber may read (a dashboard's feed)" })
@@ -87,6 +90,9 @@ export class RecordActivityObject {
 
   @Field()
   at!: string;
+
+  @Field(() => String, { nullable: true, description: 'Where this event stands: give it as `after` when subscribing again to resume after it (opaque; null only from an instance of an older version)' })
+  cursor!: string | null;
 }
 
 @InputType('DeclineInput')
