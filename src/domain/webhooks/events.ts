@@ -56,7 +56,7 @@ const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
 /**
  * The webhook event a domain event is, or null when integrators are not told of it (a method
  * started, a chain write retrying). A share card or sealed PDF made is `record.artifacts_ready`
- * once both exist (the fan-out checks that).
+ * once both exist, for a notarization once its card does (the fan-out checks that).
  */
 export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
   const none = { status: null, version: null, participantId: null, resolution: null };

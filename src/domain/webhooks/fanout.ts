@@ -18,7 +18,7 @@ const OWNER_READS_RECORD = `(w.identity_id = f.initiator_identity_id or exists (
  * the record, with the exact body every attempt sends. The body holds public-safe facts only: the
  * record's reference, id, type, status and version, and for participant events the participant's id
  * and role; never text, contact addresses, codes, tokens or keys. `record.artifacts_ready` waits
- * until both the sealed PDF and the share card exist, and is written once per endpoint. Re-running
+ * until both the sealed PDF and the share card exist (a notarization has no PDF: its card), and is written once per endpoint. Re-running
  * it for the same event writes nothing (unique endpoint and event id).
  */
 const FAN_OUT = `
@@ -40,7 +40,8 @@ const FAN_OUT = `
     from facts f
     join webhook_endpoints w on w.enabled and $2 = any(w.events) and ${OWNER_READS_RECORD}
    where $2 <> 'record.artifacts_ready' or (
-           (select count(distinct a.kind) from sealed_artifacts a where a.record_id = f.id and a.kind in ('sealed_pdf', 'share_card')) = 2
+           (select count(distinct a.kind) from sealed_artifacts a where a.record_id = f.id and a.kind in ('sealed_pdf', 'share_card'))
+             = case when f.record_type = 'notarization' then 1 else 2 end
            and not exists (select 1 from webhook_deliveries x where x.endpoint_id = w.id and x.record_id = f.id and x.type = 'record.artifacts_ready'))
   on conflict (endpoint_id, event_id) do nothing`;
 
