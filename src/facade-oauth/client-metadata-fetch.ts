@@ -1,47 +1,39 @@
-import https from 'node:https';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Configuration } from 'oidc-provider';
+import { checkAddress, exchange, systemResolver, type Resolver } from '../domain/shared/outbound-http.js';
 
 type Fetch = NonNullable<Configuration['fetch']>;
 
 /** Larger answers are cut off: oidc-provider's own body limit for documents is far below this. */
 const MAX_BYTES = 64 * 1024;
+/** oidc-provider gives every fetch its own 2.5 s signal; this is only the bound when it does not. */
+const DEADLINE_MS = 2500;
 
 /**
- * How the authorization server fetches Client ID Metadata Documents. Any host: Node's fetch through
- * oidc-provider's own dispatcher, which refuses a connection to a special-use address (loopback,
- * private, link-local, ...) once the socket is connected (so no DNS answer can slip one in), with its
- * 2.5 s deadline and its body limit. The hosts the operator allows (a private network's clients, the
- * tests'): a GET without that address check, trusting `ca` (PEM) when given, else the system's CAs.
+ * How the authorization server fetches Client ID Metadata Documents, on the outbound-HTTP rules: the
+ * host is resolved and every address checked before any connection, which then goes to the checked
+ * address. A non-public address (loopback, private, link-local, ...) is refused at once, unless the
+ * operator allowed the host (a private network's clients, the tests'): its connection trusts `ca`
+ * (PEM) when given, else the system's CAs. A refusal rejects, which oidc-provider answers with
+ * invalid_client; no redirect is followed (oidc-provider asks for none and refuses any non-200).
  */
-export function clientMetadataFetch(settings: { allowedHosts: readonly string[]; ca: string | null }): Fetch {
-  return (url, options) => {
-    const target = new URL(url instanceof Request ? url.url : url.toString());
-    if (target.protocol === 'https:' && settings.allowedHosts.includes(target.host.toLowerCase())) return allowedGet(target, options ?? {}, settings.ca);
-    return fetch(url, options);
+export function clientMetadataFetch(settings: { allowedHosts: readonly string[]; ca: string | null }, resolve: Resolver = systemResolver): Fetch {
+  return async (input, options = {}) => {
+    const url = new URL(input instanceof Request ? input.url : input.toString());
+    if (url.protocol !== 'https:') throw new Error('client metadata documents are fetched over https only');
+    const allowed = settings.allowedHosts.includes(url.host.toLowerCase());
+    const deadline = options.signal ?? AbortSignal.timeout(DEADLINE_MS);
+    const checked = await checkAddress(url, { resolve, allows: () => allowed, deadline });
+    if ('refused' in checked) throw new Error(checked.refused === 'unresolvable' ? 'client metadata host could not be resolved' : `client metadata host resolves to a non-public address (${checked.kind})`);
+    const answer = await exchange(url, checked.address, {
+      method: 'GET',
+      headers: Object.fromEntries(new Headers(options.headers)),
+      deadline,
+      maxBytes: MAX_BYTES,
+      ...(allowed && settings.ca ? { ca: settings.ca } : {}),
+    });
+    return new Response(answer.body, { status: answer.status, headers: headersOf(answer.headers) });
   };
-}
-
-function allowedGet(url: URL, init: RequestInit, ca: string | null): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const request = https.request(
-      url,
-      { method: 'GET', headers: Object.fromEntries(new Headers(init.headers)), ...(ca ? { ca } : {}), agent: false, signal: init.signal ?? undefined },
-      (answer) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        answer.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BYTES) answer.destroy(new Error('client metadata document too large'));
-          else chunks.push(chunk);
-        });
-        answer.on('end', () => resolve(new Response(Buffer.concat(chunks), { status: answer.statusCode ?? 502, headers: headersOf(answer.headers) })));
-        answer.on('error', reject);
-      },
-    );
-    request.on('error', reject);
-    request.end();
-  });
 }
 
 function headersOf(headers: IncomingHttpHeaders): Headers {

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startBrowserApp } from '../support/browser.js';
@@ -27,6 +28,22 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
     await t?.stop();
     await documents?.stop();
   });
+
+  const authorize = (clientId: string, redirect = REDIRECT) => {
+    const url = new URL('/oauth/authorize', t.origin);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'retrieve',
+      resource: `${t.origin}/mcp/oauth`,
+    })) {
+      url.searchParams.set(name, value);
+    }
+    return fetch(url, { redirect: 'manual' });
+  };
 
   it('says it supports them, and the SDK client connects with its document URL as client id, through consent, without registering', async () => {
     const d = await discover(t.origin);
@@ -68,21 +85,6 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
   });
 
   it('refuses a redirect URI the document does not list, a document that names another client id, and a private host not allowed, never redirecting', async () => {
-    const authorize = (clientId: string, redirect = REDIRECT) => {
-      const url = new URL('/oauth/authorize', t.origin);
-      for (const [name, value] of Object.entries({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: redirect,
-        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-        code_challenge_method: 'S256',
-        scope: 'retrieve',
-        resource: `${t.origin}/mcp/oauth`,
-      })) {
-        url.searchParams.set(name, value);
-      }
-      return fetch(url, { redirect: 'manual' });
-    };
     const listed = publish('/listed/client.json');
     const elsewhere = await authorize(listed, 'https://attacker.example/callback');
     expect(elsewhere.status).toBe(400);
@@ -99,5 +101,34 @@ describe('OAuth connector with a Client ID Metadata Document', () => {
     expect(privateHost.status).toBe(400);
     expect(privateHost.headers.get('location')).toBeNull();
     expect(documents.fetched()).toBe(before);
+  });
+
+  it('refuses a client id on a loopback host not allowed before connecting to it, and at once: no port probing through the fetch', async () => {
+    // A listener that never answers: a fetch that connected would be counted, then wait for a TLS
+    // answer until the fetch's deadline: seconds against a refusal's milliseconds, what an attacker would time.
+    const connections: Socket[] = [];
+    const listener = createServer((socket) => void connections.push(socket));
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as AddressInfo).port;
+    try {
+      // The authorization server is made on first use: made before anything is timed.
+      expect((await authorize(publish('/warm/client.json'))).status).toBe(303);
+      // An address, a name resolving to it, and the address in IPv6 form.
+      for (const clientId of [`https://127.0.0.1:${port}/meta`, `https://localhost:${port}/meta`, `https://[::ffff:127.0.0.1]:${port}/meta`]) {
+        const started = Date.now();
+        const refused = await authorize(clientId);
+        const answer = {
+          status: refused.status,
+          location: refused.headers.get('location'),
+          invalidClient: (await refused.text()).includes('invalid_client'),
+          connections: connections.length,
+          quick: Date.now() - started < 1000,
+        };
+        expect({ clientId, ...answer }).toEqual({ clientId, status: 400, location: null, invalidClient: true, connections: 0, quick: true });
+      }
+    } finally {
+      for (const socket of connections) socket.destroy();
+      await new Promise((resolve) => listener.close(resolve));
+    }
   });
 });

@@ -7,8 +7,11 @@ import type { AddressInfo } from 'node:net';
 
 export type Received = { path: string; headers: Record<string, string>; body: string; at: number };
 
-/** What a path answers: a status for every request, statuses in turn (the last repeats), or `hang` (never answers). */
-export type Behaviour = number | number[] | 'hang';
+/**
+ * What a path answers: a status for every request, statuses in turn (the last repeats), a status
+ * with a body of so many bytes, or `hang` (never answers).
+ */
+export type Behaviour = number | number[] | { status: number; bytes: number } | 'hang';
 
 export class WebhookReceiver {
   readonly received: Received[] = [];
@@ -33,6 +36,7 @@ export class WebhookReceiver {
           this.hanging.add(res);
           return;
         }
+        if (typeof behaviour === 'object' && !Array.isArray(behaviour)) return void res.writeHead(behaviour.status).end(Buffer.alloc(behaviour.bytes, 'a'));
         const status = Array.isArray(behaviour) ? behaviour[Math.min(seen, behaviour.length - 1)]! : behaviour;
         res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
       });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { classifyAddress, isAllowedAddress, safeGet, type FetchPolicy, type Resolver } from '../../src/domain/ceremonies/methods/safe-fetch.js';
+import { isAllowedAddress, safeGet, type FetchPolicy } from '../../src/domain/ceremonies/methods/safe-fetch.js';
+import { classifyAddress, type Resolver } from '../../src/domain/shared/outbound-http.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 // NETWORK RULE: only 127.0.0.1 is ever connected to. Hostnames go through an injected resolver

@@ -1,7 +1,4 @@
-import http from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import type { ResolvedAddress } from '../ceremonies/methods/safe-fetch.js';
+import { exchange, ExchangeError, type ResolvedAddress } from '../shared/outbound-http.js';
 
 export type PostTimeouts = { connectMs: number; totalMs: number };
 
@@ -16,60 +13,25 @@ export const RESPONSE_READ_MAX = 64 * 1024;
  * is an answer like any other, and not 2xx), TLS is verified against the URL's host name, the
  * connection must open within `connectMs` and the exchange end within `totalMs`. Never throws.
  */
-export function postOnce(url: URL, pinned: ResolvedAddress, headers: Record<string, string>, body: string, timeouts: PostTimeouts): Promise<PostOutcome> {
-  const secure = url.protocol === 'https:';
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const bytes = Buffer.from(body, 'utf8');
-  return new Promise<PostOutcome>((resolve) => {
-    let settled = false;
-    const settle = (outcome: PostOutcome) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(total);
-      resolve(outcome);
-    };
-    const total = setTimeout(() => {
-      request.destroy();
-      settle({ status: null, error: `no answer within ${timeouts.totalMs / 1000} s` });
-    }, timeouts.totalMs);
-    const request = (secure ? https : http).request(
-      {
-        // Connecting to the checked IP literal pins the connection: Node does no lookup for an IP.
-        host: pinned.address,
-        family: pinned.family,
-        port: url.port || (secure ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        servername: isIP(hostname) ? undefined : hostname,
-        headers: { ...headers, host: url.host, 'content-type': 'application/json', 'content-length': String(bytes.length), 'user-agent': 'record-signing-webhooks/1' },
-        agent: false,
-      },
-      (response) => {
-        const status = response.statusCode ?? 0;
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > RESPONSE_READ_MAX) {
-            response.destroy();
-            settle({ status });
-          }
-        });
-        response.on('end', () => settle({ status }));
-        response.on('error', () => settle({ status }));
-      },
-    );
-    request.on('socket', (socket) => {
-      if (!socket.connecting) return;
-      const connect = setTimeout(() => {
-        request.destroy();
-        settle({ status: null, error: `could not connect within ${timeouts.connectMs / 1000} s` });
-      }, timeouts.connectMs);
-      socket.once('connect', () => clearTimeout(connect));
-      socket.once('close', () => clearTimeout(connect));
+export async function postOnce(url: URL, pinned: ResolvedAddress, headers: Record<string, string>, body: string, timeouts: PostTimeouts): Promise<PostOutcome> {
+  try {
+    const answer = await exchange(url, pinned, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json', 'user-agent': 'record-signing-webhooks/1' },
+      body: Buffer.from(body, 'utf8'),
+      deadline: AbortSignal.timeout(timeouts.totalMs),
+      connectMs: timeouts.connectMs,
+      maxBytes: RESPONSE_READ_MAX,
     });
-    request.on('error', (error: NodeJS.ErrnoException) => settle({ status: null, error: describe(error) }));
-    request.end(bytes);
-  });
+    return { status: answer.status };
+  } catch (error) {
+    if (!(error instanceof ExchangeError)) throw error;
+    if (error.reason === 'timeout') return { status: null, error: `no answer within ${timeouts.totalMs / 1000} s` };
+    if (error.reason === 'connect_timeout') return { status: null, error: `could not connect within ${timeouts.connectMs / 1000} s` };
+    // The receiver answered: what came after its status (a body too long, a connection cut) does not matter.
+    if (error.status !== null) return { status: error.status };
+    return { status: null, error: describe(error.code ?? '') };
+  }
 }
 
 const NETWORK_ERRORS: Readonly<Record<string, string>> = {
@@ -81,7 +43,6 @@ const NETWORK_ERRORS: Readonly<Record<string, string>> = {
 };
 
 /** A network error in words that name no address, URL or secret. */
-function describe(error: NodeJS.ErrnoException): string {
-  const code = error.code ?? '';
+function describe(code: string): string {
   return NETWORK_ERRORS[code] ?? (code.startsWith('ERR_TLS') || code.includes('CERT') ? 'TLS failed' : 'connection failed');
 }

@@ -1,5 +1,5 @@
 import { BlockList, isIP } from 'node:net';
-import { classifyAddress, raceDeadline, systemResolver, type ResolvedAddress, type Resolver } from '../ceremonies/methods/safe-fetch.js';
+import { checkAddress, hostnameOf, systemResolver, type ResolvedAddress, type Resolver } from '../shared/outbound-http.js';
 import { DomainError } from '../shared/errors.js';
 
 /** Longest endpoint URL accepted. */
@@ -42,7 +42,7 @@ export class WebhookTargets {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`Must use https (got ${url.protocol.replace(/:$/, '')})`);
     if (url.username || url.password) throw invalid('URLs with credentials are not accepted; the signature authenticates deliveries');
     if (url.hash) throw invalid('A fragment is never sent; leave it out');
-    if (url.protocol === 'http:' && this.production && !this.allows(hostOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
+    if (url.protocol === 'http:' && this.production && !this.allows(hostnameOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
     return url;
   }
 
@@ -59,28 +59,15 @@ export class WebhookTargets {
    * DNS rebind could change).
    */
   async resolve(url: URL, signal?: AbortSignal): Promise<ResolvedAddress> {
-    const hostname = hostOf(url);
-    const literal = isIP(hostname);
-    const addresses = literal
-      ? [{ address: hostname, family: literal }]
-      : await raceDeadline(this.resolver(hostname), signal).catch(() => {
-          throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
-        });
-    if (addresses.length === 0) throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
-    if (this.hosts.has(hostname)) return addresses[0]!;
-    // Every answer must pass: a mixed answer is how rebinding attacks slip a private address in.
-    const refused = addresses.find((a) => classifyAddress(a.address) !== 'public' && !this.networks.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4'));
-    if (refused) {
-      throw DomainError.invalid(
-        ['url'],
-        `The URL's host resolves to a non-public address (${classifyAddress(refused.address)}); an operator can allow it with WEBHOOK_ALLOWED_HOSTS`,
-        'private_address',
-      );
-    }
-    return addresses[0]!;
+    const hostname = hostnameOf(url);
+    const allows = (a: ResolvedAddress) => this.hosts.has(hostname) || this.networks.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
+    const checked = await checkAddress(url, { resolve: this.resolver, allows, deadline: signal });
+    if ('address' in checked) return checked.address;
+    if (checked.refused === 'unresolvable') throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
+    throw DomainError.invalid(
+      ['url'],
+      `The URL's host resolves to a non-public address (${checked.kind}); an operator can allow it with WEBHOOK_ALLOWED_HOSTS`,
+      'private_address',
+    );
   }
-}
-
-function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
 }

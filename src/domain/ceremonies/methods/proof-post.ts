@@ -5,7 +5,8 @@ import { DomainError } from '../../shared/errors.js';
 import type { RateLimitRule, RateLimiter } from '../../shared/rate-limiter.js';
 import type { MethodStep } from '../entities.js';
 import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview } from './method.js';
-import { safeGet, type FetchPolicy, type Resolver } from './safe-fetch.js';
+import type { Resolver } from '../../shared/outbound-http.js';
+import { safeGet, type FetchPolicy } from './safe-fetch.js';
 
 export type ProofPost = { text: string; author: string };
 
