@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { contractViolation } from '../support/contract.js';
+import { BODY_LIMITS } from '../../src/graph/transport/body-limits.js';
 
 /** What the client announces: 50 MiB, of which it sends only the first bytes. */
 const ANNOUNCED = 52_428_800;
@@ -81,24 +82,25 @@ describe('Oversized request bodies', () => {
   });
 
   // Signed in where the service reads a body only from a caller it knows (REST): the body, not the credentials, is what is refused.
-  const head = (path: string, length: string) =>
-    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer ${token}\r\n${length}\r\n\r\n`;
+  const head = (path: string, type: string, length: string) =>
+    `POST ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nAccept: application/json, text/event-stream\r\nAuthorization: Bearer ${token}\r\n${length}\r\n\r\n`;
 
+  const json = 'application/json';
+  const form = 'application/x-www-form-urlencoded';
+  const oauthShape = { error: 'invalid_request', error_description: 'Request body too large' };
   // Each route in its own error shape.
   const routes = [
-    {
-      path: '/graphql',
-      limit: 256 * 1024,
-      shape: { errors: [{ message: 'Request body too large', extensions: { code: 'payload_too_large' } }] },
-    },
-    { path: '/api/v1/agreements', limit: 256 * 1024, shape: { detail: 'Request body too large', error_code: 'payload_too_large' } },
-    { path: '/mcp', limit: 1024 * 1024, shape: { jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null } },
-    { path: '/oauth/register', limit: 16 * 1024, shape: { error: 'invalid_request', error_description: 'Request body too large' } },
+    { path: '/graphql', type: json, limit: BODY_LIMITS.graphql, shape: { errors: [{ message: 'Request body too large', extensions: { code: 'payload_too_large' } }] } },
+    { path: '/api/v1/agreements', type: json, limit: BODY_LIMITS.rest, shape: { detail: 'Request body too large', error_code: 'payload_too_large' } },
+    { path: '/mcp', type: json, limit: BODY_LIMITS.mcp, shape: { jsonrpc: '2.0', error: { code: -32000, message: 'Request body too large' }, id: null } },
+    { path: '/oauth/register', type: json, limit: BODY_LIMITS.oauth, shape: oauthShape },
+    { path: '/oauth/token', type: form, limit: BODY_LIMITS.oauth, shape: oauthShape },
+    { path: '/oauth/consent/some-request/email', type: form, limit: BODY_LIMITS.consentForm, shape: expect.stringContaining('The form sent was too large.') },
   ];
 
-  it.each(routes)('refuses 50 MB announced to $path with 413 before reading it, and closes the connection', async ({ path, shape }) => {
+  it.each(routes)('refuses 50 MB announced to $path with 413 before reading it, and closes the connection', async ({ path, type, shape }) => {
     const started = performance.now();
-    const answer = await answerWithoutTheBody(t.url, head(path, `Content-Length: ${ANNOUNCED}`), [Buffer.from('{"query":"')]);
+    const answer = await answerWithoutTheBody(t.url, head(path, type, `Content-Length: ${ANNOUNCED}`), [Buffer.from('{"query":"')]);
     // Answered although the body never came: the service did not wait to read it.
     expect(answer).not.toBeNull();
     expect(answer!.status).toBe(413);
@@ -109,12 +111,19 @@ describe('Oversized request bodies', () => {
     if (path.startsWith('/api/v1')) expect(await contractViolation('POST', t.url + path, 413, answer!.body)).toBeNull();
   });
 
-  it.each(routes)('cuts a chunked body to $path at its limit with 413, without waiting for its end', async ({ path, limit, shape }) => {
-    const answer = await answerWithoutTheBody(t.url, head(path, 'Transfer-Encoding: chunked'), chunked(limit + 128 * 1024));
+  it.each(routes)('cuts a chunked body to $path at its limit with 413, without waiting for its end', async ({ path, type, limit, shape }) => {
+    const answer = await answerWithoutTheBody(t.url, head(path, type, 'Transfer-Encoding: chunked'), chunked(limit + 128 * 1024));
     expect(answer).not.toBeNull();
     expect(answer!.status).toBe(413);
     expect(answer!.body).toEqual(shape);
     expect(answer!.headers.connection).toBe('close');
+  });
+
+  it("refuses a body announced past oidc-provider's own limit on its other endpoints (revocation) the same way", async () => {
+    const answer = await answerWithoutTheBody(t.url, head('/oauth/revoke', form, `Content-Length: ${BODY_LIMITS.oauthProvider + 1}`), [Buffer.from('token=')]);
+    expect(answer?.status).toBe(413);
+    expect(answer!.body).toEqual(oauthShape);
+    expect(answer!.closedByService).toBe(true);
   });
 
   it('closes the connection of a request refused before its body was read (401 on /api/v1), instead of reading the body to its end', async () => {
