@@ -2,24 +2,30 @@
  * The service's memory and liveness under the floods of an outside audit, and after them: for
  * BENCH_FLOOD_SECONDS (default 15) clients from many addresses (X-Forwarded-For from loopback, which
  * the service trusts as a proxy) hold idle graphql-ws sockets, send oversized `connection_init`
- * messages, flood pings from sockets they never read, request sign-in codes, open MCP sessions and
- * post GraphQL documents nested 200 deep, while one client reads `/health` and a record. Prints the
+ * messages, flood pings from sockets they never read, request sign-in codes, open MCP sessions,
+ * post GraphQL documents nested 200 deep and stream 50 MB bodies to `/graphql` and REST (eight
+ * clients at once, every other body announced by Content-Length, the others chunked), while one
+ * client reads `/health` and a record. Prints the
  * resident peaks (before, during, 5 s after, after a full collection) against the 300 MB goal (286
  * MiB), what the service refused, and the reads' latency during the flood; asserts nothing.
  *
  *   BENCH_ONLY=flood npm run bench
  */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import WebSocket from 'ws';
 import { agreement, Bench, percentile, selected } from './support.js';
 
 if (!selected('flood')) process.exit(0);
 const SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 15);
 const GOAL_MIB = 286;
-/** BENCH_FLOOD_PARTS (comma-separated): only these floods (sockets, oversized, pings, codes, mcp, deep); all by default. */
+/** BENCH_FLOOD_PARTS (comma-separated): only these floods (sockets, oversized, pings, codes, mcp, deep, bodies); all by default. */
 const PARTS = process.env.BENCH_FLOOD_PARTS?.split(',').map((part) => part.trim());
 const part = (name: string) => !PARTS || PARTS.includes(name);
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+/** The oversized bodies of issue 45: 50 MB, streamed in 64 KiB pieces. */
+const HUGE_BODY_BYTES = 52_428_800;
+const BODY_PIECE = Buffer.alloc(64 * 1024, 'x');
 
 const bench = await Bench.open('rss_bench_flood');
 const sockets = new Set<WebSocket>();
@@ -103,6 +109,46 @@ try {
   }
   const deep = `{ ${'a { '.repeat(200)}b${' }'.repeat(200)} }`;
   for (let i = 0; i < (part('deep') ? 4 : 0); i += 1) loop(5, () => post('/graphql', { query: deep }));
+  // Eight clients streaming 50 MB bodies as fast as the service takes them, to /graphql and to a REST
+  // route (signed in, so that it is the body that is refused), each body in turn announced
+  // (Content-Length) or chunked. A client keeps sending after the answer, as a hostile one would, until
+  // the service closes the connection: how much of each body went out by the answer and by the close
+  // is counted too.
+  const sentByAnswer: number[] = [];
+  const sentByClose: number[] = [];
+  let announced = false;
+  const postHuge = (path: string) =>
+    new Promise<void>((resolve) => {
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'x-forwarded-for': nextAddress() };
+      if (announced) headers['content-length'] = String(HUGE_BODY_BYTES);
+      if (path.startsWith('/api/')) headers.authorization = `Bearer ${token}`;
+      const kind = announced ? 'announced' : 'chunked';
+      announced = !announced;
+      const request = http.request(service.url + path, { method: 'POST', agent: false, headers });
+      let sent = 0;
+      let answered = false;
+      request.on('response', (response) => {
+        answered = true;
+        sentByAnswer.push(sent);
+        count(`${path} ${kind} 50 MB ${response.statusCode}`);
+        response.resume();
+      });
+      request.on('error', () => undefined);
+      request.on('close', () => {
+        if (!answered) count(`${path} ${kind} 50 MB closed unanswered`);
+        sentByClose.push(sent);
+        resolve();
+      });
+      const write = () => {
+        while (!request.destroyed && sent < HUGE_BODY_BYTES) {
+          sent += BODY_PIECE.length;
+          if (!request.write(BODY_PIECE)) return void request.once('drain', write);
+        }
+        if (!request.destroyed) request.end();
+      };
+      write();
+    });
+  for (let i = 0; i < (part('bodies') ? 8 : 0); i += 1) loop(0, () => postHuge(i % 2 === 0 ? '/graphql' : '/api/v1/agreements'));
   // A person reading meanwhile.
   const health: number[] = [];
   const reads: number[] = [];
@@ -128,7 +174,7 @@ try {
   sampler.stop();
   const memory = await bench.memory(service);
   const line = (name: string, bytes: number) => `| ${name} | ${mib(bytes)} | ${(bytes / 2 ** 20 / GOAL_MIB).toFixed(2)} |`;
-  console.log(`\nflood: ${SECONDS} s of idle, oversized and never-reading graphql-ws sockets, code requests, MCP initializes and deep documents from rotating addresses`);
+  console.log(`\nflood: ${SECONDS} s of idle, oversized and never-reading graphql-ws sockets, code requests, MCP initializes, deep documents and 50 MB bodies from rotating addresses`);
   console.log('\n| resident | MiB | of the 286 MiB goal |\n|---|---|---|');
   console.log(line('peak before', peaks.get('before') ?? Number.NaN));
   console.log(line('peak during the flood', peaks.get('flood') ?? Number.NaN));
@@ -136,6 +182,10 @@ try {
   console.log(line('after a full collection', memory.rss));
   console.log(`\nreads during the flood: /health/ready p50 ${percentile(health, 50).toFixed(1)} ms, p99 ${percentile(health, 99).toFixed(1)} ms; record p50 ${percentile(reads, 50).toFixed(1)} ms, p99 ${percentile(reads, 99).toFixed(1)} ms, ${failedReads} failed`);
   console.log(`CPU during the flood: service ${(serviceCpu / SECONDS / 10).toFixed(0)}% of a core, the flooding clients ${((ownCpu.user + ownCpu.system) / 1000 / SECONDS / 10).toFixed(0)}%`);
+  if (sentByClose.length > 0) {
+    const inMib = (sizes: number[]) => (sizes.length === 0 ? 'none' : `p50 ${(percentile(sizes, 50) / 2 ** 20).toFixed(1)} MiB, max ${(Math.max(...sizes) / 2 ** 20).toFixed(1)} MiB`);
+    console.log(`50 MB bodies: ${sentByClose.length} posted; the clients had written ${inMib(sentByAnswer)} of a body by its answer, ${inMib(sentByClose)} by the connection's close`);
+  }
   console.log(`answers: ${[...counts].sort().map(([what, n]) => `${what} x${n}`).join(', ')}`);
 } finally {
   for (const socket of sockets) socket.terminate();

@@ -18,7 +18,9 @@ import { idempotencyPlugin } from '../graph/idempotency.js';
 import { retryAfterPlugin } from '../graph/errors.js';
 import { operationOutcomesPlugin } from '../graph/operation-outcomes.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
+import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
+import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
 import { graphqlExplorer } from '../web-ui.js';
 
@@ -138,7 +140,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).
     (_req, _res, next) => withClaimSlot(next),
     graphqlBudget(graphqlOperations),
-    express.json({ limit: '256kb' }),
+    boundedBody(express.json, BODY_LIMITS.graphql, (res) => sendGraphqlRefusal(res, 413, TOO_LARGE_MESSAGE, { code: 'payload_too_large' })),
     refuseDeepDocuments,
     expressMiddleware(apollo, {
       context: async ({ req }) => ({

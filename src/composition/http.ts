@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { HEALTH_BODY } from '../facade-rest/meta.js';
 import { restError, sendRestError } from '../facade-rest/errors.js';
 import { OAUTH_MOUNT } from '../facade-oauth/paths.js';
+import { closeUnreadBodies } from '../graph/transport/body-limits.js';
 import { DEADLINE_MESSAGE, DEADLINE_RETRY_AFTER_SECONDS, requestDeadline } from '../graph/transport/deadline.js';
 import { quotaHeaders } from '../graph/transport/quota-headers.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
@@ -15,7 +16,8 @@ import { httpDrain, type HttpDrain } from './drain.js';
 /**
  * The HTTP server and the express app every transport mounts on, with what applies to all of them:
  * security headers, the request log, request deadlines, quota headers on anonymous routes, and the
- * liveness probe answered before express, and the drain of a clean stop (every answer is marked).
+ * liveness probe answered before express, the drain of a clean stop (every answer is marked), and
+ * the end of a connection whose request was answered before its body came (body-limits.ts).
  */
 export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger, observe?: RequestHandler): { app: Express; server: Server; drain: HttpDrain } {
   const app = express();
@@ -48,6 +50,7 @@ export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
   const server = createServer((req, res) => {
     drain.mark(req, res);
+    closeUnreadBodies(req, res);
     if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) answerHealth(req, res);
     else app(req, res);
   });

@@ -9,6 +9,7 @@ import type { PresentedCredentials } from '../domain/identity/credential-resolve
 import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from '../graph/context.js';
 import type { GraphExecutor } from '../graph/executor.js';
+import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 import { buildMcpServer, scopesNeeded } from './server.js';
 import { scopesNamed } from './tool.js';
 import type { ConfirmationStore, SecretInputPolicy } from './tool.js';
@@ -61,6 +62,9 @@ const CREDENTIALS_TAKEN = '/mcp takes an API key or an MCP transport token as Au
 type JsonRpcErrorBody = { jsonrpc: '2.0'; error: { code: number; message: string }; id: null };
 const rpcError = (code: number, message: string): JsonRpcErrorBody => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
+/** A JSON-RPC message read up to BODY_LIMITS.mcp; a longer one answers 413 with a JSON-RPC error. */
+const readMessage = boundedBody(express.json, BODY_LIMITS.mcp, (res) => res.status(413).json(rpcError(-32000, TOO_LARGE_MESSAGE)));
+
 /** The transport's Authorization bearer: an API key (by its prefix) or an MCP transport token. */
 function presented(req: Request): PresentedCredentials | 'malformed' {
   const authorization = req.headers.authorization;
@@ -101,13 +105,12 @@ export function mcpRouter(deps: McpFacadeDeps): express.Router {
     next();
   });
   router.use('/mcp', hostCheck, originCheck);
-  router.post('/mcp', express.json({ limit: '1mb' }), (req, res) => void handlePost(req, res, deps, 'mcp'));
+  router.post('/mcp', readMessage, (req, res) => void handlePost(req, res, deps, 'mcp'));
   router.delete('/mcp', (req, res) => void handleDelete(req, res, deps, 'mcp'));
   router.get('/mcp', (req, res) => void handleGet(req, res, deps, 'mcp'));
   router.all('/mcp', (_req, res) => methodNotAllowed(res));
   router.use('/mcp', (error: { type?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (error.type === 'entity.parse.failed') res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
-    else if (error.type === 'entity.too.large') res.status(413).json(rpcError(-32000, 'Request body too large'));
     else next(error);
   });
   return router;
@@ -144,7 +147,6 @@ function sessionNotFound(res: Response): void {
  * transport check (src/facade-oauth/resource.ts) has already resolved, before any JSON-RPC message.
  */
 export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res: Response, principal: Principal) => Promise<void> {
-  const json = express.json({ limit: '1mb' });
   const step = (middleware: (req: Request, res: Response, next: NextFunction) => void, req: Request, res: Response) =>
     new Promise<boolean>((resolve, reject) => {
       res.once('finish', () => resolve(false));
@@ -161,10 +163,10 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
     if (req.method === 'GET') return handleGet(req, res, deps, 'mcp_oauth', async () => principal);
     if (req.method !== 'POST') return methodNotAllowed(res);
     try {
-      await step(json, req, res);
-    } catch (error) {
-      const type = (error as { type?: string }).type;
-      res.status(type === 'entity.too.large' ? 413 : 400).json(type === 'entity.too.large' ? rpcError(-32000, 'Request body too large') : rpcError(-32700, 'Parse error: invalid JSON'));
+      // False: refused as too large, answered.
+      if (!(await step(readMessage, req, res))) return;
+    } catch {
+      res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
       return;
     }
     if (refusedForScope(req.body, principal, deps, res)) return;

@@ -7,6 +7,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { renderConsentPage, renderErrorPage, type ConsentStep, type ConsentView } from './pages.js';
 import { CONSENT_PATH } from './paths.js';
+import { BODY_LIMITS, boundedBody } from '../graph/transport/body-limits.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 
 /** oidc-provider, loaded and configured at the first authorization (see router.ts). */
@@ -32,7 +33,11 @@ class ConsentFailure extends Error {
  */
 export function consentRouter({ provider, grants, resource, logger, instruments }: Deps): express.Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+  const form = boundedBody((options) => express.urlencoded({ ...options, extended: false, parameterLimit: 10 }), BODY_LIMITS.consentForm, (res) => {
+    res.setHeader('Content-Security-Policy', pageCsp(null));
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(413).type('html').send(renderErrorPage('Connection request not usable', 'The form sent was too large.'));
+  });
 
   const load = async (req: Request, res: Response): Promise<Loaded> => {
     const oidc = await provider();

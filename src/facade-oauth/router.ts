@@ -19,6 +19,10 @@ import {
 } from './metadata.js';
 import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH } from './pages.js';
 import { OAUTH_MOUNT, OAUTH_ROUTES } from './paths.js';
+import { announcesMoreThan, BODY_LIMITS, boundedBody, refuseTooLarge, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
+
+/** An OAuth endpoint's 413, in OAuth's error shape (RFC 6749 names no code of its own for it). */
+const answerTooLarge = (res: Response) => res.status(413).json({ error: 'invalid_request', error_description: TOO_LARGE_MESSAGE });
 
 export type OAuthServerDeps = {
   /** The service's public base URL: the issuer. */
@@ -108,7 +112,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   //   do is decided at consent from the authorization request, never by registration.
   // - `token_endpoint_auth_method` left out means `none`, said explicitly so that no client secret
   //   is ever generated, returned or stored for a client that could not use it.
-  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, express.json({ limit: '16kb' }), (req, res, next) => {
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.registration}`, boundedBody(express.json, BODY_LIMITS.oauth, answerTooLarge), (req, res, next) => {
     const metadata = req.body as Record<string, unknown> | undefined;
     if (metadata && typeof metadata === 'object' && !Array.isArray(metadata)) {
       if (typeof metadata.scope === 'string') {
@@ -132,7 +136,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   });
   // A refresh is checked whole before oidc-provider consumes and rotates the refresh token (it checks
   // `resource` only after rotating): one malformed request must not end a connection.
-  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.token}`, express.urlencoded({ extended: false, limit: '16kb' }), (req, res, next) => {
+  router.post(`${OAUTH_MOUNT}${OAUTH_ROUTES.token}`, boundedBody((options) => express.urlencoded({ ...options, extended: false }), BODY_LIMITS.oauth, answerTooLarge), (req, res, next) => {
     const form = req.body as Record<string, unknown> | undefined;
     if (form?.grant_type === 'refresh_token' && form.resource !== undefined && form.resource !== resource) {
       res.status(400).json({ error: 'invalid_target', error_description: `this server issues tokens for ${resource} only` });
@@ -154,6 +158,8 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   });
   let callback: ReturnType<Provider['callback']> | null = null;
   router.use(OAUTH_MOUNT, noStore, (req, res, next) => {
+    // Past oidc-provider's own limit: 413 at once, where oidc-provider would answer 400 and keep the connection.
+    if (announcesMoreThan(req, BODY_LIMITS.oauthProvider)) return refuseTooLarge(res, answerTooLarge);
     // Forwarded headers count only from the proxies express trusts (loopback), like everywhere else.
     if (!isLoopback(req.socket.remoteAddress)) {
       for (const header of ['x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-for']) delete req.headers[header];

@@ -1,27 +1,29 @@
 import express, { type Request, type Response } from 'express';
-import { restError, type RestError } from './errors.js';
+import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
+import { restError, sendRestError, type RestError } from './errors.js';
 
 /** Deeper JSON than any contract schema needs is refused before anything recurses over it. */
 export const MAX_JSON_DEPTH = 32;
-export const MAX_BODY_BYTES = 256 * 1024;
+/** The REST answer to a body over BODY_LIMITS.rest. */
+export const answerTooLarge = (res: Response) => sendRestError(res, restError('payload_too_large', TOO_LARGE_MESSAGE));
 
-const readRaw = express.raw({ type: () => true, limit: MAX_BODY_BYTES });
+const readRaw = boundedBody((options) => express.raw({ ...options, type: () => true }), BODY_LIMITS.rest, answerTooLarge);
 
 /**
  * Reads a REST request body: nothing sent is `undefined`; a body that is not JSON answers 415; one
- * too large 413; unparsable JSON, JSON nested deeper than MAX_JSON_DEPTH or an object with a
- * duplicate key 400 (the last value silently winning would let one field say two things).
+ * too large is answered 413 here, `answered`; unparsable JSON, JSON nested deeper than MAX_JSON_DEPTH
+ * or an object with a duplicate key 400 (the last value silently winning would let one field say two
+ * things).
  */
-export async function readJsonBody(req: Request, res: Response): Promise<{ body: unknown } | RestError> {
+export async function readJsonBody(req: Request, res: Response): Promise<{ body: unknown } | RestError | 'answered'> {
   // Nothing announced (no length, not chunked): no body, nothing to read (most GETs).
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return { body: undefined };
-  const error = await new Promise<unknown>((resolve) => {
-    readRaw(req, res, resolve);
+  const outcome = await new Promise<'read' | 'unreadable' | 'answered'>((resolve) => {
+    res.once('close', () => resolve('answered'));
+    readRaw(req, res, (error?: unknown) => resolve(error ? 'unreadable' : 'read'));
   });
-  if (error) {
-    const type = (error as { type?: string }).type;
-    return type === 'entity.too.large' ? restError('payload_too_large', 'Request body too large') : restError('malformed_request', 'Unreadable request body');
-  }
+  if (outcome === 'answered') return outcome;
+  if (outcome === 'unreadable') return restError('malformed_request', 'Unreadable request body');
   const raw = req.body as unknown;
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined };
   if (!req.is('json')) return restError('unsupported_media_type', 'The request body must be application/json');

@@ -71,11 +71,10 @@ export function sendRestError(res: Response, error: RestError): void {
   res.status(error.status).json(error.body);
 }
 
-/** Body-parser failures (malformed JSON, too large, not JSON) in the REST error shape; never a stack trace. */
+/** Body-parser failures (malformed JSON) in the REST error shape; never a stack trace. */
 export function restErrorHandler(logger: Logger): ErrorRequestHandler {
   return (error: { type?: string }, _req, res, _next) => {
     if (error.type === 'entity.parse.failed') sendRestError(res, restError('malformed_request', 'Malformed JSON body'));
-    else if (error.type === 'entity.too.large') sendRestError(res, restError('payload_too_large', 'Request body too large'));
     else {
       // An error that escaped an operation because the database is unreachable (a credential lookup, say): 503.
       const failure = operationFailure(error);

@@ -15,7 +15,8 @@ import { failureFromDomain, operationFailure } from '../graph/transport/failure.
 import { restError, restErrorFromFailure, validationError, type RestError, type ValidationErrorItem } from './errors.js';
 import { buildOpenApiDocument, type JsonObject } from './openapi/index.js';
 import type { RestOperation, RestReply, RestRequest } from './operation.js';
-import { readJsonBody } from './body.js';
+import { answerTooLarge, readJsonBody } from './body.js';
+import { announcesMoreThan, BODY_LIMITS, refuseTooLarge } from '../graph/transport/body-limits.js';
 import { RouteTable } from './route-table.js';
 import { restBindings } from './bindings/index.js';
 import { bindingProblems } from './bindings/check.js';
@@ -114,8 +115,10 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
   router.get('/api/openapi.json', (_req, res) => {
     res.json(document);
   });
-  // In this order: route (404, 405), credentials (401, 403), guards, body (415, 413, 400), Idempotency-Key (replay, 422, 409), contract (422), operation.
+  // In this order: announced body length (413, before anything waits on the body), route (404, 405), credentials (401, 403), guards,
+  // body (415, 413, 400), Idempotency-Key (replay, 422, 409), contract (422), operation.
   router.use(async (req: Request, res: Response) => {
+    if (announcesMoreThan(req, BODY_LIMITS.rest)) return refuseTooLarge(res, answerTooLarge);
     // A path that cannot be decoded is the client's mistake, whatever route it was meant for.
     if (!decodable(req.path)) return send(res, restError('malformed_request', 'Malformed percent-escape in the URL path'));
     const matched = routes.match(req.method, req.path);
@@ -126,6 +129,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       principal = admitted.principal;
     }
     const read = await readJsonBody(req, res);
+    if (read === 'answered') return;
     if ('status' in read) return send(res, read);
     if (matched === 'not_found') return send(res, restError('not_found', 'No such route'));
     if (matched === 'method_not_allowed') return send(res, restError('method_not_allowed', 'Method not allowed on this route'));
