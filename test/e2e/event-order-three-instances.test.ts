@@ -108,7 +108,7 @@ describe('Event order on three instances', () => {
 
     // Everything written and delivered: every record's share card (a notarization has no PDF), the outbox empty, the endpoint's deliveries done.
     const count = async (sql: string) => Number((await db.query<{ n: string }>(sql, [ids])).rows[0]!.n);
-    await waitFor(async () => (await count(`select count(*) as n from sealed_artifacts where record_id = any($1::uuid[]) and kind = 'share_card'`)) === RECORDS, 240_000).catch(async (error: unknown) => {
+    await waitFor(async () => (await count(`select count(*) as n from sealed_artifacts where record_id = any($1::uuid[]) and kind = 'share_card'`)) === RECORDS, 360_000).catch(async (error: unknown) => {
       console.log((await db.query(`select status, count(*) from records group by status`)).rows, (await db.query(`select kind, count(*) from sealed_artifacts group by kind`)).rows, instances.map((i) => i.output().slice(-1500)));
       throw error;
     });
@@ -154,5 +154,5 @@ describe('Event order on three instances', () => {
     expect(expected.get(ids[0]!)!.at(-1)).toBe('record.artifacts_ready');
 
     for (const feed of feeds) void feed.dispose();
-  }, 420_000);
+  }, 600_000);
 });
