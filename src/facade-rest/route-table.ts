@@ -2,9 +2,11 @@
  * The contract's routes, compiled once: an exact-path map and, for templated paths, one regular
  * expression each, most specific first. Matches as openapi-backend's router does (trailing slashes
  * ignored; an exact path before templates; among templates the longest literal part wins; a path
- * that exists without the method is 405), without rebuilding the operation list per request.
+ * that exists without the method is 405, with the methods it has), without rebuilding the operation
+ * list per request. HEAD is answered wherever GET is (RFC 9110): it runs the GET, and the server sends
+ * no body.
  */
-export type RouteMatch<Op> = { operation: Op } | 'not_found' | 'method_not_allowed';
+export type RouteMatch<Op> = { operation: Op } | 'not_found' | { allowed: string[] };
 
 type Route<Op> = { pattern: RegExp; specificity: number; methods: Map<string, Op> };
 
@@ -31,17 +33,19 @@ export class RouteTable<Op extends { path: string; method: string }> {
     let path = rawPath.trim() || '/';
     if (!path.startsWith('/')) path = `/${path}`;
     while (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
-    const verb = method.toLowerCase();
+    const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
     const exact = this.exact.get(path)?.get(verb);
     if (exact) return { operation: exact };
-    let pathMatched = false;
+    const allowed = new Set<string>();
     for (const route of this.templates) {
       if (!route.pattern.test(path)) continue;
-      pathMatched = true;
       const operation = route.methods.get(verb);
       if (operation) return { operation };
+      for (const other of route.methods.keys()) allowed.add(other.toUpperCase());
     }
-    return pathMatched ? 'method_not_allowed' : 'not_found';
+    if (allowed.size === 0) return 'not_found';
+    if (allowed.has('GET')) allowed.add('HEAD');
+    return { allowed: [...allowed].sort() };
   }
 }
 

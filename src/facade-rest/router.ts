@@ -123,7 +123,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     if (!decodable(req.path)) return send(res, restError('malformed_request', 'Malformed percent-escape in the URL path'));
     const matched = routes.match(req.method, req.path);
     let principal: Principal | null = null;
-    if (typeof matched === 'object') {
+    if (typeof matched === 'object' && 'operation' in matched) {
       const admitted = await admit(matched.operation, req, deps);
       if ('status' in admitted) return send(res, admitted);
       principal = admitted.principal;
@@ -132,7 +132,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     if (read === 'answered') return;
     if ('status' in read) return send(res, read);
     if (matched === 'not_found') return send(res, restError('not_found', 'No such route'));
-    if (matched === 'method_not_allowed') return send(res, restError('method_not_allowed', 'Method not allowed on this route'));
+    if ('allowed' in matched) return send(res, { ...restError('method_not_allowed', `Method not allowed on this route (it allows ${matched.allowed.join(', ')})`), headers: { allow: matched.allowed.join(', ') } });
     const { operation } = matched;
     // The metrics count the request under its route template, never its ids.
     res.locals.route = operation.path;
@@ -259,6 +259,8 @@ function toValidationItems(errors: ErrorObject[]): ValidationErrorItem[] {
     const [root, ...rest] = path;
     const location = root === 'requestBody' ? 'body' : root === undefined ? 'body' : String(root);
     const missing = error.keyword === 'required' ? [(error.params as { missingProperty: string }).missingProperty] : [];
+    // openapi-backend names the body `requestBody`; the contract calls it the body.
+    if (root === undefined && missing[0] === 'requestBody') return { loc: ['body'], msg: 'A JSON body is required', type: 'missing' };
     const extra = error.keyword === 'additionalProperties' ? [(error.params as { additionalProperty: string }).additionalProperty] : [];
     return {
       loc: [location, ...rest, ...missing, ...extra],

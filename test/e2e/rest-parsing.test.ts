@@ -81,6 +81,24 @@ describe('REST request parsing: hostile bodies get clear answers', () => {
     expect(response.status).toBe(401);
   });
 
+  it('answers a method a route does not have with 405 and Allow, and HEAD wherever GET is', async () => {
+    const refused = await t.request('DELETE', '/api/v1/api-keys', { token });
+    expect(refused.status).toBe(405);
+    expect(refused.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(refused.body.error_code).toBe('method_not_allowed');
+    const templated = await t.request('PUT', '/api/v1/agreements/00000000-0000-4000-8000-000000000000', { token, body: {} });
+    expect(templated.status).toBe(405);
+    expect(templated.headers.get('allow')).toBe('GET, HEAD, PATCH');
+
+    const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody() });
+    const get = await fetch(`${t.url}/api/v1/agreements/${created.body.id}`, { headers: { authorization: `Bearer ${token}` } });
+    const head = await fetch(`${t.url}/api/v1/agreements/${created.body.id}`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(await head.text()).toBe('');
+    expect((await fetch(`${t.url}/health`, { method: 'HEAD' })).status).toBe(200);
+  });
+
   it('marks token and key responses Cache-Control: no-store', async () => {
     const created = await t.request('POST', '/api/v1/api-keys', { token, body: { name: 'cache', scopes: ['retrieve'] } });
     expect(created.status).toBe(201);

@@ -54,6 +54,22 @@ describe('Record text limits, declared once', () => {
     expect(graph.body.errors?.[0]?.extensions?.issues).toEqual([expect.objectContaining({ path: ['body'], type: 'too_long' })]);
   });
 
+  it('counts the cap on what is stored: a body and a title within it as sent that Unicode NFC lengthens are refused', async () => {
+    // U+0958 is two code points in NFC (U+0915 U+093C): 28,000 as sent would be stored as 31,498.
+    const lengthening = `${'\u0958'.repeat(1749)} ${'\u0958'.repeat(1749)}${'\n'.repeat(24_501)}`;
+    expect(countCharacters(lengthening)).toBe(BODY_LIMITS.maxRawCharacters);
+    expect(countCharacters(lengthening.normalize('NFC'))).toBe(31_498);
+    const body = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ body: lengthening }) });
+    expect(body.status).toBe(422);
+    expect(body.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'body'], type: 'too_long' }));
+    const title = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: '\u0958'.repeat(LIMITS.title) }) });
+    expect(title.status).toBe(422);
+    expect(title.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'title'], type: 'too_long' }));
+    // Within the cap as stored, both are kept.
+    const kept = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: '\u0958'.repeat(LIMITS.title / 2) }) });
+    expect(kept.status).toBe(201);
+  });
+
   it('the served contract and the MCP tools state the same numbers', async () => {
     const document = (await t.request('GET', '/api/openapi.json')).body;
     const schemas = document.components.schemas;

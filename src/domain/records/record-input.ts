@@ -44,9 +44,10 @@ export function validateBody(issues: IssueCollector, body: unknown, path: string
     issues.add(path, problem.message, problem.type);
     return;
   }
-  // Kept as sent, so capped as sent too (what every answer's schema declares for it).
-  if (body.length > BODY_LIMITS.maxRawCharacters && countCharacters(body) > BODY_LIMITS.maxRawCharacters) {
-    issues.add(path, `Body must have at most ${BODY_LIMITS.maxRawCharacters} characters as sent`, 'too_long');
+  // Kept as sent (in Unicode NFC), so capped as sent and as stored too (what every answer's schema
+  // declares for it): NFC makes some characters two (U+0958 is U+0915 U+093C).
+  if (countCharacters(body) > BODY_LIMITS.maxRawCharacters || countCharacters(body.normalize('NFC')) > BODY_LIMITS.maxRawCharacters) {
+    issues.add(path, `Body must have at most ${BODY_LIMITS.maxRawCharacters} characters as sent and as stored (Unicode NFC)`, 'too_long');
     return;
   }
   const normalized = normalizeText(body);

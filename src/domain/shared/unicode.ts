@@ -42,10 +42,11 @@ export function isPrintable(value: string): boolean {
 /** Cleans an optional single-line field (NFC, invisible characters removed, trimmed); empty becomes null. */
 export function optionalLine(issues: IssueCollector, value: string | null | undefined, field: string, max: number): string | null {
   if (value == null) return null;
-  // Counted as sent (REST's contract counts the same way), then cleaned.
-  if ([...value].length > max) issues.add([field], `At most ${max} characters`, 'too_long');
+  const cleaned = cleanUnicode(value).trim();
+  // Counted as sent (REST's contract counts the same way) and as stored: NFC makes some characters two
+  // (U+0958 is U+0915 U+093C), and every answer's schema declares the limit for what is stored.
+  if ([...value].length > max || [...cleaned].length > max) issues.add([field], `At most ${max} characters (as sent and as stored, in Unicode NFC)`, 'too_long');
   const problem = lineIssue(value);
   if (problem) issues.add([field], problem.message, problem.type);
-  const cleaned = cleanUnicode(value).trim();
   return cleaned === '' ? null : cleaned;
 }

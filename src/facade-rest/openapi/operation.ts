@@ -15,7 +15,15 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 /** public: no credentials; protected: bearer token or API key; bearer: bearer token only. */
 export type Access = 'public' | 'protected' | 'bearer';
 
-/** Error statuses an operation declares on its own; 400 and 422 are added from its inputs. */
+/**
+ * What the router answers before any operation runs, whatever the operation (router.ts, in its order):
+ * 413 for an announced or read body over the limit and 415 for a body that is not JSON (on any method:
+ * a body sent is read), 400 for a malformed percent-escape or body, 422 for a parameter, query
+ * parameter or body the contract refuses (an unknown query parameter too). Every operation declares them.
+ */
+export const ROUTER_STATUSES = [400, 413, 415, 422] as const;
+
+/** Error statuses an operation declares on its own (ROUTER_STATUSES, and 409 for a mutation's Idempotency-Key, are added). */
 export type ErrorStatus = 401 | 403 | 404 | 409 | 422 | 429 | 503;
 
 export type Success = { status: number; description: string; content?: JsonObject; headers?: JsonObject };
@@ -83,14 +91,6 @@ export const imageRepresentation = (): JsonObject =>
 
 export function headerParam(name: string, schema: Schema, description: string): JsonObject {
   return { name, in: 'header', required: false, description, schema };
-}
-
-/** A path parameter is checked when its schema says more than "a string". */
-function isValidatedParam(param: JsonObject): boolean {
-  if (param.in !== 'path') return true;
-  const schema = param.schema;
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return false;
-  return Object.keys(schema).some((key) => key !== 'type' && key !== 'minLength');
 }
 
 /** Accepted by every mutating route (IETF httpapi Idempotency-Key): a retry replays the first answer. */
@@ -209,10 +209,7 @@ export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
     throw new Error(`OpenAPI: protected operation ${spec.id} runs no domain operation with a declared scope`);
   }
   const params = [...(spec.params ?? []), ...(mutating ? [idempotencyKey()] : [])];
-  // Any URL can carry a malformed percent-escape: 400 on every operation.
-  const statuses: number[] = [...spec.errors, 400, ...(mutating ? [409, 422] : [])];
-  if (spec.body !== undefined) statuses.push(413, 415, 422);
-  if (params.some(isValidatedParam)) statuses.push(422);
+  const statuses: number[] = [...spec.errors, ...ROUTER_STATUSES, ...(mutating ? [409] : [])];
 
   const success: JsonObject = { description: spec.ok.description };
   if (spec.ok.content !== undefined) success.content = spec.ok.content;
