@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { RECORD_EVENT_TYPES } from '../../src/domain/webhooks/events.js';
+import { webhookEventViolation } from '../support/contract.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { productionSettings, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
 import { until, watchSubscription } from '../support/subscriptions.js';
@@ -141,6 +142,7 @@ describe('Event order on three instances', () => {
     // The endpoint: each record's deliveries once, in the order they were written, signed as Standard Webhooks says.
     const secret = endpoint.body.secret as string;
     const received = receiver.at('/hook').map((r) => new Webhook(secret).verify(r.body, r.headers) as { type: string; id: string; data: { record_id: string } });
+    expect(receiver.at('/hook').map((r) => webhookEventViolation(r.body)).filter(Boolean)).toEqual([]);
     const eventIds = received.map((event) => event.id);
     expect(new Set(eventIds).size).toBe(eventIds.length);
     const deliveries = await db.query<{ record_id: string; type: string }>(`select record_id, type from webhook_deliveries where record_id = any($1::uuid[]) order by seq`, [ids]);

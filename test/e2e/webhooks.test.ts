@@ -3,6 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { Webhook } from 'standardwebhooks';
 import { RECORD_EVENT_TYPES } from '../../src/domain/webhooks/events.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
+import { webhookEventViolation } from '../support/contract.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver.js';
@@ -11,6 +12,8 @@ const RECORD_EVENTS = [...RECORD_EVENT_TYPES];
 
 /** What `standardwebhooks` (an implementation of the specification that is not ours) makes of a delivery. */
 function verified(secret: string, received: Received): { type: string; id: string; timestamp: string; data: Record<string, unknown> } {
+  // Every delivery a test looks at is also what the contract's `webhooks` section says it is.
+  expect(webhookEventViolation(received.body)).toBeNull();
   return new Webhook(secret).verify(received.body, received.headers) as never;
 }
 

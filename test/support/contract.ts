@@ -1,4 +1,5 @@
 import { OpenAPIBackend } from 'openapi-backend';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
 
@@ -41,4 +42,24 @@ export async function contractViolation(method: string, url: string, status: num
   const result = api.validateResponse(body, operation, status);
   if (result.valid) return null;
   return `${method} ${path} ${status} does not match ${operation.operationId}: ${JSON.stringify(result.errors?.slice(0, 3))}`;
+}
+
+let webhookValidator: ValidateFunction | null = null;
+
+/**
+ * A webhook delivery's body checked against the served contract's `webhooks` section (exactly one
+ * event type's body must match): a description of the mismatch, or null.
+ */
+export function webhookEventViolation(body: string): string | null {
+  if (!webhookValidator) {
+    const { components, webhooks } = buildOpenApiDocument();
+    const bodies = Object.values(webhooks).map((item) => (item as { post: { requestBody: { content: Record<string, { schema: unknown }> } } }).post.requestBody.content['application/json']!.schema);
+    // oneOf decides (each variant fixes `type`); Ajv's discriminator keyword takes no mapping.
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    webhookValidator = ajv.compile({ oneOf: bodies, components });
+  }
+  const event: unknown = JSON.parse(body);
+  if (webhookValidator(event)) return null;
+  return `${(event as { type?: string }).type ?? 'an event'} does not match the contract: ${JSON.stringify(webhookValidator.errors?.slice(0, 3))}`;
 }

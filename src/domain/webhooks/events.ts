@@ -32,7 +32,7 @@ export type WebhookFacts = {
   status: string | null;
   version: number | null;
   participantId: string | null;
-  /** For `counter.resolved`: `resolved` or `withdrawn`. */
+  /** For `counter.resolved`: `withdrawn`, or null (the counter's outcome, read at fan-out: accepted, partially_accepted, rejected). */
   resolution: string | null;
 };
 
@@ -65,7 +65,8 @@ export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
       const e = event.data;
       const type = isSealingEvent(event) ? 'record.sealed' : LIFECYCLE_TYPES[e.trigger];
       if (!type) return null;
-      const resolution = e.trigger === 'resolve_counter' ? 'resolved' : e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
+      // A resolution is the counter's own outcome (accepted, partially_accepted, rejected): the fan-out reads it.
+      const resolution = e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
       return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId: type === 'participant.declined' ? e.participantId : null, resolution };
     }
     case 'signature_progress': {

@@ -5,7 +5,7 @@
 import type { JsonObject, JsonValue } from './helpers.js';
 import { buildPaths } from './paths.js';
 import { buildSchemas } from './schemas.js';
-import { WEBHOOKS_TAG } from './paths-webhooks.js';
+import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -16,6 +16,8 @@ export type OpenApiDocument = {
   servers: JsonObject[];
   tags: JsonObject[];
   paths: Record<string, JsonObject>;
+  /** What the service sends to webhook endpoints (OpenAPI 3.1), by event type. */
+  webhooks: JsonObject;
   components: {
     schemas: Record<string, JsonObject>;
     securitySchemes: Record<string, JsonObject>;
@@ -105,6 +107,8 @@ export function buildOpenApiDocument(): OpenApiDocument {
     servers: [{ url: '/', description: 'This deployment (production or a local instance)', 'x-internal': false }],
     tags: TAGS.map(([name, description]) => ({ name, description })),
     paths: buildPaths(),
+    // What the service sends to webhook endpoints, per event type.
+    webhooks: webhookEvents(),
     components: {
       schemas: buildSchemas(),
       securitySchemes: {

@@ -1289,7 +1289,288 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "record.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.created
+         * @description A record (or an amendment or cancellation draft) was created. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.submitted
+         * @description The initiator submitted it for signatures. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.signed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * participant.signed
+         * @description A participant finalized their signature for a version. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_participant_signed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * participant.declined
+         * @description A participant declined (the record's `status` says whether it ended `declined`). Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_participant_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "counter.proposed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * counter.proposed
+         * @description A counter-proposal was made. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_counter_proposed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "counter.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * counter.resolved
+         * @description A counter-proposal was accepted, partially accepted, rejected or withdrawn (`resolution`). Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_counter_resolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.sealed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.sealed
+         * @description Every required signature is in: the record is sealed. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_sealed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.artifacts_ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.artifacts_ready
+         * @description Its sealed PDF and share card exist (a notarization has no PDF: its share card exists). Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_artifacts_ready"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.anchored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.anchored
+         * @description Its chain record is confirmed. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_anchored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.rescinded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.rescinded
+         * @description The initiator rescinded it. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_rescinded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.expired
+         * @description It lapsed before every signature was in. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.cancelled
+         * @description A draft was cancelled. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.superseded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * record.superseded
+         * @description A sealed record was replaced by its amendment or mutual cancellation. Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_record_superseded"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook.test
+         * @description Sent on request (`POST /api/v1/webhooks/{id}/test`). Verify the signature over `webhook-id`, `webhook-timestamp` and the raw body before trusting it (Standard Webhooks).
+         */
+        post: operations["webhook_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A record: agreement, declaration, witnessed agreement or notarization. */
@@ -1864,6 +2145,370 @@ export interface components {
             url: string;
             /** Format: date-time */
             expires_at: string;
+        };
+        /** @description A record (or an amendment or cancellation draft) was created. */
+        RecordCreatedEvent: {
+            /** @constant */
+            type: "record.created";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description The initiator submitted it for signatures. */
+        RecordSubmittedEvent: {
+            /** @constant */
+            type: "record.submitted";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description A participant finalized their signature for a version. */
+        ParticipantSignedEvent: {
+            /** @constant */
+            type: "participant.signed";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+                /** Format: uuid */
+                participant_id: string;
+                /** @enum {string} */
+                participant_role: "initiator" | "party" | "witness";
+            };
+        };
+        /** @description A participant declined (the record's `status` says whether it ended `declined`). */
+        ParticipantDeclinedEvent: {
+            /** @constant */
+            type: "participant.declined";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+                /** Format: uuid */
+                participant_id: string;
+                /** @enum {string} */
+                participant_role: "initiator" | "party" | "witness";
+            };
+        };
+        /** @description A counter-proposal was made. */
+        CounterProposedEvent: {
+            /** @constant */
+            type: "counter.proposed";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description A counter-proposal was accepted, partially accepted, rejected or withdrawn (`resolution`). */
+        CounterResolvedEvent: {
+            /** @constant */
+            type: "counter.resolved";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+                /** @enum {string} */
+                resolution: "accepted" | "partially_accepted" | "rejected" | "withdrawn";
+            };
+        };
+        /** @description Every required signature is in: the record is sealed. */
+        RecordSealedEvent: {
+            /** @constant */
+            type: "record.sealed";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description Its sealed PDF and share card exist (a notarization has no PDF: its share card exists). */
+        RecordArtifactsReadyEvent: {
+            /** @constant */
+            type: "record.artifacts_ready";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description Its chain record is confirmed. */
+        RecordAnchoredEvent: {
+            /** @constant */
+            type: "record.anchored";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description The initiator rescinded it. */
+        RecordRescindedEvent: {
+            /** @constant */
+            type: "record.rescinded";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description It lapsed before every signature was in. */
+        RecordExpiredEvent: {
+            /** @constant */
+            type: "record.expired";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description A draft was cancelled. */
+        RecordCancelledEvent: {
+            /** @constant */
+            type: "record.cancelled";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description A sealed record was replaced by its amendment or mutual cancellation. */
+        RecordSupersededEvent: {
+            /** @constant */
+            type: "record.superseded";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                agr_reference: string;
+                /** Format: uuid */
+                record_id: string;
+                /** @enum {string} */
+                record_type: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /**
+                 * @description The record's status after the event.
+                 * @enum {string}
+                 */
+                status: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** Format: int32 */
+                current_version: number;
+            };
+        };
+        /** @description Sent on request (`POST /api/v1/webhooks/{id}/test`). */
+        WebhookTestEvent: {
+            /** @constant */
+            type: "webhook.test";
+            /** @description The event id, also the `webhook-id` header: the same on every attempt; deduplicate on it. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When it happened.
+             */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                webhook_id: string;
+            };
         };
         /** @description A webhook endpoint. */
         WebhookSchema: {
@@ -10269,6 +10914,412 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
+            };
+        };
+    };
+    webhook_record_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_submitted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordSubmittedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_participant_signed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParticipantSignedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_participant_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ParticipantDeclinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_counter_proposed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CounterProposedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_counter_resolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CounterResolvedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_sealed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordSealedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_artifacts_ready: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordArtifactsReadyEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_anchored: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordAnchoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_rescinded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordRescindedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_expired: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_record_superseded: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordSupersededEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`), the same on every attempt. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (two during a secret rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer is a delivery. 410 disables the endpoint; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
