@@ -7,7 +7,7 @@ import { operationFailure } from '../../graph/transport/failure.js';
 import { executionGuidance, recordGuidance } from '../next-action.js';
 import { ToolError } from '../errors.js';
 import { executionResult, recordResult } from '../views.js';
-import { agrReference, executionOutput, methodType, recordOutput, RESUME, tool, WRITE, type ToolContext, type ToolDefinition, type ToolOutput } from '../tool.js';
+import { agrReference, executionOutput, methodType, recordOutput, RESUME, tool, urlOnlyRefusal, WRITE, type ToolContext, type ToolDefinition, type ToolOutput } from '../tool.js';
 
 const { ceremony, records } = catalog;
 
@@ -38,7 +38,7 @@ const method = z.strictObject({ agr_reference: agrReference, method_type: method
  */
 function refuseSecretArgument(type: string, { secretInput }: ToolContext, path: string, given: boolean): void {
   if (!isSecretInputMethod(type) || secretInput.policy !== 'url_only' || (secretInput.mode === 'url' && !given)) return;
-  const message = `This server takes ${type}'s secret input only on its own page, through URL-mode elicitation: the MCP client must declare the \`elicitation\` capability with \`url\` mode at initialize (capabilities.elicitation.url)`;
+  const message = urlOnlyRefusal(`${type}'s secret input`, secretInput.mode, { tool: 'submit_signature_method_input', without: path });
   throw ToolError.of('validation_error', message, { issues: [{ path: [path], message, type: 'url_elicitation_required' }] });
 }
 
