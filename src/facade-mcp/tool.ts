@@ -83,8 +83,11 @@ export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: fa
 export const RESUME: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Ends or replaces something for good. */
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
-/** Sends mail to a person. */
-export const OUTREACH: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+/**
+ * Creates or changes something and reaches beyond the service (openWorldHint): mails or messages a
+ * person, fetches a public page, or seals a record, which is then anchored on a public chain.
+ */
+export const OUTREACH: ToolAnnotations = { ...WRITE, openWorldHint: true };
 
 // Argument schemas shared by tools, with the spec's limits.
 export const agrReference = z.string().trim().min(1).max(100).describe('The record\'s AGR reference (e.g. AGR-7K3M-9QXD) or its id');

@@ -4,7 +4,7 @@ import type { RecordFieldsFragment, UpdateAgreementInput } from '../../graph/cat
 import { ToolError } from '../errors.js';
 import { LIMITS } from '../../domain/text-rules.js';
 import { declineOutcome, type ParticipantMove } from '../../domain/records/lifecycle.js';
-import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, methodCount, namedParty, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
+import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, methodCount, namedParty, OUTREACH, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
 import { guarded } from './guarded.js';
 
 const { records, lifecycle } = catalog;
@@ -112,7 +112,7 @@ export const lifecycleTools: ToolDefinition[] = [
       action: z.enum(['update', 'submit']).describe('`update`: change the fields given; `submit`: send the signed draft to its participants'),
       ...draftFields,
     }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: OUTREACH,
     operation: (args) => (args.action === 'submit' ? lifecycle.submit : records.update),
     operations: [records.update, lifecycle.submit],
     target: (args, record) => {
@@ -165,7 +165,8 @@ export const lifecycleTools: ToolDefinition[] = [
         .describe('`complete_without`: go on without the participant; `waive_witness` / `waive_co_notarizer`: go on without that signature; `replace_witness`: invite `replacement` instead'),
       replacement: namedParty.optional().describe('replace_witness: the new witness'),
     }),
-    annotations: DESTRUCTIVE,
+    // replace_witness invites the new witness; the other moves may complete the record and seal it.
+    annotations: { ...DESTRUCTIVE, openWorldHint: true },
     operation: (args) => PARTICIPANT_ACTIONS[args.action].entry,
     operations: Object.values(PARTICIPANT_ACTIONS).map((action) => action.entry),
     target: (args, record) => {
@@ -199,7 +200,7 @@ export const lifecycleTools: ToolDefinition[] = [
     title: 'Resend an invitation',
     purpose: 'Sends a participant\'s invitation to sign again (limited per hour). Needs the `amend` scope.',
     input: z.strictObject({ agr_reference: agrReference, party_id: z.uuid().describe('The participant\'s id (from get_agreement)') }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: OUTREACH,
     operation: () => lifecycle.resendInvitation,
     operations: [lifecycle.resendInvitation],
     target: (args, record) => {
