@@ -43,7 +43,7 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
   });
   afterAll(async () => t?.stop());
 
-  it('publishes both metadata documents and answers an unauthenticated /mcp/oauth with the resource-metadata pointer', async () => {
+  it('publishes both metadata documents and answers an unauthenticated /mcp/oauth with the resource-metadata pointer and the scope to ask for', async () => {
     expect(d.resource).toBe(`${t.origin}/mcp/oauth`);
     expect(d.as).toMatchObject({
       issuer: t.origin,
@@ -54,7 +54,11 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     });
     const response = await mcpCall(t);
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth"`);
+    // With the scope to ask for (MCP 2025-11-25): what an authorization request without scope asks for.
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", scope="create retrieve verify amend cancel offline_access"`);
+    const invalid = await mcpCall(t, 'not-a-token-of-this-server-0123456789');
+    expect(invalid.status).toBe(401);
+    expect(invalid.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+", scope="create retrieve verify amend cancel offline_access", error="invalid_token", error_description="[^"]+"$/);
   });
 
   it('connects with the emailed code, issues tokens bound to /mcp/oauth, rotates refresh tokens within the 90 days, and revocation ends it', async () => {
@@ -230,7 +234,7 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     const { authorization: _token, ...withoutToken } = session;
     const unauthenticated = await resume(withoutToken);
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth"`);
+    expect(unauthenticated.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", scope="create retrieve verify amend cancel offline_access"`);
     const apiKey = (await t.request('POST', '/api/v1/api-keys', { token: await t.signIn('resume@example.com'), body: { scopes: ['retrieve'] } })).body.key as string;
     expect((await resume({ ...session, authorization: `Bearer ${apiKey}` })).status).toBe(401);
     // Another connector's token (another person's) resumes nothing of this session.
