@@ -58,6 +58,7 @@ export function mountConnectors(
     publicBaseUrl: config.publicBaseUrl,
     iconUrl: new URL(ICON_PATH, publicBase).href,
     connectorResourceMetadataUrl: oauthServer.resourceMetadataUrl,
+    connectorAskedForMoreScope: (grantId) => services.oauth.grants.askedForMoreScope(grantId),
     logger,
     instruments: services.instruments,
   };

@@ -64,6 +64,17 @@ export const scopesNamed = (scopes: readonly string[]): string => `the ${scopes.
 export const MORE_THAN_RETRIEVE =
   'Connect with an API key that has the scopes needed (sent as the transport\'s `Authorization: Bearer`, created by the human in the web UI) or through the OAuth connector at /mcp/oauth; a sign-in code grants `retrieve` only.';
 
+/**
+ * Why MCP_SECRET_INPUT=url_only refused a secret input (`what`), said for what the client can do: one
+ * that declared URL-mode elicitation calls again without the argument and the human is asked on the
+ * service's page; any other client must declare that capability first.
+ */
+export function urlOnlyRefusal(what: string, mode: SecretInputMode, retry: { tool: string; without: string }): string {
+  const rule = `This server takes ${what} only on its own page, through URL-mode elicitation`;
+  if (mode === 'url') return `${rule}: call ${retry.tool} again without \`${retry.without}\`, and the human is asked for it on that page (this client declared URL-mode elicitation)`;
+  return `${rule}: the MCP client must declare the \`elicitation\` capability with \`url\` mode at initialize (capabilities.elicitation.url)`;
+}
+
 /** Read-only, safe to repeat. */
 export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Creates or changes something; not destructive; repeating it does it again. */
@@ -72,8 +83,11 @@ export const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: fa
 export const RESUME: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Ends or replaces something for good. */
 export const DESTRUCTIVE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false };
-/** Sends mail to a person. */
-export const OUTREACH: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+/**
+ * Creates or changes something and reaches beyond the service (openWorldHint): mails or messages a
+ * person, fetches a public page, or seals a record, which is then anchored on a public chain.
+ */
+export const OUTREACH: ToolAnnotations = { ...WRITE, openWorldHint: true };
 
 // Argument schemas shared by tools, with the spec's limits.
 export const agrReference = z.string().trim().min(1).max(100).describe('The record\'s AGR reference (e.g. AGR-7K3M-9QXD) or its id');

@@ -45,6 +45,8 @@ export type McpFacadeDeps = {
   secretInputPolicy: SecretInputPolicy;
   /** The OAuth connector's protected resource metadata (`/mcp/oauth`'s), named by /mcp's 401. */
   connectorResourceMetadataUrl: string;
+  /** `/mcp/oauth` answered a connection 403 insufficient_scope (its next refresh leads to consent: ConnectorGrants.askedForMoreScope). */
+  connectorAskedForMoreScope: (grantId: string) => Promise<void>;
   /** PUBLIC_BASE_URL, where results' links point. */
   publicBaseUrl: string;
   /** Where hosts fetch the server's and tools' icon (`/icon.png` on PUBLIC_BASE_URL). */
@@ -169,7 +171,7 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
       res.status(400).json(rpcError(-32700, 'Parse error: invalid JSON'));
       return;
     }
-    if (refusedForScope(req.body, principal, deps, res)) return;
+    if (await refusedForScope(req.body, principal, deps, res)) return;
     await handlePost(req, res, deps, 'mcp_oauth', async () => principal);
   };
 }
@@ -177,17 +179,20 @@ export function mcpAuthenticatedHandler(deps: McpFacadeDeps): (req: Request, res
 /**
  * Incremental consent (SEP-835) for OAuth connectors: a tools/call that needs a scope the token was
  * not granted is answered at the transport, before it runs, with `403` and
- * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<granted and needed>"`, from which the
+ * `WWW-Authenticate: Bearer error="insufficient_scope", scope="<granted and needed>"` (and
+ * offline_access when the grant has it, so that the new grant keeps a refresh token), from which the
  * SDK's client asks the person to consent to the larger scope and sends the call again. (`/mcp`'s API
  * keys cannot grow, so there the call answers `missing_scope` in its result.)
  */
-function refusedForScope(body: unknown, principal: Principal, deps: McpFacadeDeps, res: Response): boolean {
+async function refusedForScope(body: unknown, principal: Principal, deps: McpFacadeDeps, res: Response): Promise<boolean> {
+  if (principal.kind !== 'oauth') return false;
   for (const message of Array.isArray(body) ? body : [body]) {
     const call = message as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
     if (call?.method !== 'tools/call' || typeof call.params?.name !== 'string') continue;
     const missing = (scopesNeeded(call.params.name, call.params.arguments) ?? []).filter((scope) => !principal.scopes.includes(scope));
     if (missing.length === 0) continue;
-    const wanted = [...new Set([...principal.scopes, ...missing])].join(' ');
+    await deps.connectorAskedForMoreScope(principal.grantId);
+    const wanted = [...new Set([...principal.scopes, ...missing, ...(principal.offlineAccess ? ['offline_access'] : [])])].join(' ');
     const said = `${call.params.name} needs ${scopesNamed(missing)}, which this connector was not granted`;
     res.setHeader('WWW-Authenticate', `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${deps.connectorResourceMetadataUrl}", error_description="${said}"`);
     res.status(403).json({ jsonrpc: '2.0', error: { code: -32001, message: `${said}: the person can consent to it`, data: { required_scopes: missing } }, id: typeof call.id === 'string' || typeof call.id === 'number' ? call.id : null });

@@ -118,9 +118,16 @@ export async function createAuthorizationServer(settings: OAuthServerSettings, s
     },
     // Every refresh rotates; a rotated token used again revokes the grant (oidc-provider's reuse
     // detection). Asked before anything is consumed or saved: a connection that ended gets nothing.
+    // The first refresh just after /mcp/oauth asked for more scope is refused, the refresh token left
+    // usable: a refresh cannot widen the grant, and the MCP SDK, which refreshes first on a 403
+    // insufficient_scope and would retry with the same scopes and give up, treats this error as a
+    // reason to send the person to the authorization endpoint instead.
     rotateRefreshToken: async (ctx) => {
       const grantId = ctx.oidc.entities.Grant?.jti;
       if (!grantId || !(await grants.isActive(grantId))) throw new errors.InvalidGrant('the connection has ended');
+      if (await grants.takeStepUp(grantId)) {
+        throw new errors.ConsentRequired('this connection was asked for a scope it was not granted: send the person to the authorization endpoint; this refresh token stays usable');
+      }
       return true;
     },
     issueRefreshToken: async (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),

@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { CONNECTOR_SCOPES } from '../domain/identity/connector-grants.js';
 import type { CredentialResolverChain } from '../domain/identity/credential-resolver.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
@@ -33,9 +34,18 @@ export function connectorAuthenticator(chain: CredentialResolverChain): Connecto
 export type ConnectorRequestHandler = (req: Request, res: Response, principal: Principal) => Promise<void>;
 
 /**
+ * What a connection asks for (MCP 2025-11-25: the 401 challenge carries the scope needed, and clients
+ * ask for it): every record scope, for the tools need all five between them, and offline_access, so
+ * that the connection outlives its first one-hour access token. The same as an authorization
+ * request that names no scope.
+ */
+const CONNECTION_SCOPE = CONNECTOR_SCOPES.join(' ');
+
+/**
  * `/mcp/oauth`: authentication completes at transport level, before any JSON-RPC message (so
- * before `initialize`). No or a bad token answers 401 with the RFC 9728 pointer
- * (`WWW-Authenticate: Bearer resource_metadata="…"`) that MCP clients follow to the authorization server.
+ * before `initialize`). No or a bad token answers 401 with the RFC 9728 pointer and the scope to ask
+ * for (`WWW-Authenticate: Bearer resource_metadata="…", scope="…"`) that MCP clients follow to the
+ * authorization server.
  */
 export function connectorResourceRouter(options: {
   path: string;
@@ -48,7 +58,7 @@ export function connectorResourceRouter(options: {
     try {
       const outcome = await options.authenticate(req.headers.authorization);
       if (!outcome.ok) {
-        const challenge = [`Bearer resource_metadata="${options.resourceMetadataUrl}"`];
+        const challenge = [`Bearer resource_metadata="${options.resourceMetadataUrl}"`, `scope="${CONNECTION_SCOPE}"`];
         if (outcome.error === 'invalid_token') challenge.push('error="invalid_token"', 'error_description="The access token is invalid, expired, revoked or for another resource"');
         res.setHeader('WWW-Authenticate', challenge.join(', '));
         res.setHeader('Cache-Control', 'no-store');

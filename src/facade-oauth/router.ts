@@ -8,6 +8,7 @@ import type { OAuthPayloadStore } from '../domain/identity/oauth-storage.js';
 import type { ClientLimits } from '../domain/shared/client-limits.js';
 import { DomainError } from '../domain/shared/errors.js';
 import { madeOnFirstUse } from '../domain/shared/first-use.js';
+import { API_KEY_SCOPES } from '../domain/vocabulary.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { consentRouter } from './consent.js';
 import {
@@ -17,7 +18,7 @@ import {
   PROTECTED_RESOURCE_METADATA_PATH,
   protectedResourceMetadata,
 } from './metadata.js';
-import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH } from './pages.js';
+import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderErrorPage } from './pages.js';
 import { OAUTH_MOUNT, OAUTH_ROUTES } from './paths.js';
 import { announcesMoreThan, BODY_LIMITS, boundedBody, refuseTooLarge, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 
@@ -147,8 +148,17 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   // A client that names no scope asks for the connector's whole grant (the spec's Authentication 7).
   // Every authorization shows the consent page (prompt=consent is what it is), which is also
   // OpenID's condition for keeping offline_access in the request.
-  router.get(`${OAUTH_MOUNT}${OAUTH_ROUTES.authorization}`, (req, _res, next) => {
+  router.get(`${OAUTH_MOUNT}${OAUTH_ROUTES.authorization}`, (req, res, next) => {
     const url = new URL(req.originalUrl, 'http://local');
+    // Refused before any consent page or mail, with an error page and never a redirect (as every
+    // invalid request, provider.ts): oidc-provider would drop an unknown scope, and accept a response
+    // mode the metadata does not advertise.
+    const refusal = refusedAuthorization(url.searchParams);
+    if (refusal) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(400).type('html').send(renderErrorPage(refusal.error, refusal.description));
+      return;
+    }
     const before = url.search;
     if (!url.searchParams.has('scope')) url.searchParams.set('scope', DEFAULT_SCOPE);
     const prompts = (url.searchParams.get('prompt') ?? '').split(' ').filter(Boolean);
@@ -184,6 +194,21 @@ function accessTokenLookup(provider: () => Promise<Provider>): ConnectorTokenLoo
     const audience = token.aud === undefined ? [] : Array.isArray(token.aud) ? token.aud : [token.aud];
     return { grantId: token.grantId, clientId: token.clientId, scopes: [...token.scopes], audience: audience.map(String) };
   };
+}
+
+/** What makes an authorization request invalid before oidc-provider sees it: a scope or response mode this server does not offer. */
+function refusedAuthorization(params: URLSearchParams): { error: string; description: string } | null {
+  const mode = params.get('response_mode');
+  if (mode !== null && mode !== 'query') return { error: 'invalid_request', description: `response_mode ${mode} is not supported: this server answers in the query only` };
+  const scope = params.get('scope');
+  if (scope === null) return null;
+  const asked = scope.split(' ').filter(Boolean);
+  const unknown = asked.filter((name) => !(CONNECTOR_SCOPES as readonly string[]).includes(name));
+  if (unknown.length > 0) return { error: 'invalid_scope', description: `Unknown scope ${unknown.join(' ')}: this server offers ${DEFAULT_SCOPE}` };
+  if (!asked.some((name) => (API_KEY_SCOPES as readonly string[]).includes(name))) {
+    return { error: 'invalid_scope', description: `The request asks for no permission on records: name at least one of ${API_KEY_SCOPES.join(' ')}` };
+  }
+  return null;
 }
 
 function acceptableRedirect(uri: string): boolean {

@@ -193,6 +193,55 @@ describe('MCP guarded actions: previews, confirmation tokens and their misuse', 
     }
   });
 
+  it('previews a decline as what it will do: the initiator may go on without a party, the last party ends the record, a witness may be waived or replaced', async () => {
+    const record = await pending();
+    const connect = async (email: string) => {
+      const key = await t.request('POST', '/api/v1/api-keys', { token: await t.signIn(email), body: { scopes: ['retrieve', 'cancel'] } });
+      return connectMcp(t.url, { bearer: key.body.key });
+    };
+    const decline = async (client: McpClient) => {
+      const preview = await client.call('preview_decline', { agr_reference: record.agr_reference });
+      expect(preview.isError).toBe(false);
+      const done = await client.call(preview.structured.next_action.tool, preview.structured.next_action.arguments);
+      expect(done.isError).toBe(false);
+      return preview.structured.what_changes as string[];
+    };
+    const bob = await connect('bob@example.com');
+    const carol = await connect('carol@example.com');
+    try {
+      // Carol can still sign: Bob's decline leaves the record pending.
+      expect(await decline(bob)).toEqual([
+        `You decline ${record.agr_reference}; the record stays pending and cannot seal while it waits for you. The initiator is told and may complete the record without you or rescind the record.`,
+      ]);
+      expect(await status(record)).toBe('pending_confirmation');
+      // Carol is the last party able to sign: her decline ends the record, and the preview says so.
+      const [last] = await decline(carol);
+      expect(last).toContain('You are the last party still able to sign, so the record ends as declined');
+      expect(last).not.toContain('complete the record without you');
+      expect(await status(record)).toBe('declined');
+    } finally {
+      await bob.close();
+      await carol.close();
+    }
+
+    // A witness steps out without ending anything: the initiator may waive or replace them.
+    const created = await t.request('POST', '/api/v1/agreements', {
+      token: aliceToken,
+      body: agreementBody({ type: 'witnessed_agreement', witnesses: [{ display_name: 'Dana', contact_point_value: 'dana@example.com' }] }),
+    });
+    await signWithEmailOtp(t, aliceToken, 'alice@example.com', created.body.id);
+    expect((await t.request('POST', `/api/v1/agreements/${created.body.id}/submit`, { token: aliceToken })).body.status).toBe('pending_confirmation');
+    const dana = await connect('dana@example.com');
+    try {
+      const preview = await dana.call('preview_decline', { agr_reference: created.body.agr_reference });
+      expect(preview.structured.what_changes).toEqual([
+        `You decline ${created.body.agr_reference}; the record stays pending and cannot seal while it waits for you. The initiator is told and may waive your signature as witness, invite another witness in your place or rescind the record.`,
+      ]);
+    } finally {
+      await dana.close();
+    }
+  });
+
   it('housekeeping deletes spent and expired confirmation tokens, and a swept token is stale', async () => {
     const record = await pending();
     const live = await previewResend(keyA, record);

@@ -54,15 +54,24 @@ describe('MCP: an operator who requires secret inputs on the service\'s page', (
     await plain.close();
   });
 
-  it('refuses a code as an argument from a client that has URL-mode elicitation, and gives it the page', async () => {
+  it('refuses a code as an argument from a client that has URL-mode elicitation, telling it to call without the code, and gives it the page', async () => {
     const client = await connectMcp(t.url, { bearer: apiKey, capabilities: { elicitation: { url: {} } } });
     const reference = await draft(client);
     const started = await client.call('start_signature_method', { agr_reference: reference, method_type: 'email_otp' });
     expect(started.isError).toBe(false);
     const code = await t.smtp.codeFor('carol@example.com');
     const refused = await client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp', code });
-    expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'] }] });
+    expect(refused.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'], type: 'url_elicitation_required' }] });
+    // It declared the capability already: it is told to call without the code, not to declare it.
+    expect(refused.structured.message).toContain('call submit_signature_method_input again without `code`');
+    expect(refused.structured.message).not.toContain('must declare');
     await expect(client.call('submit_signature_method_input', { agr_reference: reference, method_type: 'email_otp' })).rejects.toMatchObject({ code: -32042 });
+    // The same for a sign-in code given as an argument.
+    const requested = await client.call('request_authentication_otp', { email: 'carol@example.com' });
+    const signIn = await client.call('verify_authentication_otp', { verification_event_id: requested.structured.verification_event_id, code: '123456' });
+    expect(signIn.structured).toMatchObject({ error_code: 'validation_error', issues: [{ path: ['code'], type: 'url_elicitation_required' }] });
+    expect(signIn.structured.message).toContain('call verify_authentication_otp again without `code`');
+    expect(signIn.structured.message).not.toContain('must declare');
     await client.close();
   });
 

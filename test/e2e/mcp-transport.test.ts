@@ -153,6 +153,20 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     expect((byName.list_agreements!.inputSchema.properties as any).limit).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
     expect(byName.verify_agreement!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(byName.cancel_agreement!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // Open world: the tools that mail or message a person, fetch a public proof post, or may seal a record (anchored on a public chain).
+    expect(tools.filter((tool) => tool.annotations?.openWorldHint).map((tool) => tool.name).sort()).toEqual(
+      [
+        'request_authentication_otp',
+        'start_signature_method',
+        'submit_signature_method_input',
+        'refresh_signature_method',
+        'finalize_signature_execution',
+        'apply_draft_change',
+        'apply_participant_change',
+        'resend_invitation',
+      ].sort(),
+    );
+    expect(tools.every((tool) => typeof tool.annotations?.openWorldHint === 'boolean')).toBe(true);
     expect(Object.keys(byName.amend_agreement!.inputSchema.properties as object)).toEqual(expect.arrayContaining(['confirmation_token', 'agreement_version']));
     await mcp.close();
   });

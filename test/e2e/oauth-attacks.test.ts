@@ -159,6 +159,24 @@ describe('Hosted assistant connector: each attack is refused and nothing is issu
     }
   });
 
+  it('refuses an unknown scope, a request for no record permission and a response mode other than query, before any consent page', async () => {
+    const cases: [Record<string, string>, string][] = [
+      [{ scope: 'retrieve bogus' }, 'invalid_scope'],
+      [{ scope: 'openid' }, 'invalid_scope'],
+      [{ scope: 'offline_access' }, 'invalid_scope'],
+      [{ response_mode: 'fragment' }, 'invalid_request'],
+      [{ response_mode: 'form_post' }, 'invalid_request'],
+    ];
+    for (const [params, error] of cases) {
+      const refused = await open(await authorizationRequest(d.as, client, d.resource, params));
+      // An error page, never a redirect to the client (RFC 9700 4.11.2), and no consent page to mail a code from.
+      expect([params, refused.status, refused.location]).toEqual([params, 400, null]);
+      expect(refused.body).toContain(error);
+    }
+    // What the metadata advertises still opens the consent page.
+    expect((await open(await authorizationRequest(d.as, client, d.resource, { scope: 'retrieve offline_access', response_mode: 'query' }))).status).toBe(303);
+  });
+
   it('matches redirect URIs exactly: every variant is refused without redirecting anywhere', async () => {
     const variants = [
       'https://assistant.example/oauth/callback/',

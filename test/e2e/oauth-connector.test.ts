@@ -5,7 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
 import { ManualClock } from '../support/clock.js';
-import { authorizationRequest, consentOverHttp, discover, exchangeCode, memoryOAuthProvider, refresh, registerClient, tokens, type Discovered } from '../support/oauth.js';
+import { authorizationRequest, consentOverHttp, discover, exchangeCode, memoryOAuthProvider, refresh, registerClient, tokenError, tokens, type Discovered } from '../support/oauth.js';
 
 type App = TestApp & { origin: string };
 
@@ -43,7 +43,7 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
   });
   afterAll(async () => t?.stop());
 
-  it('publishes both metadata documents and answers an unauthenticated /mcp/oauth with the resource-metadata pointer', async () => {
+  it('publishes both metadata documents and answers an unauthenticated /mcp/oauth with the resource-metadata pointer and the scope to ask for', async () => {
     expect(d.resource).toBe(`${t.origin}/mcp/oauth`);
     expect(d.as).toMatchObject({
       issuer: t.origin,
@@ -54,7 +54,11 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     });
     const response = await mcpCall(t);
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth"`);
+    // With the scope to ask for (MCP 2025-11-25): what an authorization request without scope asks for.
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", scope="create retrieve verify amend cancel offline_access"`);
+    const invalid = await mcpCall(t, 'not-a-token-of-this-server-0123456789');
+    expect(invalid.status).toBe(401);
+    expect(invalid.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata="[^"]+", scope="create retrieve verify amend cancel offline_access", error="invalid_token", error_description="[^"]+"$/);
   });
 
   it('connects with the emailed code, issues tokens bound to /mcp/oauth, rotates refresh tokens within the 90 days, and revocation ends it', async () => {
@@ -162,10 +166,16 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     expect((await t.request('GET', '/api/v1/identity/connectors', { token: carol })).body).toEqual({ connectors: [] });
   });
 
-  it('asks at the transport for a scope the token lacks (SEP-835): 403 insufficient_scope, and the SDK client gets the person\'s consent to it and calls again', async () => {
-    const email = 'scoped@example.com';
-    const { client, issued } = await connect(t, d, email, { scope: 'retrieve' });
+  // The official SDK on a 403 insufficient_scope: with a refresh token it refreshes first (which cannot
+  // widen the grant), so the service refuses that refresh once and the SDK goes on to consent.
+  it.each([
+    ['without a refresh token', 'retrieve', 'stepup@example.com'],
+    ['with offline_access (the SDK refreshes first)', 'retrieve offline_access', 'stepup-offline@example.com'],
+  ])('asks at the transport for a scope the token lacks (SEP-835), and the SDK client gets the person\'s consent to it and calls again: a grant %s', async (_case, scope, email) => {
+    const offline = scope.includes('offline_access');
+    const { client, issued } = await connect(t, d, email, { scope });
     expect(issued.scope).toBe('retrieve');
+    expect(Boolean(issued.refresh_token)).toBe(offline);
     const opened = await mcpCall(t, issued.access_token);
     const session = opened.headers.get('mcp-session-id')!;
     const garden = { body: 'We agree to share the garden equally every week.', on_chain_full_text: false, on_chain_include_verified_parties: false };
@@ -175,30 +185,42 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'create_agreement', arguments: garden } }),
     });
     expect(call.status).toBe(403);
+    // The scope to ask for keeps offline_access when the grant has it: the new grant keeps a refresh token.
+    const wanted = offline ? 'retrieve create offline_access' : 'retrieve create';
     expect(call.headers.get('www-authenticate')).toBe(
-      `Bearer error="insufficient_scope", scope="retrieve create", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", error_description="create_agreement needs the 'create' scope, which this connector was not granted"`,
+      `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", error_description="create_agreement needs the 'create' scope, which this connector was not granted"`,
     );
     expect(await call.json()).toMatchObject({ id: 7, error: { data: { required_scopes: ['create'] } } });
+    if (offline) {
+      // The refresh right after it leads to consent (refused once, nothing rotated); the next one works as ever.
+      expect(await tokenError(await refresh(d, client, issued.refresh_token!))).toEqual({ status: 400, error: 'consent_required' });
+      const again = await oauth.processRefreshTokenResponse(d.as, client, await refresh(d, client, issued.refresh_token!));
+      expect(again.scope).toBe('retrieve');
+      Object.assign(issued, { access_token: again.access_token, refresh_token: again.refresh_token });
+    }
 
-    // The official SDK client: the 403 makes it ask for consent to "retrieve create"; after it, the call runs.
+    // The official SDK client: the 403 makes it ask for consent to the challenge's scope; after it, the call runs.
     const { provider, state } = memoryOAuthProvider({
       redirectUrl: REDIRECT,
       clientName: 'Scoped Assistant',
       clientId: client.client_id,
-      tokens: { access_token: issued.access_token, token_type: 'Bearer', refresh_token: issued.refresh_token },
+      tokens: { access_token: issued.access_token, token_type: 'Bearer', ...(offline ? { refresh_token: issued.refresh_token } : {}) },
     });
     const { authorizations } = state;
     const transport = new StreamableHTTPClientTransport(new URL('/mcp/oauth', t.origin), { authProvider: provider });
     const sdk = new Client({ name: 'scoped-assistant', version: '1.0.0' });
     await sdk.connect(transport);
     expect((await sdk.callTool({ name: 'get_authentication_status', arguments: {} })).structuredContent).toMatchObject({ scopes: ['retrieve'] });
+    // Unauthorized: the SDK redirected the person (not "Server returned 403 after trying upscoping").
     await expect(sdk.callTool({ name: 'create_agreement', arguments: garden })).rejects.toThrow(/Unauthorized/);
     expect(authorizations).toHaveLength(1);
-    expect(authorizations[0]!.searchParams.get('scope')).toBe('retrieve create');
+    expect(authorizations[0]!.searchParams.get('scope')).toBe(wanted);
     expect(authorizations[0]!.searchParams.get('client_id')).toBe(client.client_id);
     const callback = await consentOverHttp(t, { url: authorizations[0]!, redirectUri: REDIRECT, verifier: state.verifier, state: '' }, email);
     await transport.finishAuth(callback.searchParams.get('code')!);
     expect(state.tokens?.scope?.split(' ').sort()).toEqual(['create', 'retrieve']);
+    expect(Boolean(state.tokens?.refresh_token)).toBe(offline);
+    if (offline) expect(state.tokens?.refresh_token).not.toBe(issued.refresh_token);
     const created = (await sdk.callTool({ name: 'create_agreement', arguments: garden })) as CallToolResult;
     expect(created.isError).toBeFalsy();
     expect(created.structuredContent).toMatchObject({ status: 'draft' });
@@ -230,7 +252,7 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     const { authorization: _token, ...withoutToken } = session;
     const unauthenticated = await resume(withoutToken);
     expect(unauthenticated.status).toBe(401);
-    expect(unauthenticated.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth"`);
+    expect(unauthenticated.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${t.origin}/.well-known/oauth-protected-resource/mcp/oauth", scope="create retrieve verify amend cancel offline_access"`);
     const apiKey = (await t.request('POST', '/api/v1/api-keys', { token: await t.signIn('resume@example.com'), body: { scopes: ['retrieve'] } })).body.key as string;
     expect((await resume({ ...session, authorization: `Bearer ${apiKey}` })).status).toBe(401);
     // Another connector's token (another person's) resumes nothing of this session.

@@ -85,7 +85,7 @@ describe('Access from the declaration, for every operation and every kind of cal
     { name: 'anonymous', principal: null },
     { name: 'session', principal: { kind: 'session', identityId, scopes: API_KEY_SCOPES, tokenId: randomUUID(), contactPointId: randomUUID() } },
     ...API_KEY_SCOPES.map((scope): Caller => ({ name: `api_key[${scope}]`, principal: { kind: 'api_key', identityId, scopes: [scope], apiKeyId: randomUUID() } })),
-    { name: 'oauth[retrieve verify]', principal: { kind: 'oauth', identityId, scopes: ['retrieve', 'verify'], grantId: randomUUID(), clientId: 'client' } },
+    { name: 'oauth[retrieve verify]', principal: { kind: 'oauth', identityId, scopes: ['retrieve', 'verify'], grantId: randomUUID(), clientId: 'client', offlineAccess: false } },
     { name: 'mcp_session[retrieve]', principal: { kind: 'mcp_session', identityId, scopes: ['retrieve'], mcpSessionId: randomUUID(), grantId: randomUUID(), sessionBound: true } },
   ];
 

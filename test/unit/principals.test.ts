@@ -3,7 +3,7 @@ import { requireSession, SESSION_SCOPES, type Principal } from '../../src/domain
 import { OPERATION_ACCESS, requireAccess, type ScopedOperation } from '../../src/domain/identity/operation-access.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
-const oauth: Principal = { kind: 'oauth', identityId: 'i1', scopes: ['retrieve'], grantId: 'g1', clientId: 'c1' };
+const oauth: Principal = { kind: 'oauth', identityId: 'i1', scopes: ['retrieve'], grantId: 'g1', clientId: 'c1', offlineAccess: false };
 const mcp: Principal = { kind: 'mcp_session', identityId: 'i1', scopes: ['retrieve'], mcpSessionId: 'm1', grantId: 'g1', sessionBound: true };
 const session: Principal = { kind: 'session', identityId: 'i1', scopes: SESSION_SCOPES, tokenId: 't1', contactPointId: 'p1' };
 

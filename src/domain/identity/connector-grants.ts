@@ -14,6 +14,9 @@ export { CONNECTOR_SCOPES, type ConnectorScope };
 /** The spec's fixed lifetimes of a hosted connector (Limits): one hour per access token, 90 days per grant. */
 export const CONNECTOR_ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const CONNECTOR_GRANT_TTL_SECONDS = 90 * 86_400;
+/** How long after a 403 insufficient_scope the connection's next refresh leads to consent instead (the SDK refreshes at once). */
+export const STEP_UP_WINDOW_SECONDS = 60;
+const STEP_UP_MODEL = 'StepUp';
 
 /** What the consent page asks permission for, as the client asked and the page showed it. */
 export type ConsentRequest = {
@@ -97,7 +100,22 @@ export class ConnectorGrants {
       new Date(now.getTime() - 60_000),
     ]);
     const scopes = API_KEY_SCOPES.filter((scope): scope is Scope => token.scopes.includes(scope) && connector.scopes.includes(scope));
-    return { kind: 'oauth', identityId: connector.identity, scopes, grantId: connector.grantId, clientId: connector.clientId };
+    return { kind: 'oauth', identityId: connector.identity, scopes, grantId: connector.grantId, clientId: connector.clientId, offlineAccess: connector.scopes.includes('offline_access') };
+  }
+
+  /**
+   * The resource answered this connection 403 insufficient_scope: its next refresh, within
+   * STEP_UP_WINDOW_SECONDS, is refused with consent_required (takeStepUp), so that a client which
+   * refreshes before re-authorizing (the MCP SDK does) goes on to the consent page. Remembered with
+   * the authorization server's objects of the grant, and ends with it.
+   */
+  async askedForMoreScope(grantId: string): Promise<void> {
+    await this.storage.upsert(STEP_UP_MODEL, grantId, { grantId }, STEP_UP_WINDOW_SECONDS);
+  }
+
+  /** True once after askedForMoreScope, within its window (of two racing refreshes, for one). */
+  takeStepUp(grantId: string): Promise<boolean> {
+    return this.storage.take(STEP_UP_MODEL, grantId);
   }
 
   /** Whether the connection of this grant still stands (not revoked, within its 90 days). */

@@ -72,6 +72,15 @@ export class OAuthPayloadStore {
     return { consumed: false, grantId: existing[0]?.grant_id ?? null };
   }
 
+  /** Deletes an object that has not expired: true when this call did (of racing calls, one). */
+  async take(model: string, id: string): Promise<boolean> {
+    const rows = await this.orm.em.fork().execute<{ id: string }[]>(
+      `delete from oauth_payloads where model = ? and id_hash = ? and expires_at > ? returning id`,
+      [model, sha256Hex(id), this.clock.now()],
+    );
+    return rows.length > 0;
+  }
+
   async destroy(model: string, id: string): Promise<void> {
     await this.orm.em.fork().execute(`delete from oauth_payloads where model = ? and id_hash = ?`, [model, sha256Hex(id)]);
   }

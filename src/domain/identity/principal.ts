@@ -38,6 +38,8 @@ export type Principal =
       scopes: readonly Scope[];
       grantId: string;
       clientId: string;
+      /** The grant includes offline_access: the client holds a refresh token. */
+      offlineAccess: boolean;
     }
   | {
       /** The MCP retrieval grant an authentication code opened on an MCP session (`retrieve` only, at most 600 s). */

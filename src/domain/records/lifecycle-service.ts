@@ -10,7 +10,7 @@ import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
 import { CounterProposal, Participant, SignedRecord } from './entities.js';
 import { invitationMail } from './invitations.js';
-import { participantMove, type ParticipantMove } from './lifecycle.js';
+import { declineOutcome, participantMove, type ParticipantMove } from './lifecycle.js';
 import { normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
 import { LIMITS } from '../text-rules.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord, type SharedTransaction } from './record-lock.js';
@@ -115,8 +115,7 @@ export class LifecycleService {
         counter.resolvedAt = now;
         fire(locked, 'withdraw_counter', participant.id);
       }
-      const partiesLeft = record.participants.getItems().some((p) => p.role === 'party' && !p.removedAt && !p.declinedAt && !p.waivedAt);
-      if (participant.role === 'party' && !partiesLeft) fire(locked, 'decline', participant.id);
+      if (declineOutcome(record.type, record.participants.getItems(), participant.id, record.currentVersion).endsRecord) fire(locked, 'decline', participant.id);
       else locked.events.push(lifecycleEvent(record, `${participant.role}_declined`, record.status, participant.id, now));
       return record.id;
     });

@@ -106,6 +106,27 @@ export const PARTICIPANT_MOVES: readonly {
 ];
 
 /**
+ * What a participant's decline leads to: the record ends `declined` when they are the last party
+ * still able to sign; otherwise it stays pending and the initiator may make `initiatorMoves` on them
+ * (go on without them, waive or replace them) or rescind. The decline itself and its preview both ask this.
+ */
+export function declineOutcome(
+  type: RecordType,
+  participants: readonly ParticipantState[],
+  declinerId: string,
+  version: number,
+): { endsRecord: true } | { endsRecord: false; initiatorMoves: ParticipantMove[] } {
+  const decliner = participants.find((p) => p.id === declinerId);
+  if (!decliner) throw DomainError.notFound('Participant');
+  if (decliner.role === 'party' && !participants.some((p) => p.id !== declinerId && p.role === 'party' && active(p))) return { endsRecord: true };
+  const declined = { ...decliner, declinedAt: decliner.declinedAt ?? new Date() };
+  const initiatorMoves = PARTICIPANT_MOVES.filter(
+    (rule) => rule.actor === 'initiator' && rule.roles.includes(decliner.role) && (!rule.types || rule.types.includes(type)) && rule.applies(declined, version),
+  ).map((rule) => rule.move);
+  return { endsRecord: false, initiatorMoves };
+}
+
+/**
  * The signing window: in which record statuses a participant of each role may sign. A draft is
  * signed by its initiator alone; everyone signs a pending record; nobody signs while a counter is
  * under review (the terms may change) or once the record has ended.

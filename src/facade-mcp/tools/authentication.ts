@@ -2,7 +2,7 @@ import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
 import { ToolError } from '../errors.js';
-import { humanStep, MORE_THAN_RETRIEVE, nextAction, READ, tool, WRITE, OUTREACH, type ToolContext, type ToolDefinition } from '../tool.js';
+import { humanStep, MORE_THAN_RETRIEVE, nextAction, READ, tool, urlOnlyRefusal, WRITE, OUTREACH, type ToolContext, type ToolDefinition } from '../tool.js';
 
 const { identity } = catalog;
 
@@ -85,7 +85,7 @@ export const authenticationTools: ToolDefinition[] = [
     operations: [identity.requestOtp],
     run: async ({ email }, { graph, secretInput }) => {
       if (secretInput.policy === 'url_only' && secretInput.mode !== 'url') {
-        const message = 'This server takes sign-in codes only on its own page, through URL-mode elicitation: the MCP client must declare the `elicitation` capability with `url` mode at initialize (capabilities.elicitation.url)';
+        const message = urlOnlyRefusal('sign-in codes', secretInput.mode, { tool: 'verify_authentication_otp', without: 'code' });
         throw ToolError.of('validation_error', message, { issues: [{ path: [], message, type: 'url_elicitation_required' }] });
       }
       const issued = await runEntry(graph, identity.requestOtp, { input: { email, purpose: 'authenticate' } });
@@ -131,7 +131,7 @@ export const authenticationTools: ToolDefinition[] = [
     operations: [identity.openMcpGrant, identity.openSignInPage],
     run: async (args, context) => {
       if (args.code !== undefined && context.secretInput.policy === 'url_only') {
-        throw invalid('code', 'This server takes sign-in codes only on its own page, through URL-mode elicitation: the MCP client must declare the `elicitation` capability with `url` mode at initialize (capabilities.elicitation.url)', 'url_elicitation_required');
+        throw invalid('code', urlOnlyRefusal('sign-in codes', context.secretInput.mode, { tool: 'verify_authentication_otp', without: 'code' }), 'url_elicitation_required');
       }
       if (args.code === undefined) {
         if (context.secretInput.mode === 'url') return signInThroughPage(args, context);

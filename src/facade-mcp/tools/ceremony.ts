@@ -7,7 +7,7 @@ import { operationFailure } from '../../graph/transport/failure.js';
 import { executionGuidance, recordGuidance } from '../next-action.js';
 import { ToolError } from '../errors.js';
 import { executionResult, recordResult } from '../views.js';
-import { agrReference, executionOutput, methodType, recordOutput, RESUME, tool, WRITE, type ToolContext, type ToolDefinition, type ToolOutput } from '../tool.js';
+import { agrReference, executionOutput, methodType, OUTREACH, recordOutput, RESUME, tool, urlOnlyRefusal, type ToolContext, type ToolDefinition, type ToolOutput } from '../tool.js';
 
 const { ceremony, records } = catalog;
 
@@ -38,7 +38,7 @@ const method = z.strictObject({ agr_reference: agrReference, method_type: method
  */
 function refuseSecretArgument(type: string, { secretInput }: ToolContext, path: string, given: boolean): void {
   if (!isSecretInputMethod(type) || secretInput.policy !== 'url_only' || (secretInput.mode === 'url' && !given)) return;
-  const message = `This server takes ${type}'s secret input only on its own page, through URL-mode elicitation: the MCP client must declare the \`elicitation\` capability with \`url\` mode at initialize (capabilities.elicitation.url)`;
+  const message = urlOnlyRefusal(`${type}'s secret input`, secretInput.mode, { tool: 'submit_signature_method_input', without: path });
   throw ToolError.of('validation_error', message, { issues: [{ path: [path], message, type: 'url_elicitation_required' }] });
 }
 
@@ -82,7 +82,7 @@ export const ceremonyTools: ToolDefinition[] = [
       'Starts one signature method of the execution and answers its step for the human: `email_otp` mails a signature code (not a sign-in code); `codehost_gist`, `microblog_post` and `forum_post` give a proof text to publish (optional `handle`); `messenger` gives a challenge; `webauthn_passkey` gives the options for the authenticator. Give the human the step exactly; they act themselves. Needs the `verify` scope.',
     input: method.extend({ handle: z.string().trim().min(1).max(100).optional().describe('Public proof posts: the human\'s account handle') }),
     output: executionOutput,
-    annotations: WRITE,
+    annotations: OUTREACH,
     operations: [ceremony.startMethod],
     run: async (args, context) => {
       refuseSecretArgument(args.method_type, context, 'method_type', false);
@@ -101,7 +101,7 @@ export const ceremonyTools: ToolDefinition[] = [
       credential: z.record(z.string(), z.unknown()).optional().describe('webauthn_passkey: the authenticator response as JSON'),
     }),
     output: executionOutput,
-    annotations: WRITE,
+    annotations: OUTREACH,
     operations: [ceremony.submitMethod],
     run: async (args, context) => {
       const secret = args.method_type === 'email_otp' ? args.code : args.method_type === 'webauthn_passkey' ? args.credential : undefined;
@@ -120,7 +120,7 @@ export const ceremonyTools: ToolDefinition[] = [
       'Checks an asynchronous method again while it is pending (a public proof post, a messenger reply) and answers the execution. Needs the `verify` scope.',
     input: method,
     output: executionOutput,
-    annotations: RESUME,
+    annotations: { ...RESUME, openWorldHint: true },
     operations: [ceremony.refreshMethod],
     run: async (args, { graph }) => answer(graph, args.agr_reference, await runEntry(graph, ceremony.refreshMethod, target(args))),
   }),
@@ -137,7 +137,7 @@ export const ceremonyTools: ToolDefinition[] = [
         .describe('true: the human explicitly accepts that their verified party details are published on chain (required when the record publishes them)'),
     }),
     output: recordOutput,
-    annotations: WRITE,
+    annotations: OUTREACH,
     operations: [ceremony.finalize],
     run: async (args, { graph }) => {
       const record = await runEntry(graph, ceremony.finalize, {

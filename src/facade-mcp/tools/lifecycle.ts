@@ -3,7 +3,8 @@ import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { RecordFieldsFragment, UpdateAgreementInput } from '../../graph/catalog/generated.js';
 import { ToolError } from '../errors.js';
 import { LIMITS } from '../../domain/text-rules.js';
-import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, methodCount, namedParty, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
+import { declineOutcome, type ParticipantMove } from '../../domain/records/lifecycle.js';
+import { agrReference, body, DESTRUCTIVE, jurisdiction, lapseDays, methodCount, namedParty, OUTREACH, reason, summary, title, WRITE, type ToolDefinition } from '../tool.js';
 import { guarded } from './guarded.js';
 
 const { records, lifecycle } = catalog;
@@ -30,6 +31,31 @@ function requireOffered(record: RecordFieldsFragment, offered: readonly string[]
 }
 
 const who = (party: { displayName: string | null; role: string }) => `${party.displayName ?? 'a participant'} (${party.role})`;
+
+/** How the preview of a decline names what the initiator may then do about the decliner (the moves on someone who stepped out). */
+const AFTER_DECLINE: Partial<Record<ParticipantMove, string>> = {
+  complete_without: 'complete the record without you',
+  waive_witness: 'waive your signature as witness',
+  waive_co_notarizer: 'go on without your co-notarization',
+  replace_witness: 'invite another witness in your place',
+};
+
+/**
+ * What declining does, by the lifecycle rules the decline itself follows. The caller's row is the one
+ * the decline will take: the first active non-initiator row whose contact the record shows them (a
+ * participant who is not the initiator sees only their own rows' contacts).
+ */
+function declineChanges(record: RecordFieldsFragment): string {
+  const participants = record.parties.map((p) => ({ ...p, declinedAt: p.declinedAt ? new Date(p.declinedAt) : null, waivedAt: p.waivedAt ? new Date(p.waivedAt) : null }));
+  const mine = participants.find((p) => p.role !== 'initiator' && !p.declinedAt && !p.waivedAt && p.contactPointValue !== null);
+  if (!mine) throw ToolError.of('conflict', `You have no invitation to decline on ${record.agrReference}`, { retry_action: { tool: 'get_agreement', arguments: { agr_reference: record.agrReference } } });
+  const outcome = declineOutcome(record.type, participants, mine.id, record.currentVersion);
+  if (outcome.endsRecord) {
+    return `You decline ${record.agrReference}. You are the last party still able to sign, so the record ends as declined for everyone: nobody can sign it any more, and the initiator cannot complete it without you.`;
+  }
+  const moves = [...outcome.initiatorMoves.flatMap((move) => AFTER_DECLINE[move] ?? []), 'rescind the record'];
+  return `You decline ${record.agrReference}; the record stays pending and cannot seal while it waits for you. The initiator is told and may ${moves.slice(0, -1).join(', ')} or ${moves.at(-1)}.`;
+}
 
 const draftFields = {
   title,
@@ -86,7 +112,7 @@ export const lifecycleTools: ToolDefinition[] = [
       action: z.enum(['update', 'submit']).describe('`update`: change the fields given; `submit`: send the signed draft to its participants'),
       ...draftFields,
     }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: OUTREACH,
     operation: (args) => (args.action === 'submit' ? lifecycle.submit : records.update),
     operations: [records.update, lifecycle.submit],
     target: (args, record) => {
@@ -139,7 +165,8 @@ export const lifecycleTools: ToolDefinition[] = [
         .describe('`complete_without`: go on without the participant; `waive_witness` / `waive_co_notarizer`: go on without that signature; `replace_witness`: invite `replacement` instead'),
       replacement: namedParty.optional().describe('replace_witness: the new witness'),
     }),
-    annotations: DESTRUCTIVE,
+    // replace_witness invites the new witness; the other moves may complete the record and seal it.
+    annotations: { ...DESTRUCTIVE, openWorldHint: true },
     operation: (args) => PARTICIPANT_ACTIONS[args.action].entry,
     operations: Object.values(PARTICIPANT_ACTIONS).map((action) => action.entry),
     target: (args, record) => {
@@ -173,7 +200,7 @@ export const lifecycleTools: ToolDefinition[] = [
     title: 'Resend an invitation',
     purpose: 'Sends a participant\'s invitation to sign again (limited per hour). Needs the `amend` scope.',
     input: z.strictObject({ agr_reference: agrReference, party_id: z.uuid().describe('The participant\'s id (from get_agreement)') }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    annotations: OUTREACH,
     operation: () => lifecycle.resendInvitation,
     operations: [lifecycle.resendInvitation],
     target: (args, record) => {
@@ -227,7 +254,7 @@ export const lifecycleTools: ToolDefinition[] = [
       requireOffered(record, record.availableActions, ['decline'], 'Declining');
       return 'record:decline';
     },
-    changes: (_args, record) => [`You decline ${record.agrReference}; the initiator is told and may complete without you or end the record.`],
+    changes: (_args, record) => [declineChanges(record)],
     run: (args, graph, record) => runEntry(graph, lifecycle.decline, { id: record.id, input: { reason: args.reason ?? null } }),
   }),
   ...guarded({
