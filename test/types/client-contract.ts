@@ -22,6 +22,8 @@ export async function contractTypes(client: RecordSigningClient): Promise<void> 
   await client.GET('/api/v1/identity/agreements', { params: { query: { limitt: 10, status: 'sealed' } } });
   // @ts-expect-error a query parameter of the wrong type
   await client.GET('/api/v1/identity/agreements', { params: { query: { limit: 'ten', status: 'sealed' } } });
+  // @ts-expect-error a status the contract does not list (the service would answer 422)
+  await client.GET('/api/v1/identity/agreements', { params: { query: { limit: 10, status: 'finished' } } });
 
   await client.POST('/api/v1/agreements', { body: { ...draft, title: 'Garden sharing' } });
   // @ts-expect-error a body property the contract does not have (the service would ignore it)

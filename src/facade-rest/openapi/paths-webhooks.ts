@@ -96,8 +96,8 @@ export function webhookRoutes(): Route[] {
       access: 'bearer',
       params: [
         webhookId(),
-        queryParam('limit', int({ minimum: 1, maximum: DELIVERY_PAGE_MAX, default: 20 }), 'Page size.'),
-        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), 'Deliveries to skip.'),
+        queryParam('limit', int({ minimum: 1, maximum: DELIVERY_PAGE_MAX, default: 20 }), `Page size, 1 to ${DELIVERY_PAGE_MAX}.`),
+        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Deliveries to skip, 0 to ${MAX_LIST_OFFSET}.`),
       ],
       ok: json('WebhookDeliveryListResponse', 200, 'A page of deliveries.'),
       errors: [401, 403, 404, 429],
