@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/harness.js';
-import { contractViolation } from '../support/contract.js';
+import { contractViolation, webhookEventViolation } from '../support/contract.js';
 import type { Fetch, RecordSigningClient } from '../../packages/client/src/index.js';
 import { installPackedClient, type InstalledClient } from '../support/client-package.js';
 import { UnavailableFront } from '../support/unavailable-front.js';
@@ -118,8 +118,17 @@ describe('The TypeScript client, packed and installed into an empty project: fro
     const deliveries = await receiver.waitFor('/journey', 4, 60_000);
     const heard = deliveries.map((delivery) => verifyWebhook(endpoint.secret, delivery.headers, delivery.body));
     expect(heard.map((event) => event.type)).toEqual(['participant.signed', 'participant.signed', 'record.sealed', 'record.artifacts_ready']);
-    expect(heard.every((event) => event.type !== 'webhook.test' && event.data.agr_reference === draft.agr_reference)).toBe(true);
+    // Each as the client's WebhookEvent type says: the schemas it is generated from hold every field sent.
+    expect(heard.map(webhookEventViolation)).toEqual([null, null, null, null]);
+    for (const event of heard) {
+      if (event.type === 'webhook.test') throw new Error('no test was sent');
+      expect(event.data.agr_reference).toBe(draft.agr_reference);
+      if (event.type === 'participant.signed') expect(event.data.participant_role).toBe(event === heard[0] ? 'initiator' : 'party');
+    }
     expect(() => verifyWebhook(endpoint.secret, deliveries[0]!.headers, `${deliveries[0]!.body} `)).toThrow();
+    await alice.POST('/api/v1/webhooks/{webhook_id}/test', { params: { path: { webhook_id: endpoint.id } } });
+    const ping = verifyWebhook(endpoint.secret, (await receiver.waitFor('/journey', 5))[4]!.headers, receiver.at('/journey')[4]!.body);
+    expect([ping.type, webhookEventViolation(ping)]).toEqual(['webhook.test', null]);
 
     // The artifacts are ready: the sealed PDF, as bytes, with no option, through one 503 answered in front of the service.
     const document = `/api/v1/agreements/${draft.agr_reference}/document`;

@@ -1,6 +1,8 @@
 import { OpenAPIBackend } from 'openapi-backend';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
+import { webhookEventsDocument } from '../../src/facade-rest/openapi/webhook-events.js';
 
 let backend: OpenAPIBackend | null = null;
 
@@ -41,4 +43,21 @@ export async function contractViolation(method: string, url: string, status: num
   const result = api.validateResponse(body, operation, status);
   if (result.valid) return null;
   return `${method} ${path} ${status} does not match ${operation.operationId}: ${JSON.stringify(result.errors?.slice(0, 3))}`;
+}
+
+let webhookEvent: ValidateFunction | null = null;
+
+/**
+ * A webhook delivery's body must match the schemas the client's `WebhookEvent` type is generated from
+ * (src/facade-rest/openapi/webhook-events.ts). Returns a description of the mismatch, or null.
+ */
+export function webhookEventViolation(event: unknown): string | null {
+  if (!webhookEvent) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema(webhookEventsDocument(), 'webhook-events');
+    webhookEvent = ajv.getSchema('webhook-events#/components/schemas/WebhookEvent')!;
+  }
+  if (webhookEvent(event)) return null;
+  return `${JSON.stringify(event)} does not match WebhookEvent: ${JSON.stringify(webhookEvent.errors?.slice(0, 3))}`;
 }

@@ -4,7 +4,7 @@
  * call written right, which must compile, so a line cannot fail for some other reason (a path gone
  * from the contract) and pass unnoticed.
  */
-import type { RecordSigningClient } from '../../packages/client/src/index.js';
+import type { RecordSigningClient, WebhookEvent } from '../../packages/client/src/index.js';
 
 const draft = { body: 'We share the garden equally and take turns watering it every week.', on_chain_full_text: false, on_chain_include_verified_parties: false };
 
@@ -66,4 +66,20 @@ export async function contractTypes(client: RecordSigningClient): Promise<void> 
   }
   // @ts-expect-error the raw methods keep openapi-fetch's exact-properties checks too
   await client.raw.GET('/api/v1/identity/agreements', { params: { query: { limitt: 10 } } });
+}
+
+export function webhookEventTypes(event: WebhookEvent): void {
+  // Told apart by `type`: a participant event names the participant, a record event does not.
+  if (event.type === 'participant.signed') {
+    const role: 'initiator' | 'party' | 'witness' = event.data.participant_role;
+    void role;
+  }
+  if (event.type === 'record.sealed') {
+    const status: 'sealed' | 'draft' = event.data.status === 'sealed' ? 'sealed' : 'draft';
+    // @ts-expect-error a record event names no participant
+    void event.data.participant_id;
+    void status;
+  }
+  // @ts-expect-error an event type the service does not send
+  if (event.type === 'record.signed') return;
 }

@@ -23,6 +23,12 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The events a record's change can cause (`webhook.test` is sent on request only). */
 export const RECORD_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
+/** The events whose delivery names the participant (`participant_id`, `participant_role`). */
+export const PARTICIPANT_EVENT_TYPES = ['participant.signed', 'participant.declined'] as const satisfies readonly WebhookEventType[];
+
+/** How a `counter.resolved` counter-proposal ended (its delivery's `resolution`). */
+export const COUNTER_RESOLUTIONS = ['resolved', 'withdrawn'] as const;
+
 /** What a delivery's `data` holds beyond the record's facts (read when the event is fanned out). */
 export type WebhookFacts = {
   type: WebhookEventType;
@@ -32,8 +38,8 @@ export type WebhookFacts = {
   status: string | null;
   version: number | null;
   participantId: string | null;
-  /** For `counter.resolved`: `resolved` or `withdrawn`. */
-  resolution: string | null;
+  /** For `counter.resolved`. */
+  resolution: (typeof COUNTER_RESOLUTIONS)[number] | null;
 };
 
 const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
@@ -66,7 +72,8 @@ export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
       const type = isSealingEvent(event) ? 'record.sealed' : LIFECYCLE_TYPES[e.trigger];
       if (!type) return null;
       const resolution = e.trigger === 'resolve_counter' ? 'resolved' : e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
-      return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId: type === 'participant.declined' ? e.participantId : null, resolution };
+      const participantId = (PARTICIPANT_EVENT_TYPES as readonly WebhookEventType[]).includes(type) ? e.participantId : null;
+      return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId, resolution };
     }
     case 'signature_progress': {
       const e = event.data;
