@@ -384,18 +384,16 @@ describe('Records over REST', () => {
       ['?offset=-1', ['query', 'offset']],
       ['?offset=2147483648', ['query', 'offset']],
       [`?status=${'x'.repeat(65)}`, ['query', 'status']],
+      ['?status=finished', ['query', 'status']],
+      ['?status=DRAFT', ['query', 'status']],
+      ['?type=contract', ['query', 'type']],
     ])('refuses %s with 422 naming the parameter', async (query, loc) => {
       const response = await list(pager, query);
       expect(response.status).toBe(422);
       expect(locs(response)).toContainEqual(loc);
     });
 
-    it('accepts any string as a status or type filter: one that is no status or type matches no record', async () => {
-      for (const query of ['?status=finished', '?type=contract', '?status=DRAFT', `?type=${'x'.repeat(64)}`]) {
-        const response = await list(pager, query);
-        expect(response.status).toBe(200);
-        expect(response.body).toMatchObject({ agreements: [], total: 0 });
-      }
+    it("GraphQL's string filters accept any string: one that is no status or type matches no record", async () => {
       const graph = await t.graphql('query { myRecords(status: "finished") { total } }', {}, { token: pager });
       expect(graph.body).toEqual({ data: { myRecords: { total: 0 } } });
     });

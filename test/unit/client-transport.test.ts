@@ -1,4 +1,4 @@
-import { createRecordSigningClient, RecordSigningError, type Fetch } from '../../packages/client/src/index.js';
+import { AuthenticationError, createRecordSigningClient, RecordSigningConnectionError, RecordSigningError, TokenExpiredError, type Fetch } from '../../packages/client/src/index.js';
 import { retryAfterMs } from '../../packages/client/src/transport.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -63,17 +63,46 @@ describe('The TypeScript client, on the wire', () => {
     await expect(Promise.all(sent.map((request) => request.json()))).resolves.toEqual([draft, draft, draft]);
 
     const bounded = service(limited);
-    const client = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: bounded.fetch, rateLimit: { retries: 2 } });
-    expect((await client.GET('/health')).response.status).toBe(429);
+    const client = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: bounded.fetch, retry: { retries: 2 } });
+    expect((await client.raw.GET('/health')).response.status).toBe(429);
     expect(bounded.sent).toHaveLength(3);
+  });
+
+  it('sends a 503 again after its Retry-After, or after a backoff when it names none, with the same Idempotency-Key', async () => {
+    const unavailable = (headers: Record<string, string>) => () => json(503, { detail: 'The database cannot be reached', error_code: 'unavailable' }, headers);
+    const { sent, fetch } = service(unavailable({ 'retry-after': '0' }), unavailable({}), () => json(201, { id: 'r1' }));
+    const client = createRecordSigningClient({ baseUrl: 'http://service.test', token: 'rss_tok', fetch });
+    expect((await client.POST('/api/v1/agreements', { body: draft })).data).toEqual({ id: 'r1' });
+    expect(sent).toHaveLength(3);
+    expect(new Set(sent.map((request) => request.headers.get('idempotency-key'))).size).toBe(1);
+  });
+
+  it('sends a call again after a network failure, and after the last attempt throws a RecordSigningConnectionError', async () => {
+    let calls = 0;
+    const flaky: Fetch = async () => {
+      calls++;
+      if (calls === 1) throw new TypeError('fetch failed');
+      return json(200, { status: 'ok' });
+    };
+    expect((await createRecordSigningClient({ baseUrl: 'http://service.test', fetch: flaky }).GET('/health')).data).toEqual({ status: 'ok' });
+    expect(calls).toBe(2);
+
+    const down: Fetch = async () => {
+      throw new TypeError('fetch failed');
+    };
+    const failure = await createRecordSigningClient({ baseUrl: 'http://service.test', fetch: down, retry: { retries: 1 } })
+      .GET('/health')
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(RecordSigningConnectionError);
+    expect(failure).toMatchObject({ attempts: 2, method: 'GET', url: 'http://service.test/health', cause: expect.any(TypeError) });
   });
 
   it('hands a 429 over at once when its Retry-After is missing or longer than it may wait', async () => {
     const long = service(() => json(429, { detail: 'later', error_code: 'rate_limited' }, { 'retry-after': '3600' }));
-    const client = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: long.fetch, rateLimit: { maxWaitSeconds: 60 } });
-    expect((await client.GET('/health')).response.status).toBe(429);
+    const client = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: long.fetch, retry: { maxWaitSeconds: 60 } });
+    expect((await client.raw.GET('/health')).response.status).toBe(429);
     const silent = service(() => json(429, { detail: 'later', error_code: 'rate_limited' }));
-    expect((await createRecordSigningClient({ baseUrl: 'http://service.test', fetch: silent.fetch }).GET('/health')).response.status).toBe(429);
+    expect((await createRecordSigningClient({ baseUrl: 'http://service.test', fetch: silent.fetch }).raw.GET('/health')).response.status).toBe(429);
     expect([long.sent.length, silent.sent.length]).toEqual([1, 1]);
   });
 
@@ -86,11 +115,28 @@ describe('The TypeScript client, on the wire', () => {
     expect(retryAfterMs(null, now)).toBeNull();
   });
 
-  it('a sign-in helper that gets an error answer throws the status and error_code', async () => {
-    const { fetch } = service(() => json(404, { detail: 'Verification event not found', error_code: 'not_found' }));
+  it('throws an error answer as a RecordSigningError with its status, error_code, request id and response', async () => {
+    const { fetch } = service(() => json(404, { detail: 'Verification event not found', error_code: 'not_found' }, { 'x-request-id': 'req-7' }));
     const client = createRecordSigningClient({ baseUrl: 'http://service.test', fetch });
     const failure = await client.signIn('7b0e2f43-1c5d-4e6f-8a9b-0c1d2e3f4a5b', '123456').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RecordSigningError);
-    expect(failure).toMatchObject({ status: 404, errorCode: 'not_found', message: '404 not_found: Verification event not found' });
+    expect(failure).toMatchObject({ status: 404, code: 'not_found', requestId: 'req-7', message: '404 not_found: Verification event not found' });
+    expect((failure as RecordSigningError).response.status).toBe(404);
+    const raw = await client.raw.GET('/api/v1/agreements/{agr_id}', { params: { path: { agr_id: 'AGR-7' } } });
+    expect([raw.response.status, raw.error?.detail]).toEqual([404, 'Verification event not found']);
+  });
+
+  it('throws a 401 after the token from signIn has expired as a TokenExpiredError, and one before as an AuthenticationError', async () => {
+    const refused = () => json(401, { detail: 'The bearer token is invalid or has expired', error_code: 'unauthenticated' });
+    const verified = (expiresIn: number) => () => json(200, { verified: true, access_token: 'rss_tok', token_type: 'bearer', expires_in: expiresIn, identity_id: 'f3b2a3c4-5d6e-4f70-8a9b-0c1d2e3f4a5b' });
+    const read = (client: ReturnType<typeof createRecordSigningClient>) => client.GET('/api/v1/agreements/{agr_id}', { params: { path: { agr_id: 'AGR-7' } } }).catch((error: unknown) => error);
+    const expired = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: service(verified(0), refused).fetch });
+    await expired.signIn('7b0e2f43-1c5d-4e6f-8a9b-0c1d2e3f4a5b', '123456');
+    expect(await read(expired)).toBeInstanceOf(TokenExpiredError);
+    const current = createRecordSigningClient({ baseUrl: 'http://service.test', fetch: service(verified(3600), refused).fetch });
+    await current.signIn('7b0e2f43-1c5d-4e6f-8a9b-0c1d2e3f4a5b', '123456');
+    const failure = await read(current);
+    expect(failure).toBeInstanceOf(AuthenticationError);
+    expect(failure).not.toBeInstanceOf(TokenExpiredError);
   });
 });

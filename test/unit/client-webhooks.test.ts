@@ -8,7 +8,7 @@ const event = {
   type: 'record.sealed',
   id: 'evt_2f1c9a4b',
   timestamp: '2026-11-26T12:00:00.000Z',
-  data: { agr_reference: 'AGR-2026-000042', record_id: '0f8e1d2c-3b4a-4596-8877-66554433aa11', status: 'sealed', current_version: 1 },
+  data: { agr_reference: 'AGR-2026-000042', record_id: '0f8e1d2c-3b4a-4596-8877-66554433aa11', record_type: 'agreement', status: 'sealed', current_version: 1 },
 };
 const body = JSON.stringify(event);
 

@@ -5,11 +5,18 @@
  * timestamp more than 5 minutes from now is refused, so a captured delivery cannot be replayed later.
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import type { components } from './generated/webhook-events.js';
 
 export { WebhookVerificationError };
 
-/** The envelope every delivery carries; `data` holds the record's public facts (`record_id`, `status`, ...). */
-export type WebhookEvent = { type: string; id: string; timestamp: string; data: { [key: string]: unknown } };
+/**
+ * A delivery's body, told apart by `type` (`if (event.type === 'participant.signed') event.data.participant_role`):
+ * generated from the service's event list and the fields its fan-out writes (`generated/webhook-events.ts`).
+ */
+export type WebhookEvent = components['schemas']['WebhookEvent'];
+
+/** Every event an endpoint can subscribe to, and `webhook.test`. */
+export type WebhookEventType = WebhookEvent['type'];
 
 /** A fetch `Headers`, or a Node request's `headers` (any case). */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;

@@ -159,7 +159,7 @@ export class RecordService {
     const issues = new IssueCollector();
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.add(['limit'], 'Must be from 1 to 100', 'out_of_range');
     if (!Number.isInteger(offset) || offset < 0 || offset > MAX_LIST_OFFSET) issues.add(['offset'], `Must be an integer from 0 to ${MAX_LIST_OFFSET}`, 'out_of_range');
-    // Filters take any string (the contract's word): a value that is no status or type matches no record.
+    // GraphQL's filters take any string (REST's contract enumerates them): a value that is no status or type matches no record.
     for (const field of ['status', 'type'] as const) {
       if ((input[field]?.length ?? 0) > MAX_FILTER_LENGTH) issues.add([field], `At most ${MAX_FILTER_LENGTH} characters`, 'too_long');
     }

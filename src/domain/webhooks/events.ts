@@ -23,6 +23,12 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /** The events a record's change can cause (`webhook.test` is sent on request only). */
 export const RECORD_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
+/** The events whose delivery names the participant (`participant_id`, `participant_role`). */
+export const PARTICIPANT_EVENT_TYPES = ['participant.signed', 'participant.declined'] as const satisfies readonly WebhookEventType[];
+
+/** How a `counter.resolved` counter-proposal ended (its delivery's `resolution`). */
+export const COUNTER_RESOLUTIONS = ['accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;
+
 /** What a delivery's `data` holds beyond the record's facts (read when the event is fanned out). */
 export type WebhookFacts = {
   type: WebhookEventType;
@@ -33,7 +39,7 @@ export type WebhookFacts = {
   version: number | null;
   participantId: string | null;
   /** For `counter.resolved`: `withdrawn`, or null (the counter's outcome, read at fan-out: accepted, partially_accepted, rejected). */
-  resolution: string | null;
+  resolution: (typeof COUNTER_RESOLUTIONS)[number] | null;
 };
 
 const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
@@ -67,7 +73,8 @@ export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
       if (!type) return null;
       // A resolution is the counter's own outcome (accepted, partially_accepted, rejected): the fan-out reads it.
       const resolution = e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
-      return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId: type === 'participant.declined' ? e.participantId : null, resolution };
+      const participantId = (PARTICIPANT_EVENT_TYPES as readonly WebhookEventType[]).includes(type) ? e.participantId : null;
+      return { type, recordId: e.recordId, at: e.at, status: e.toStatus, version: e.recordVersion, participantId, resolution };
     }
     case 'signature_progress': {
       const e = event.data;

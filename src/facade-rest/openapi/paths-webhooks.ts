@@ -2,7 +2,7 @@
 import { arrayOf, bool, dateTime, enumOf, int, jsonBody, nullable, obj, ref, str, uuid, type Schema } from './helpers.js';
 import { json, queryParam, route, type Route } from './operation.js';
 import { API } from './paths-records.js';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/webhooks/events.js';
+import { COUNTER_RESOLUTIONS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../domain/webhooks/events.js';
 import { PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../../domain/vocabulary.js';
 import { WEBHOOK_URL_MAX } from '../../domain/webhooks/target.js';
 import { DELIVERY_PAGE_MAX, WEBHOOK_DESCRIPTION_MAX, WEBHOOKS_PER_IDENTITY } from '../../domain/webhooks/webhook-service.js';
@@ -97,8 +97,8 @@ export function webhookRoutes(): Route[] {
       access: 'bearer',
       params: [
         webhookId(),
-        queryParam('limit', int({ minimum: 1, maximum: DELIVERY_PAGE_MAX, default: 20 }), 'Page size.'),
-        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), 'Deliveries to skip.'),
+        queryParam('limit', int({ minimum: 1, maximum: DELIVERY_PAGE_MAX, default: 20 }), `Page size, 1 to ${DELIVERY_PAGE_MAX}.`),
+        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Deliveries to skip, 0 to ${MAX_LIST_OFFSET}.`),
       ],
       ok: json('WebhookDeliveryListResponse', 200, 'A page of deliveries.'),
       errors: [401, 403, 404, 429],
@@ -230,7 +230,7 @@ export function webhookEventSchemas(): Record<string, Schema> {
   const dataOf = (type: WebhookEventType): Schema => {
     if (type === 'webhook.test') return obj({ webhook_id: uuid() }, 'all', { additionalProperties: false });
     if (type === 'participant.signed' || type === 'participant.declined') return recordData(participant, Object.keys(participant));
-    if (type === 'counter.resolved') return recordData({ resolution: enumOf(['accepted', 'partially_accepted', 'rejected', 'withdrawn']) }, ['resolution']);
+    if (type === 'counter.resolved') return recordData({ resolution: enumOf(COUNTER_RESOLUTIONS) }, ['resolution']);
     return recordData();
   };
   const schemas: Record<string, Schema> = {};

@@ -2,7 +2,7 @@
  * paths of the served OpenAPI document: full paths (REST routes under `/api/v1`, meta routes at the
  * root). Record routes live in paths-records.ts; this file holds the rest and assembles them.
  */
-import { freeObject, int, jsonBody, jsonContent, obj, bool, ref, str, type JsonObject } from './helpers.js';
+import { enumOf, freeObject, int, jsonBody, jsonContent, obj, bool, ref, type JsonObject } from './helpers.js';
 import {
   agrReference,
   binary,
@@ -21,7 +21,7 @@ import {
 import { API, recordRoutes } from './paths-records.js';
 import { webhookRoutes } from './paths-webhooks.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
-import { MAX_FILTER_LENGTH, MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
+import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
 const body = (schema: string) => jsonBody(ref(schema), true);
 
@@ -133,10 +133,11 @@ function identityRoutes(): Route[] {
       tags,
       description: 'Records the caller\'s identity graph may retrieve, newest first.',
       params: [
-        queryParam('status', str({ maxLength: MAX_FILTER_LENGTH, examples: [...RECORD_STATUSES] }), `Only records with this status (${RECORD_STATUSES.join(', ')}); any other value matches no record.`),
-        queryParam('type', str({ maxLength: MAX_FILTER_LENGTH, examples: [...RECORD_TYPES] }), `Only records of this type (${RECORD_TYPES.join(', ')}); any other value matches no record.`),
-        queryParam('limit', int({ minimum: 1, maximum: 100, default: 20 }), 'Page size.'),
-        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), 'Records to skip.'),
+        // Enumerated, so that a typed client refuses a misspelled status at compile time instead of listing nothing.
+        queryParam('status', enumOf(RECORD_STATUSES), 'Only records with this status.'),
+        queryParam('type', enumOf(RECORD_TYPES), 'Only records of this type.'),
+        queryParam('limit', int({ minimum: 1, maximum: 100, default: 20 }), 'Page size, 1 to 100.'),
+        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Records to skip, 0 to ${MAX_LIST_OFFSET}.`),
       ],
       ok: json('IdentityAgreementsResponse', 200, 'A page of records.'),
       errors: [401, 403, 429],

@@ -6,7 +6,7 @@ import type { GraphContext } from '../context.js';
 import { CreateAgreementInput, CreateDeclarationInput, UpdateAgreementInput } from '../types/record.inputs.js';
 import { RecordObject, RecordPageObject } from '../types/record.types.js';
 
-/** The contract's filters take any string: a value that is no status or type matches no record. */
+/** GraphQL's filters take any string: a value that is no status or type matches no record. */
 const FILTER_NOTE = `A RecordStatus / RecordType value; any other string matches no record (at most ${MAX_FILTER_LENGTH} characters)`;
 
 @Resolver(() => RecordObject)

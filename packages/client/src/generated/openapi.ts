@@ -8449,13 +8449,13 @@ export interface operations {
     listIdentityAgreements: {
         parameters: {
             query?: {
-                /** @description Only records with this status (draft, pending_confirmation, counter_under_review, sealed, superseded, cancelled_draft, expired, declined, rescinded); any other value matches no record. */
-                status?: string;
-                /** @description Only records of this type (agreement, declaration, witnessed_agreement, notarization); any other value matches no record. */
-                type?: string;
-                /** @description Page size. */
+                /** @description Only records with this status. */
+                status?: "draft" | "pending_confirmation" | "counter_under_review" | "sealed" | "superseded" | "cancelled_draft" | "expired" | "declined" | "rescinded";
+                /** @description Only records of this type. */
+                type?: "agreement" | "declaration" | "witnessed_agreement" | "notarization";
+                /** @description Page size, 1 to 100. */
                 limit?: number;
-                /** @description Records to skip. */
+                /** @description Records to skip, 0 to 2147483647. */
                 offset?: number;
             };
             header?: never;
@@ -9894,9 +9894,9 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description Page size. */
+                /** @description Page size, 1 to 100. */
                 limit?: number;
-                /** @description Deliveries to skip. */
+                /** @description Deliveries to skip, 0 to 2147483647. */
                 offset?: number;
             };
             header?: never;
