@@ -364,7 +364,9 @@ async function startCluster(l, bindir) {
     ErrorClass: LocalPostgresError,
     log,
   });
-  const options = `-p ${port} -k ${shellQuote(l.sockDir)} -c listen_addresses=127.0.0.1`;
+  // 300 connections: the suite runs several multi-instance tests at once (three production instances and a
+  // seed each, with their pools, job queues and listeners), past PostgreSQL's default 100.
+  const options = `-p ${port} -k ${shellQuote(l.sockDir)} -c listen_addresses=127.0.0.1 -c max_connections=300`;
   log(`starting PostgreSQL on 127.0.0.1:${port} (log: ${l.logFile})`);
   const r = await run(
     path.join(bindir, 'pg_ctl'),

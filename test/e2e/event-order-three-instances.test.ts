@@ -59,6 +59,7 @@ describe('Event order on three instances', () => {
       SMTP_URL: seed.config.smtpUrl!,
       MIGRATE_ON_START: 'false',
       CHAIN_RPC_URL: '',
+      DATABASE_POOL_MAX: '5',
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       WEBHOOK_POLL_MS: '200',
       GRAPHQL_OPERATIONS_PER_MINUTE: '1000000',
