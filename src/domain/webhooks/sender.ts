@@ -124,9 +124,12 @@ export class WebhookSender {
    */
   private async claim(limit: number): Promise<Claimed[]> {
     const leaseSeconds = Math.ceil((this.settings.connectMs + this.settings.totalMs) / 1000) + 15;
-    return this.orm.em.fork().transactional(async (em) => {
-      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['webhook_deliveries:claim']);
-      return em.execute<Claimed[]>(
+    // A transaction of the connection, not of an entity manager: it changes no entity, so the ORM's
+    // commit hooks (which drop the read caches on every commit) must not hear of it at every poll.
+    const connection = this.orm.em.getConnection();
+    return connection.transactional(async (trx) => {
+      await connection.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['webhook_deliveries:claim'], 'all', trx);
+      return connection.execute<Claimed[]>(
         `with leased as (
            select d.endpoint_id, w.identity_id from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
             where d.status = 'pending' and d.locked_until >= now()),
@@ -148,6 +151,8 @@ export class WebhookSender {
             and d.id in (select o.id from owner_slots o where o.slot <= ? order by o.seq limit ?)
          returning d.id, d.endpoint_id, d.event_id, d.type, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`,
         [this.settings.endpointConcurrency, leaseSeconds, this.settings.ownerConcurrency, limit],
+        'all',
+        trx,
       );
     });
   }
