@@ -1,19 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import express, { type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ICON_PATH, ICON_PNG } from './brand-icon.js';
 import { escapeHtml } from './facade-oauth/pages.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
 const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$)/;
 
-/** The REST contract rendered for people (Redoc over `/api/openapi.json`). */
+/** The REST contract rendered for people, with a console to try calls (Scalar over `/api/openapi.json`). */
 const API_DOCS = '/api/docs';
-
-/** What web/api-docs.html carries in its csp-nonce meta, replaced per request. */
-const NONCE_PLACEHOLDER = 'CSP_NONCE';
 
 /** A Host header that may appear in the CSP's connect-src (the page's own origin for graphql-ws). */
 const SAFE_HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
@@ -62,33 +58,26 @@ function pageHeaders(page: (res: Response) => Directives = () => ({}), connectTo
 const securityHeaders = pageHeaders();
 
 /**
- * `/api/docs` (Redoc): styled-components writes its styles into one <style> element, which carries
- * the nonce of the request (read from the page's csp-nonce meta); Redoc's icon font is a data: URL.
+ * `/api/docs` (Scalar): its Vue components and CodeMirror editors write their themes into <style> elements
+ * without a nonce, so this page allows inline styles (scripts stay 'self', no eval). Its console calls this
+ * origin only (connect-src 'self': no proxy, no other server); no fonts from elsewhere (system fonts).
  */
-const apiDocsHeaders = pageHeaders((res) => ({ 'connect-src': "'self'", 'style-src': `'self' 'nonce-${nonceOf(res)}'`, 'font-src': "'self' data:" }));
+const apiDocsHeaders = pageHeaders(() => ({ 'connect-src': "'self'", 'style-src': "'self' 'unsafe-inline'", 'font-src': "'self' data:" }));
 
 /**
  * The GraphQL explorer (GraphiQL): its Monaco editor writes line positions as style attributes and
- * its theme into <style> elements without a nonce, so this page alone allows inline styles (scripts
+ * its theme into <style> elements without a nonce, so this page allows inline styles too (scripts
  * stay 'self'); its language workers are files under /assets; GraphiQL's fonts are data: URLs in its stylesheet.
  */
 const explorerHeaders = pageHeaders(() => ({ 'style-src': "'self' 'unsafe-inline'", 'font-src': "'self' data:", 'worker-src': "'self'" }));
 
-function nonceOf(res: Response): string {
-  const locals = res.locals as { cspNonce?: string };
-  locals.cspNonce ??= randomBytes(16).toString('base64');
-  return locals.cspNonce;
-}
-
-/** A built page whose csp-nonce meta gets this request's nonce; never cached, since the nonce must not repeat. */
-async function sendNoncedPage(res: Response, file: string): Promise<void> {
-  const html = await readFile(file, 'utf8');
-  res.setHeader('Cache-Control', 'no-store');
-  res.type('html').send(html.replace(NONCE_PLACEHOLDER, nonceOf(res)));
-}
-
 function notBuilt(res: Response): void {
   res.status(503).type('text/plain').send('The web UI is not built: run `npm run build`.');
+}
+
+/** A browser's navigation to /graphql: it prefers HTML to JSON and asks no query. */
+function isExplorerNavigation(req: Request): boolean {
+  return req.query.query === undefined && req.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
 }
 
 /**
@@ -97,12 +86,43 @@ function notBuilt(res: Response): void {
  */
 export function graphqlExplorer(root: string | null = defaultWebRoot()): RequestHandler {
   return (req, res, next) => {
-    const navigation = req.query.query === undefined && req.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
-    if (!navigation) return next();
+    if (!isExplorerNavigation(req)) return next();
     explorerHeaders(req, res, () => {
       if (!root) return notBuilt(res);
       res.setHeader('Cache-Control', 'no-cache');
       res.sendFile(join(root, 'graphql-explorer.html'));
+    });
+  };
+}
+
+/** What a browser opening /graphql reads when the explorer is off: why, and how an operator turns it on. */
+const EXPLORER_OFF_HTML = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>GraphQL explorer off</title></head>
+<body>
+<main>
+<h1>The GraphQL explorer is off in this deployment</h1>
+<p>This address is the service's GraphQL API: send queries and mutations to it with <code>POST /graphql</code>
+(and subscriptions over graphql-ws); the schema is in the service's documentation.</p>
+<p>The in-browser explorer needs schema introspection, which this deployment has turned off (the default in production).
+An operator turns both on with the setting <code>GRAPHQL_INTROSPECTION=true</code>.</p>
+<p>The REST API's reference, with a console to try calls, is at <a href="/api/docs">/api/docs</a>.</p>
+</main>
+</body>
+</html>
+`;
+
+/**
+ * GET /graphql from a person's browser while introspection (and so the explorer) is off: a short page
+ * saying so and naming the setting, instead of GraphQL's 400 about a missing query. Every other request
+ * (a client asking for JSON, or sending a query) goes on to the GraphQL server as before.
+ */
+export function graphqlExplorerOff(): RequestHandler {
+  return (req, res, next) => {
+    if (!isExplorerNavigation(req)) return next();
+    securityHeaders(req, res, () => {
+      res.setHeader('Cache-Control', 'no-cache');
+      res.status(404).type('html').send(EXPLORER_OFF_HTML);
     });
   };
 }
@@ -140,6 +160,9 @@ export function webUiRouter(root: string | null = defaultWebRoot(), options: { c
       .then((html) => res.type('html').send(html.replace('</head>', `<meta name="chain-public-rpc" content="${escapeHtml(rpc.href)}"></head>`)))
       .catch(next);
   });
-  router.get(API_DOCS, apiDocsHeaders, (_req, res, next) => sendNoncedPage(res, join(root, 'api-docs.html')).catch(next));
+  router.get(API_DOCS, apiDocsHeaders, (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(join(root, 'api-docs.html'));
+  });
   return router;
 }

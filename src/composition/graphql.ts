@@ -22,7 +22,7 @@ import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/
 import { ClientBudget } from '../graph/transport/client-budget.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
-import { graphqlExplorer } from '../web-ui.js';
+import { graphqlExplorer, graphqlExplorerOff } from '../web-ui.js';
 
 export type GraphqlDeps = {
   schema: GraphQLSchema;
@@ -125,7 +125,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
       // Not a federated subgraph: no traces to inline, and Apollo's protobuf code (some 360 KB) stays unloaded.
       ApolloServerPluginInlineTraceDisabled(),
       // Apollo's own landing page loads its sandbox from Apollo's CDN, which the service never does: a
-      // browser gets the locally served explorer below instead, or nothing when introspection is off.
+      // browser gets the locally served explorer below instead, or a page saying it is off.
       ApolloServerPluginLandingPageDisabled(),
       // The HTTP listener is drained by the stop (composition/drain.ts); WebSocket clients get 1001 "Going away".
       { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
@@ -133,8 +133,9 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
   });
   await apollo.start();
 
-  // A person's browser opening /graphql gets GraphiQL, which needs introspection to know the schema.
-  if (config.graphqlIntrospection) app.get('/graphql', graphqlExplorer());
+  // A person's browser opening /graphql gets GraphiQL, which needs introspection to know the schema;
+  // without introspection, a page saying the explorer is off and which setting turns it on.
+  app.get('/graphql', config.graphqlIntrospection ? graphqlExplorer() : graphqlExplorerOff());
   app.use(
     '/graphql',
     // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).

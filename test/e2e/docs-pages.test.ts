@@ -19,24 +19,27 @@ describe('Documentation pages over HTTP: their policies, and no GraphQL explorer
     await Promise.all([on?.stop(), off?.stop()]);
   });
 
-  it('serves /api/docs with scripts from its own origin only and a style nonce new on every request', async () => {
-    const nonces = new Set<string>();
-    for (let i = 0; i < 2; i += 1) {
-      const response = await fetch(`${on.url}/api/docs`, { headers: NAVIGATION });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toContain('text/html');
-      expect(response.headers.get('cache-control')).toBe('no-store');
-      const policy = directives(response);
-      expect(policy.get('default-src')).toBe("'none'");
-      expect(policy.get('script-src')).toBe("'self'");
-      expect(policy.get('connect-src')).toBe("'self'");
-      const nonce = /^'self' 'nonce-([A-Za-z0-9+/=]{22,})'$/.exec(policy.get('style-src') ?? '')?.[1];
-      expect(nonce).toBeDefined();
-      // styled-components (in Redoc) reads the page's csp-nonce meta: it must carry the header's nonce.
-      expect(await response.text()).toContain(`<meta property="csp-nonce" nonce="${nonce}"`);
-      nonces.add(nonce!);
+  it('serves /api/docs with scripts from its own origin only, calls to its own origin only, and a webhook example production accepts', async () => {
+    const response = await fetch(`${on.url}/api/docs`, { headers: NAVIGATION });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    const policy = directives(response);
+    expect(policy.get('default-src')).toBe("'none'");
+    expect(policy.get('script-src')).toBe("'self'");
+    // The console's calls: this origin only (no proxy, no other server).
+    expect(policy.get('connect-src')).toBe("'self'");
+    expect(policy.get('style-src')).toBe("'self' 'unsafe-inline'");
+    expect(policy.get('font-src')).toBe("'self' data:");
+    expect(policy.get('frame-ancestors')).toBe("'none'");
+    expect(await response.text()).toContain('<div id="api-reference">');
+
+    // The samples a reader copies: a webhook URL that production's checks accept (https), not a generated http://example.com.
+    const contract = (await (await fetch(`${on.url}/api/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: Record<string, { examples?: string[] }> }> } };
+    for (const name of ['CreateWebhookRequest', 'UpdateWebhookRequest']) {
+      const examples = contract.components.schemas[name]?.properties.url?.examples;
+      expect(examples).toEqual([expect.stringMatching(/^https:\/\//)]);
     }
-    expect(nonces.size).toBe(2);
   });
 
   it('serves the explorer to a browser opening /graphql, and leaves every other request to GraphQL', async () => {
@@ -58,14 +61,24 @@ describe('Documentation pages over HTTP: their policies, and no GraphQL explorer
     expect((await on.graphql('{ __typename }')).body).toEqual({ data: { __typename: 'Query' } });
   });
 
-  it('serves no explorer when introspection is off: a browser opening /graphql gets the GraphQL error, as any client does', async () => {
+  it('answers a browser opening /graphql with a page saying the explorer is off and which setting turns it on, when introspection is off', async () => {
     const response = await fetch(`${off.url}/graphql`, { headers: NAVIGATION });
     const body = await response.text();
-    expect(response.status).toBe(400);
-    expect(response.headers.get('content-type')).toContain('application/json');
-    expect(body).not.toContain('<html');
-    expect(JSON.parse(body)).toMatchObject({ errors: [{ message: expect.any(String) }] });
-    // The API itself still answers.
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(body).toContain('The GraphQL explorer is off in this deployment');
+    expect(body).toContain('GRAPHQL_INTROSPECTION=true');
+    expect(body).not.toContain('<div id="graphiql">');
+    // A page of text under the UI's policy: no script at all.
+    const policy = directives(response);
+    expect(policy.get('script-src')).toBe("'self'");
+    expect(policy.get('frame-ancestors')).toBe("'none'");
+    expect(body).not.toContain('<script');
+
+    // Any other client still gets GraphQL's own answer, and the API itself still answers.
+    const json = await fetch(`${off.url}/graphql`, { headers: { accept: 'application/json' } });
+    expect(json.headers.get('content-type')).toContain('application/json');
+    expect(await json.json()).toMatchObject({ errors: [{ message: expect.any(String) }] });
     expect((await off.graphql('{ __typename }')).body).toEqual({ data: { __typename: 'Query' } });
   });
 });

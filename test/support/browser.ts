@@ -83,7 +83,7 @@ export async function seriousViolations(page: Page): Promise<string[]> {
 
 /**
  * A full-page screenshot at desktop and phone sizes into /tmp/ui-shots/, for people to look at; `fullPage: false`
- * takes the window only (Chromium may paint a very long page, such as Redoc's, blank when capturing its whole length).
+ * takes the window only (Chromium may paint a very long page, such as /api/docs, blank when capturing its whole length).
  */
 export async function screenshots(page: Page, name: string, dir = SHOTS_DIR, { fullPage = true } = {}): Promise<void> {
   mkdirSync(dir, { recursive: true });

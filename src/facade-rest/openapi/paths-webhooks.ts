@@ -128,7 +128,8 @@ export function webhookRoutes(): Route[] {
 
 export function webhookSchemas(): Record<string, Schema> {
   const events = arrayOf(enumOf(WEBHOOK_EVENT_TYPES), { minItems: 1, uniqueItems: true, maxItems: WEBHOOK_EVENT_TYPES.length });
-  const url = str({ format: 'uri', maxLength: WEBHOOK_URL_MAX, description: 'Where events are POSTed.' });
+  // An example production accepts (https, a host that resolves to public addresses): a generated sample would be http://example.com.
+  const url = str({ format: 'uri', maxLength: WEBHOOK_URL_MAX, description: 'Where events are POSTed (https).', examples: ['https://example.com/webhooks/record-signing'] });
   const description = nullable(str({ maxLength: WEBHOOK_DESCRIPTION_MAX }));
   const webhook = {
     id: uuid(),

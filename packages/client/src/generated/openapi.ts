@@ -2516,7 +2516,8 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Where events are POSTed.
+             * @description Where events are POSTed (https).
+             * @example https://example.com/webhooks/record-signing
              */
             url: string;
             events: ("record.created" | "record.submitted" | "participant.signed" | "participant.declined" | "counter.proposed" | "counter.resolved" | "record.sealed" | "record.artifacts_ready" | "record.anchored" | "record.rescinded" | "record.expired" | "record.cancelled" | "record.superseded" | "webhook.test")[];
@@ -2545,7 +2546,8 @@ export interface components {
             id: string;
             /**
              * Format: uri
-             * @description Where events are POSTed.
+             * @description Where events are POSTed (https).
+             * @example https://example.com/webhooks/record-signing
              */
             url: string;
             events: ("record.created" | "record.submitted" | "participant.signed" | "participant.declined" | "counter.proposed" | "counter.resolved" | "record.sealed" | "record.artifacts_ready" | "record.anchored" | "record.rescinded" | "record.expired" | "record.cancelled" | "record.superseded" | "webhook.test")[];
@@ -2613,7 +2615,8 @@ export interface components {
         CreateWebhookRequest: {
             /**
              * Format: uri
-             * @description Where events are POSTed.
+             * @description Where events are POSTed (https).
+             * @example https://example.com/webhooks/record-signing
              */
             url: string;
             events: ("record.created" | "record.submitted" | "participant.signed" | "participant.declined" | "counter.proposed" | "counter.resolved" | "record.sealed" | "record.artifacts_ready" | "record.anchored" | "record.rescinded" | "record.expired" | "record.cancelled" | "record.superseded" | "webhook.test")[];
@@ -2622,7 +2625,8 @@ export interface components {
         UpdateWebhookRequest: {
             /**
              * Format: uri
-             * @description Where events are POSTed.
+             * @description Where events are POSTed (https).
+             * @example https://example.com/webhooks/record-signing
              */
             url?: string;
             events?: ("record.created" | "record.submitted" | "participant.signed" | "participant.declined" | "counter.proposed" | "counter.resolved" | "record.sealed" | "record.artifacts_ready" | "record.anchored" | "record.rescinded" | "record.expired" | "record.cancelled" | "record.superseded" | "webhook.test")[];
