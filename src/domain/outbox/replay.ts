@@ -21,9 +21,9 @@ export function missedOutboxEvents(orm: MikroORM) {
     const rows = await em.execute<{ seq: string; type: DomainEvent['type']; payload: DomainEvent['data'] }[]>(
       `select e.id::text as seq, e.type, e.payload from outbox_events e
         where e.delivered_at is not null and e.type in (?) and (?::uuid is null or e.record_id = ?::uuid)
-          and (e.id > ? or (e.id < ? and e.id >= ? and e.created_at >= ?))
+          and (e.id > ? or (?::int > 0 and e.id < ? and e.id >= ? and e.created_at >= ?))
         order by e.id limit ?`,
-      [types, recordId, recordId, afterSeq, afterSeq, (BigInt(afterSeq) - BigInt(OVERLAP_SCAN)).toString(), new Date(new Date(cursor.created_at).getTime() - overlapSeconds * 1000), limit],
+      [types, recordId, recordId, afterSeq, overlapSeconds, afterSeq, (BigInt(afterSeq) - BigInt(OVERLAP_SCAN)).toString(), new Date(new Date(cursor.created_at).getTime() - overlapSeconds * 1000), limit],
     );
     return rows.map((row) => ({ seq: row.seq, event: { type: row.type, data: row.payload } as DomainEvent }));
   };
