@@ -27,6 +27,8 @@ import { WebhookTargets } from '../domain/webhooks/target.js';
 import { SecretInputResolver } from '../graph/resolvers/secret-input.resolver.js';
 import { SecretInputs } from '../domain/mcp/secret-inputs.js';
 import { WebhookResolver } from '../graph/resolvers/webhook.resolver.js';
+import { TeamResolver } from '../graph/resolvers/team.resolver.js';
+import { TeamService } from '../domain/teams/team-service.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
@@ -51,7 +53,7 @@ import { LifecycleService } from '../domain/records/lifecycle-service.js';
 import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
-import { liveSubscriber, liveUpdates } from '../graph/live.js';
+import { liveSubscriber, liveUpdates, TEAM_ACCESS_CHANGED } from '../graph/live.js';
 import { EventCursors } from '../graph/event-cursors.js';
 import { missedOutboxEvents } from '../domain/outbox/replay.js';
 import { watchCredentialChanges } from '../graph/invalidation.js';
@@ -279,6 +281,17 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ),
     verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
     webhooks: new WebhookResolver(webhooks),
+    teams: new TeamResolver(
+      new TeamService({
+        orm,
+        clock,
+        mailer,
+        settings: { publicBaseUrl: config.publicBaseUrl },
+        accessChanged: async () => pubSub.publish(TEAM_ACCESS_CHANGED, {}),
+      }),
+      apiKeys,
+      webhooks,
+    ),
     secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),

@@ -20,6 +20,7 @@ import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from './mcp/ent
 import { McpEvent } from './mcp/event-entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
 import { StuckWorkWarning } from './maintenance/entities.js';
+import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from './teams/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
@@ -58,6 +59,10 @@ export const entities = [
   McpEvent,
   IdempotencyKey,
   StuckWorkWarning,
+  Team,
+  TeamMember,
+  TeamInvitation,
+  TeamActivityEntry,
 ];
 
 export type DatabaseOptions = {

@@ -49,6 +49,10 @@ export const SIGNATURE_METHOD_STATUSES = ['available', 'pending', 'satisfied', '
 
 export const INITIATOR_SIGNATURE_STATUSES = ['not_started', 'in_progress', 'finalized'] as const;
 
+/** A member's role in a team: admins manage it, members create and run records, viewers read them. */
+export const TEAM_ROLES = ['admin', 'member', 'viewer'] as const;
+export type TeamRole = (typeof TEAM_ROLES)[number];
+
 export const API_KEY_SCOPES = ['create', 'retrieve', 'verify', 'amend', 'cancel'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 

@@ -14,6 +14,12 @@ const RECORD_LIFECYCLE = 'RECORD_LIFECYCLE';
 /** Every record's activity on one topic, for dashboards; each subscriber sees only what it may read. */
 export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
 
+/**
+ * Published (to every instance) when team access changed: a member removed or their role changed, a
+ * team deleted. Open subscriptions to a team's records check their reader again.
+ */
+export const TEAM_ACCESS_CHANGED = 'TEAM_ACCESS_CHANGED';
+
 /** A subscription resumed from a cursor replays at most this many events; more, and the client re-reads. */
 export const REPLAY_LIMIT = 500;
 /**
@@ -82,7 +88,7 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
    * The live subscription starts first and the replay reads what was delivered before: nothing falls
    * between the two, and a live event the replay already gave is skipped.
    */
-  const stream = async <T>(topic: Topic, after: string | null): Promise<AsyncIterable<Cursored<T>>> => {
+  const stream = async <T>(topic: Topic, after: string | null, stillReadable?: () => Promise<boolean>): Promise<AsyncIterable<Cursored<T>>> => {
     const live = pubSub.subscribeSequenced(topic.routingKey, topic.recordId ?? undefined)[Symbol.asyncIterator]();
     // The first next() registers the listener.
     let pending = live.next();
@@ -99,6 +105,12 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
     const withCursor = (payload: unknown, seq: string | null) => ({ ...(payload as T), cursor: seq === null ? null : cursors.encode(seq) }) as Cursored<T>;
     return new Repeater<Cursored<T>>(async (push, stop) => {
       void stop.then(() => live.return?.());
+      if (stillReadable) {
+        // A reader who lost access (removed from the record's team) is ended at once, on every instance.
+        void onAccessChange(pubSub, stop, async () => {
+          if (!(await stillReadable())) stop(DomainError.notFound('Record'));
+        });
+      }
       for (const row of missed) {
         for (const payload of payloadsOn(topic, row.event)) await push(withCursor(payload, row.seq));
       }
@@ -132,11 +144,13 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
   return {
     signatureProgress: async (principal, recordIdOrReference, after) => {
       const record = await records.get(principal, recordIdOrReference);
-      return stream<SignatureProgressEvent>({ routingKey: SIGNATURE_PROGRESS, recordId: record.id, types: ['signature_progress'], overlapSeconds: 0 }, after);
+      const recheck = record.teamId === null ? undefined : () => records.isReadable(principal, record.id);
+      return stream<SignatureProgressEvent>({ routingKey: SIGNATURE_PROGRESS, recordId: record.id, types: ['signature_progress'], overlapSeconds: 0 }, after, recheck);
     },
     recordLifecycle: async (principal, recordIdOrReference, after) => {
       const record = await records.get(principal, recordIdOrReference);
-      return stream<RecordLifecycleEvent>({ routingKey: RECORD_LIFECYCLE, recordId: record.id, types: ['record_lifecycle'], overlapSeconds: 0 }, after);
+      const recheck = record.teamId === null ? undefined : () => records.isReadable(principal, record.id);
+      return stream<RecordLifecycleEvent>({ routingKey: RECORD_LIFECYCLE, recordId: record.id, types: ['record_lifecycle'], overlapSeconds: 0 }, after, recheck);
     },
     recordActivity: async (principal, after) => {
       // Fails at once without credentials or the retrieve scope.
@@ -150,6 +164,8 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
       return new Repeater<Cursored<RecordActivity>>(async (push, stop) => {
         const iterator = feed[Symbol.asyncIterator]();
         void stop.then(() => iterator.return?.());
+        // After a team access change, every record is asked again (a removed member stops seeing the team's).
+        void onAccessChange(pubSub, stop, async () => readable.clear());
         for (;;) {
           const next = await Promise.race([iterator.next(), stop.then(() => null)]);
           if (!next || next.done) break;
@@ -162,6 +178,20 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
       });
     },
   };
+}
+
+/** Runs `check` on every team access change (heard from any instance) until `stop` settles. */
+async function onAccessChange(pubSub: PostgresPubSub, stop: Promise<unknown>, check: () => Promise<void>): Promise<void> {
+  const changes = pubSub.subscribe(TEAM_ACCESS_CHANGED)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = await Promise.race([changes.next(), stop.then(() => null)]);
+      if (!next || next.done) break;
+      await check().catch(() => undefined);
+    }
+  } finally {
+    await changes.return?.();
+  }
 }
 
 /** What a replayed event would have notified on this topic. */

@@ -10,6 +10,7 @@ import { InboundResolver } from './resolvers/inbound.resolver.js';
 import { RecordResolver } from './resolvers/record.resolver.js';
 import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
 import { WebhookResolver } from './resolvers/webhook.resolver.js';
+import { TeamResolver } from './resolvers/team.resolver.js';
 import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
 
 export type Resolvers = {
@@ -24,6 +25,7 @@ export type Resolvers = {
   verification: VerificationResolver;
   artifacts: ArtifactsResolver;
   webhooks: WebhookResolver;
+  teams: TeamResolver;
   secretInputs: SecretInputResolver;
 };
 
@@ -39,6 +41,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   VerificationResolver,
   ArtifactsResolver,
   WebhookResolver,
+  TeamResolver,
   SecretInputResolver,
 ];
 

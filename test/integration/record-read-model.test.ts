@@ -46,7 +46,7 @@ describe('The record read model against the entities', () => {
     const entity = await em.findOneOrFail(SignedRecord, created.body.id, { populate: ['participants'] });
     const expected = recordData(entity);
     const [identity] = await em.execute<{ identity_id: string }[]>(`select identity_id from contact_points where value = 'alice-model@example.com'`);
-    const { models } = await readRecords(em.fork(), { id: created.body.id }, identity!.identity_id, { explorerTxUrl: undefined });
+    const { models } = await readRecords(em.fork(), { id: created.body.id }, { identityId: identity!.identity_id, teamScope: '*' }, { explorerTxUrl: undefined });
     const read = models[0]!;
 
     const { participants: readParticipants, ...readColumns } = read.record;

@@ -13,7 +13,7 @@ const row = (id: string, role: ParticipantState['role'], state: Partial<Particip
 });
 
 /** Ann initiates; Bob is a party, Cleo a party who proposed the pending counter, Wes a witness. */
-function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 'stranger', options: { type?: RecordType; annSigned?: boolean; ready?: boolean; counter?: boolean } = {}): ActionContext {
+function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 'stranger' | 'admin', options: { type?: RecordType; annSigned?: boolean; ready?: boolean; counter?: boolean } = {}): ActionContext {
   const participants = [row('ann', 'initiator', { confirmedVersion: options.annSigned ? 1 : null }), row('bob', 'party'), row('cleo', 'party'), row('wes', 'witness')];
   return {
     type: options.type ?? 'witnessed_agreement',
@@ -21,7 +21,9 @@ function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 
     currentVersion: 1,
     participants,
     isInitiator: reader === 'ann',
-    readerRows: new Set(reader === 'stranger' ? [] : [reader]),
+    // An admin of the record's team manages it as its initiator may, and signs nothing for them.
+    managesAsInitiator: reader === 'ann' || reader === 'admin',
+    readerRows: new Set(reader === 'stranger' || reader === 'admin' ? [] : [reader]),
     readyForSubmission: options.ready ?? false,
     counterProposerId: options.counter ? 'cleo' : null,
   };
@@ -31,6 +33,9 @@ describe('What a reader may do now, from the lifecycle table', () => {
   it.each([
     ['draft', 'ann', {}, ['edit', 'cancel_draft', 'sign']],
     ['draft', 'ann', { annSigned: true, ready: true }, ['edit', 'submit', 'cancel_draft']],
+    ['draft', 'admin', {}, ['edit', 'cancel_draft']],
+    ['draft', 'admin', { annSigned: true, ready: true }, ['edit', 'submit', 'cancel_draft']],
+    ['pending_confirmation', 'admin', { annSigned: true }, ['rescind']],
     ['draft', 'bob', {}, []],
     ['pending_confirmation', 'ann', { annSigned: true }, ['rescind']],
     ['pending_confirmation', 'bob', {}, ['sign', 'decline', 'propose_counter']],

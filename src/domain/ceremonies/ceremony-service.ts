@@ -8,6 +8,7 @@ import { canRead, findReadableRecordFor, findRecordAsReader, lockRecordRow, sign
 import { isViewerParticipant, type Viewer } from '../records/record-view.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
+import { readerOf } from '../teams/team-access.js';
 import { lifecycle, signatureProgress, type DomainEvents, type RecordLifecycleEvent, type SignatureProgressEvent } from '../shared/events.js';
 import { completeIfAllSigned } from '../records/completion.js';
 import type { SharedTransaction } from '../records/record-lock.js';
@@ -290,7 +291,7 @@ export class CeremonyService {
     const caller = requireAccess(principal, STEP_OPERATIONS[action]);
     const em = this.orm.em.fork();
     // The same checks as the step's own (404, then 403), on one statement's plain rows.
-    const snapshot = await signerSnapshot(em, idOrReference, caller.identityId, adapter.type);
+    const snapshot = await signerSnapshot(em, idOrReference, readerOf(caller), adapter.type);
     if (!snapshot || !canRead(snapshot.record, snapshot.viewer)) throw DomainError.notFound('Record');
     const participant = signerOf(snapshot.record.initiatorIdentity, snapshot.record.participants, snapshot.viewer);
     // A start is counted here, by the service; the adapter counts what its submits and refreshes spend.
@@ -338,7 +339,7 @@ export class CeremonyService {
     // Locked, the executions and methods of the current version come with the participants.
     const { record, viewer, signatures } = options.viewer
       ? { ...(await findReadableRecordFor(em, idOrReference, options.viewer, { lock, signatures: lock })), viewer: options.viewer }
-      : await findRecordAsReader(em, idOrReference, caller.identityId, { lock, signatures: lock });
+      : await findRecordAsReader(em, idOrReference, readerOf(caller), { lock, signatures: lock });
     if (options.only && record.type !== options.only) throw DomainError.notFound('Record');
     const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {

@@ -1,17 +1,24 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { requireAccess } from './operation-access.js';
+import { requireTeamRole } from '../teams/team-access.js';
+import { appendTeamActivity } from '../teams/team-activity.js';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { optionalLine } from '../shared/unicode.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { ApiKey } from './entities.js';
 import { isUuid } from '../shared/ids.js';
-import { API_KEY_SCOPES, requireBearer, type Principal, type Scope } from './principal.js';
+import { API_KEY_SCOPES, type Principal, type Scope } from './principal.js';
 import { API_KEY_PREFIX } from './session-service.js';
 
 /** Longest API key name (characters, after normalization). */
 export const API_KEY_NAME_MAX = 100;
 
-export type CreateApiKeyInput = { scopes: string[]; name?: string | null; expiresAt?: Date | null };
+export type CreateApiKeyInput = {
+  scopes: string[];
+  name?: string | null;
+  expiresAt?: Date | null;
+};
 
 /** Scoped machine credentials. Managed with a bearer session only; the full key is shown once. */
 export class ApiKeyService {
@@ -22,18 +29,22 @@ export class ApiKeyService {
     private readonly credentialsChanged: () => Promise<void> = async () => undefined,
   ) {}
 
-  async list(principal: Principal | null): Promise<ApiKey[]> {
-    const caller = requireBearer(principal);
-    return this.orm.em.fork().find(
+  /** The caller's keys, or with `teamId` the team's (its admins manage them). */
+  async list(principal: Principal | null, teamId?: string): Promise<ApiKey[]> {
+    const caller = requireAccess(principal, teamId === undefined ? 'identity.listApiKeys' : 'teams.listApiKeys');
+    const em = this.orm.em.fork();
+    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+    return em.find(
       ApiKey,
       // Every key not revoked, as the contract says: an expired one too, showing its expires_at.
-      { identity: caller.identityId, revokedAt: null },
+      { identity: owner, revokedAt: null },
       { orderBy: { createdAt: 'desc' } },
     );
   }
 
-  async create(principal: Principal | null, input: CreateApiKeyInput): Promise<{ apiKey: ApiKey; key: string }> {
-    const caller = requireBearer(principal);
+  /** A key of the caller's, or with `teamId` of the team's: it acts for the team and outlives whoever made it. */
+  async create(principal: Principal | null, input: CreateApiKeyInput, teamId?: string): Promise<{ apiKey: ApiKey; key: string }> {
+    const caller = requireAccess(principal, teamId === undefined ? 'identity.createApiKey' : 'teams.createApiKey');
     const now = this.clock.now();
     const issues = new IssueCollector();
     const scopes = input.scopes ?? [];
@@ -53,28 +64,57 @@ export class ApiKeyService {
     issues.throwIfAny();
 
     const key = API_KEY_PREFIX + randomToken(32);
-    const em = this.orm.em.fork();
-    const apiKey = em.create(ApiKey, {
-      identity: caller.identityId,
-      keyPrefix: key.slice(0, API_KEY_PREFIX.length + 6),
-      keyHash: sha256Hex(key),
-      name,
-      scopes: scopes as Scope[],
-      expiresAt: input.expiresAt ?? null,
-      createdAt: now,
+    return this.orm.em.fork().transactional(async (em) => {
+      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+      const apiKey = em.create(ApiKey, {
+        identity: owner,
+        keyPrefix: key.slice(0, API_KEY_PREFIX.length + 6),
+        keyHash: sha256Hex(key),
+        name,
+        scopes: scopes as Scope[],
+        expiresAt: input.expiresAt ?? null,
+        createdAt: now,
+      });
+      await em.flush();
+      if (teamId !== undefined)
+        await appendTeamActivity(
+          em,
+          owner,
+          caller.identityId,
+          'api_key_created',
+          {
+            api_key_id: apiKey.id,
+            key_prefix: apiKey.keyPrefix,
+            scopes: apiKey.scopes.join(' '),
+          },
+          now,
+        );
+      return { apiKey, key };
     });
-    await em.flush();
-    return { apiKey, key };
   }
 
-  async revoke(principal: Principal | null, keyId: string): Promise<void> {
-    const caller = requireBearer(principal);
-    const em = this.orm.em.fork();
-    const apiKey = isUuid(keyId) ? await em.findOne(ApiKey, { id: keyId, identity: caller.identityId, revokedAt: null }) : null;
-    if (!apiKey) throw DomainError.notFound('API key');
-    apiKey.revokedAt = this.clock.now();
-    await em.flush();
+  async revoke(principal: Principal | null, keyId: string, teamId?: string): Promise<void> {
+    const caller = requireAccess(principal, teamId === undefined ? 'identity.revokeApiKey' : 'teams.revokeApiKey');
+    await this.orm.em.fork().transactional(async (em) => {
+      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+      const apiKey = isUuid(keyId)
+        ? await em.findOne(ApiKey, {
+            id: keyId,
+            identity: owner,
+            revokedAt: null,
+          })
+        : null;
+      if (!apiKey) throw DomainError.notFound('API key');
+      apiKey.revokedAt = this.clock.now();
+      await em.flush();
+      if (teamId !== undefined) await appendTeamActivity(em, owner, caller.identityId, 'api_key_revoked', { api_key_id: apiKey.id }, apiKey.revokedAt);
+    });
     await this.credentialsChanged();
   }
-}
 
+  /** The team whose keys these are: its admins manage them. */
+  private async team(em: EntityManager, caller: Principal, teamId: string): Promise<string> {
+    await requireTeamRole(em, caller, teamId, 'admin');
+    return teamId.toLowerCase();
+  }
+}

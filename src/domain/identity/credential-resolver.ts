@@ -4,6 +4,7 @@ import type { Clock } from '../shared/clock.js';
 import { sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
 import { AccessToken, ApiKey } from './entities.js';
+import { Team } from '../teams/entities.js';
 import { SESSION_SCOPES, type Principal } from './principal.js';
 import type { ConnectorAccessToken, ConnectorGrants } from './connector-grants.js';
 
@@ -124,7 +125,9 @@ export function apiKeyResolver(orm: MikroORM, clock: Clock): CredentialResolver 
         apiKey.id,
         new Date(now.getTime() - 60_000),
       ]);
-      return { principal: { kind: 'api_key', identityId: apiKey.identity, scopes: apiKey.scopes, apiKeyId: apiKey.id }, expiresAt: apiKey.expiresAt };
+      // A key whose identity is a team's acts for that team (domain/teams).
+      const teamKey = (await em.count(Team, { id: apiKey.identity })) > 0;
+      return { principal: { kind: 'api_key', identityId: apiKey.identity, scopes: apiKey.scopes, apiKeyId: apiKey.id, teamKey }, expiresAt: apiKey.expiresAt };
     },
   };
 }

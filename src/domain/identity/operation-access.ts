@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors.js';
-import { requireAuthenticated, type Principal, type Scope } from './principal.js';
+import { requireAuthenticated, requireSession, type Principal, type Scope } from './principal.js';
 
 /**
  * Who may run each operation of the product: `public` (no credentials), `session` (a signed-in
@@ -33,6 +33,27 @@ export const OPERATION_ACCESS = {
   'webhooks.deliveries': 'session',
   'webhooks.redeliver': 'session',
   'webhooks.test': 'session',
+
+  'teams.list': 'session',
+  'teams.get': 'session',
+  'teams.create': 'session',
+  'teams.update': 'session',
+  'teams.delete': 'session',
+  'teams.members': 'session',
+  'teams.updateMember': 'session',
+  'teams.removeMember': 'session',
+  'teams.invite': 'session',
+  'teams.invitations': 'session',
+  'teams.revokeInvitation': 'session',
+  'teams.previewInvitation': 'public',
+  'teams.acceptInvitation': 'session',
+  'teams.declineInvitation': 'session',
+  'teams.activity': 'session',
+  'teams.listApiKeys': 'session',
+  'teams.createApiKey': 'session',
+  'teams.revokeApiKey': 'session',
+  'teams.listWebhooks': 'session',
+  'teams.createWebhook': 'session',
 
   'records.list': 'retrieve',
   'records.get': 'retrieve',
@@ -99,6 +120,9 @@ export function scopeOf(operation: DomainOperation): Scope | null {
 /** The operations that need an API-key scope (every other is public or for sessions only). */
 export type ScopedOperation = { [K in DomainOperation]: (typeof OPERATION_ACCESS)[K] extends Scope ? K : never }[DomainOperation];
 
+/** The operations for a signed-in person's bearer session only. */
+export type SessionOperation = { [K in DomainOperation]: (typeof OPERATION_ACCESS)[K] extends 'session' ? K : never }[DomainOperation];
+
 /** Whether the caller may run the operation: whatever its kind, only its own scopes count. */
 export function allows(principal: Principal, operation: ScopedOperation): boolean {
   return principal.scopes.includes(OPERATION_ACCESS[operation]);
@@ -109,9 +133,11 @@ export function allows(principal: Principal, operation: ScopedOperation): boolea
  * which name the operation they run and never a scope. Throws `unauthenticated` without a caller and
  * `missing_scope` (naming the scope the declaration gives) when its credential lacks it.
  */
-export function requireAccess(principal: Principal | null, operation: ScopedOperation): Principal {
+export function requireAccess(principal: Principal | null, operation: ScopedOperation | SessionOperation): Principal {
+  const access: OperationAccess = OPERATION_ACCESS[operation];
+  if (access === 'session') return requireSession(principal);
   const caller = requireAuthenticated(principal);
-  if (!allows(caller, operation)) {
+  if (!allows(caller, operation as ScopedOperation)) {
     const scope = OPERATION_ACCESS[operation];
     const holder = caller.kind === 'api_key' ? 'This API key' : 'This credential';
     throw new DomainError('missing_scope', `${holder} lacks the '${scope}' scope`, { requiredScopes: [scope] });

@@ -27,9 +27,12 @@ export type Principal =
     }
   | {
       kind: 'api_key';
+      /** The key's owner: a person, or a team (a team's key acts for the team: `teamKey`). */
       identityId: string;
       scopes: readonly Scope[];
       apiKeyId: string;
+      /** A team's key: its identity is the team's, and it acts for that team only. */
+      teamKey?: boolean;
     }
   | {
       /** An OAuth connector grant (next issues: resolved by the OAuth credential resolver). */
@@ -40,6 +43,8 @@ export type Principal =
       clientId: string;
       /** The grant includes offline_access: the client holds a refresh token. */
       offlineAccess: boolean;
+      /** The teams the person let the connector act for at consent (their memberships decide the rest). */
+      teams?: readonly string[];
     }
   | {
       /** The MCP retrieval grant an authentication code opened on an MCP session (`retrieve` only, at most 600 s). */

@@ -10,6 +10,7 @@ import { newRecordReference } from '../records/reference.js';
 import { addInitiator, initiatorContactOf } from '../records/initiator.js';
 import { textHash } from '../records/text.js';
 import { openAuditTrail } from '../records/audit-trail.js';
+import { teamOfNewRecord } from '../teams/team-access.js';
 import { inOneTransaction, type SharedTransaction } from '../records/record-lock.js';
 import type { DomainEvents } from '../shared/events.js';
 
@@ -41,6 +42,8 @@ export type CreateNotarizationInput = {
   onChainIncludeVerifiedParties?: boolean | null;
   lapseDays?: number | null;
   requiredSignatureMethodCount?: number | null;
+  /** The team that will own it (the caller's `member` role needed); a team's key: its team. */
+  teamId?: string | null;
 };
 
 const HASH = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
@@ -111,6 +114,7 @@ export class NotarizationService {
       }
       if (methodCount !== 1) throw DomainError.invalid(['requiredSignatureMethodCount'], 'auto_seal signs with the api_key method alone: use 1', 'not_allowed');
     }
+    const teamId = await teamOfNewRecord(em, caller, input.teamId, signatureMode !== 'auto_seal');
 
     const body = contentType === 'text' ? input.text!.normalize('NFC') : statement(contentType, contentHash, label, filename, mimeType, input.sizeBytes ?? null);
     const details: NotarizationDetails = {
@@ -139,6 +143,7 @@ export class NotarizationService {
         onChainFullText: contentType === 'text' && details.textPublic,
         onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties ?? false,
         initiatorIdentity: caller.identityId,
+        teamId,
         notarization: details,
         createdAt: now,
         updatedAt: now,

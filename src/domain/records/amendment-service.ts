@@ -9,7 +9,7 @@ import { transition } from './lifecycle.js';
 import { optionalText, validateBody } from './record-input.js';
 import { LIMITS } from '../text-rules.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
-import { isViewerParticipant } from './record-view.js';
+import { actsAsInitiator, isViewerParticipant } from './record-view.js';
 import { newRecordReference } from './reference.js';
 import { textHash } from './text.js';
 
@@ -57,7 +57,7 @@ export class AmendmentService {
       issues.throwIfAny();
       const { record } = locked;
       if (record.status === 'draft') {
-        requireInitiator(record, locked.caller);
+        requireInitiator(locked);
         fire(locked, 'cancel_draft');
         return record.id;
       }
@@ -81,7 +81,7 @@ export class AmendmentService {
   ): Promise<string> {
     const { record, viewer, caller, em, now } = locked;
     const self = record.participants.getItems().find((p) => p.role !== 'witness' && !p.removedAt && isViewerParticipant(p, viewer));
-    if (!self && record.initiatorIdentity !== caller.identityId) throw new DomainError('forbidden', 'Only a party to the record can propose this');
+    if (!self && !actsAsInitiator(record, viewer)) throw new DomainError('forbidden', 'Only a party to the record can propose this');
     transition(record.status, trigger, record.type);
     const open = await em.count(SignedRecord, { supersedesRecordId: record.id, status: { $in: ['draft', 'pending_confirmation', 'counter_under_review'] } });
     if (open > 0) throw new DomainError('conflict', 'An amendment or cancellation of this record is already in progress');
@@ -100,6 +100,8 @@ export class AmendmentService {
       onChainFullText: record.onChainFullText,
       onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,
+      // A team's record stays the team's when one of its people amends it; an outside party's proposal is theirs.
+      teamId: record.teamId !== null && viewer.teams.has(record.teamId) ? record.teamId : null,
       metadata: content.metadata,
       notarization: record.notarization ? { ...record.notarization, contentHash: textHash(content.body) } : null,
       supersedesRecordId: record.id,

@@ -12,6 +12,7 @@ import { optionalText, validateBody } from './record-input.js';
 import { LIMITS } from '../text-rules.js';
 import { fire, requireInitiator, withLockedRecord, type LockedRecord } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
+import { readerOf } from '../teams/team-access.js';
 import { completeIfAllSigned } from './completion.js';
 import { textHash } from './text.js';
 import { normalizeText } from '../text-rules.js';
@@ -85,7 +86,7 @@ export class CounterService {
   async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
     const caller = requireAccess(principal, 'lifecycle.getCounter');
     const em = this.orm.em.fork();
-    const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
+    const { record } = await findRecordAsReader(em, idOrReference, readerOf(caller));
     return toCounterView(await this.find(em, record, counterId));
   }
 
@@ -96,8 +97,8 @@ export class CounterService {
     input: { decision: string; resolvedBody?: string | null },
   ): Promise<string> {
     return this.change(principal, idOrReference, 'lifecycle.resolveCounter', async (locked) => {
-      const { record, caller, em, now } = locked;
-      requireInitiator(record, caller);
+      const { record, em, now } = locked;
+      requireInitiator(locked);
       const counter = await this.find(em, record, counterId);
       if (counter.status !== 'pending') throw new DomainError('conflict', `This counter-proposal is already ${counter.status}`);
       const issues = new IssueCollector();

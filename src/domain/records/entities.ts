@@ -9,6 +9,7 @@ import {
 } from '@mikro-orm/decorators/legacy';
 import { Collection, OptionalProps, type Rel } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { Team } from '../teams/entities.js';
 import { Identity } from '../identity/entities.js';
 import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../vocabulary.js';
 import { notifyRecordsChanged } from '../shared/record-changes.js';
@@ -45,12 +46,13 @@ export type NotarizationDetails = {
  */
 @Entity({ tableName: 'records', triggers: [notifyRecordsChanged] })
 @Index({ properties: ['initiatorIdentity', 'createdAt'] })
+@Index({ properties: ['teamId', 'createdAt'] })
 // The expiry job's filter (records.expire-lapsed, every minute): status in (...) and expires_at <= now.
 @Index({ properties: ['status', 'expiresAt'] })
 export class SignedRecord {
   [OptionalProps]?:
     | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'
-    | 'lapseDays' | 'metadata' | 'notarization' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
+    | 'lapseDays' | 'metadata' | 'notarization' | 'teamId' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
     | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion';
 
   @PrimaryKey({ type: 'uuid' })
@@ -109,6 +111,10 @@ export class SignedRecord {
 
   @ManyToOne(() => Identity, { mapToPk: true })
   initiatorIdentity!: string;
+
+  /** The team that owns it (null: the initiator's own). Signing stays personal: the team never signs. */
+  @ManyToOne(() => Team, { mapToPk: true, nullable: true, fieldName: 'team_id', deleteRule: 'restrict' })
+  teamId: string | null = null;
 
   @Property({ type: 'uuid', nullable: true })
   supersedesRecordId: string | null = null;

@@ -55,8 +55,8 @@ export class LifecycleService {
   async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
     const invitations: Invitation[] = [];
     const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
-      const { record, caller, now } = locked;
-      requireInitiator(record, caller);
+      const { record, now } = locked;
+      requireInitiator(locked);
       const initiator = record.participants.getItems().find((p) => p.role === 'initiator');
       const others = record.participants.getItems().filter((p) => p.role !== 'initiator' && !p.removedAt);
       if (record.status === 'draft' && initiator?.confirmedVersion !== record.currentVersion) {
@@ -124,7 +124,7 @@ export class LifecycleService {
   /** pending -> rescinded, by the initiator. */
   async rescind(principal: Principal | null, idOrReference: string): Promise<string> {
     return this.change(principal, idOrReference, 'lifecycle.rescind', async (locked) => {
-      requireInitiator(locked.record, locked.caller);
+      requireInitiator(locked);
       fire(locked, 'rescind');
       return locked.record.id;
     });
@@ -136,8 +136,8 @@ export class LifecycleService {
    */
   async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
     return this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
-      const { record, caller, now } = locked;
-      requireInitiator(record, caller);
+      const { record, now } = locked;
+      requireInitiator(locked);
       const participant = this.participant(record, participantId);
       const rule = this.allow(move, record);
       if (!rule.roles.includes(participant.role)) {
@@ -158,8 +158,8 @@ export class LifecycleService {
   async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
     const invitations: Invitation[] = [];
     const id = await this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
-      const { record, caller, now, em } = locked;
-      requireInitiator(record, caller);
+      const { record, now, em } = locked;
+      requireInitiator(locked);
       const old = this.participant(record, participantId);
       this.allow('replace_witness', record);
       if (old.role !== 'witness') throw new DomainError('conflict', 'Only a witness can be replaced');
@@ -198,8 +198,8 @@ export class LifecycleService {
   async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
     const invitations: Invitation[] = [];
     const id = await this.change(principal, idOrReference, 'lifecycle.resendInvitation', async (locked) => {
-      const { record, caller } = locked;
-      requireInitiator(record, caller);
+      const { record } = locked;
+      requireInitiator(locked);
       const participant = this.participant(record, participantId);
       this.allow('resend_invitation', record);
       if (participant.role === 'initiator' || participant.declinedAt || participant.waivedAt || participant.removedAt) {

@@ -222,8 +222,10 @@ export type ActionContext = {
   status: RecordStatus;
   currentVersion: number;
   participants: readonly ParticipantState[];
-  /** The reader is the initiator. */
+  /** The reader is the initiator (and signs as such). */
   isInitiator: boolean;
+  /** The reader manages the record as its initiator may: its initiator, or an admin of its team (never signs for them). */
+  managesAsInitiator: boolean;
   /** Ids of the participant rows that are the reader (linked identity or verified contact point). */
   readerRows: ReadonlySet<string>;
   /** The draft may be submitted now (initiator signed, roles filled). */
@@ -236,7 +238,7 @@ function actorHolds(actor: Actor, context: ActionContext): boolean {
   const mine = context.participants.filter((p) => context.readerRows.has(p.id) && !p.removedAt);
   switch (actor) {
     case 'initiator':
-      return context.isInitiator;
+      return context.managesAsInitiator;
     case 'participant':
       return mine.some((p) => p.role !== 'initiator' && active(p));
     case 'party':
@@ -244,7 +246,7 @@ function actorHolds(actor: Actor, context: ActionContext): boolean {
     case 'proposer':
       return context.counterProposerId !== null && context.readerRows.has(context.counterProposerId);
     case 'signatory':
-      return context.isInitiator || mine.some((p) => p.role !== 'witness');
+      return context.managesAsInitiator || mine.some((p) => p.role !== 'witness');
     case 'system':
       return false;
   }

@@ -8,11 +8,22 @@ import { Participant, SignedRecord } from './entities.js';
 import type { MethodStatus } from '../ceremonies/entities.js';
 import { looksLikeReference } from './reference.js';
 import { contactKey, isViewerParticipant, type ParticipantData, type RecordData, type Viewer } from './record-view.js';
+import type { TeamRole } from '../vocabulary.js';
+import { MEMBERSHIP_IN_SCOPE, membershipParams, TEAMS_OF_READER, type Reader } from '../teams/team-access.js';
 
-/** The caller as a reader: its identity and verified contact points (one prepared statement, no entities). */
-export async function viewerFor(em: EntityManager, identityId: string): Promise<Viewer> {
-  const points = await preparedQuery<{ type: string; value: string }>(em, 'select type, value from contact_points where identity_id = ?', [identityId]);
-  return { identityId, contactKeys: new Set(points.map((p) => contactKey(p.type, p.value))) };
+/** The caller as a viewer: its identity, verified contact points and teams (one prepared statement, no entities). */
+export async function viewerFor(em: EntityManager, reader: Reader): Promise<Viewer> {
+  const [row] = await preparedQuery<{ points: { type: string; value: string }[]; teams: Record<string, TeamRole> }>(
+    em,
+    `select ${CONTACT_POINTS_OF} as points, ${TEAMS_OF_READER} as teams`,
+    [reader.identityId, ...membershipParams(reader)],
+  );
+  return viewerOf(reader, row?.points ?? [], row?.teams ?? {});
+}
+
+/** A viewer from what a statement read of it. */
+export function viewerOf(reader: Reader, points: readonly { type: string; value: string }[], teams: Record<string, TeamRole>): Viewer {
+  return { ...reader, contactKeys: new Set(points.map((p) => contactKey(p.type, p.value))), teams: new Map(Object.entries(teams)) };
 }
 
 /** An id or AGR reference as a lookup key; null for anything that is neither. */
@@ -25,12 +36,18 @@ export function recordKeyOf(idOrReference: string): { id: string } | { reference
 }
 
 /**
- * Who may read a record, in SQL (the same rule as `canRead`): its initiator, or an active participant
- * that is the identity or one of the identity's verified contact points. Three `?`: the identity.
+ * Who may read a record, in SQL (the same rule as `canRead`): a personal record's initiator, a team
+ * record's team (the memberships the credential acts for), or an active participant that is the
+ * identity or one of its verified contact points (on a team's record, not as its initiator: the
+ * initiator reads it as a member, and a member who left no longer does). Six `?`: `readableByParams`.
  */
-const READABLE_BY = `(r.initiator_identity_id = ? or exists (
-    select 1 from participants p where p.record_id = r.id and p.removed_at is null and (p.identity_id = ? or exists (
+const READABLE_BY = `(case when r.team_id is null then r.initiator_identity_id = ?
+      else exists (select 1 from team_members m where m.team_id = r.team_id and ${MEMBERSHIP_IN_SCOPE}) end
+    or exists (
+    select 1 from participants p where p.record_id = r.id and p.removed_at is null and (r.team_id is null or p.role <> 'initiator') and (p.identity_id = ? or exists (
       select 1 from contact_points c where c.identity_id = ? and c.type = p.contact_point_type and c.value = p.contact_point_value))))`;
+
+const readableByParams = (reader: Reader): unknown[] => [reader.identityId, ...membershipParams(reader), reader.identityId, reader.identityId];
 
 /**
  * Loads a record by id or AGR reference, with its participants. `lock`: the row is locked for the
@@ -40,7 +57,7 @@ const READABLE_BY = `(r.initiator_identity_id = ? or exists (
  * Two statements of fixed text, mapped to managed entities: the ORM builds no query (a ceremony step
  * and every locked change start here).
  */
-export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean; readableBy?: string } = {}): Promise<SignedRecord | null> {
+export async function findRecord(em: EntityManager, idOrReference: string, options: { lock?: boolean; readableBy?: Reader } = {}): Promise<SignedRecord | null> {
   return (await loadRecord(em, idOrReference, options))?.record ?? null;
 }
 
@@ -69,26 +86,30 @@ const PARTICIPANTS_AND_SIGNATURES = `select
 async function loadRecord(
   em: EntityManager,
   idOrReference: string,
-  options: { lock?: boolean; readableBy?: string; contactPointsOf?: string; signatures?: boolean },
-): Promise<{ record: SignedRecord; contactPoints: { type: string; value: string }[]; signatures?: SignatureRows } | null> {
+  options: { lock?: boolean; readableBy?: Reader; viewerOf?: Reader; signatures?: boolean },
+): Promise<{ record: SignedRecord; contactPoints: { type: string; value: string }[]; teams: Record<string, TeamRole>; signatures?: SignatureRows } | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
   const lock = options.lock ? ' for update' : '';
   const reader = options.readableBy;
-  const points = options.contactPointsOf;
-  const [found] = await preparedQuery<{ id: string; current_version: number; readerContactPoints?: { type: string; value: string }[] }>(
+  const viewer = options.viewerOf;
+  const [found] = await preparedQuery<{ id: string; current_version: number; readerContactPoints?: { type: string; value: string }[]; readerTeams?: Record<string, TeamRole> }>(
     em,
-    `select r.*${points === undefined ? '' : `, ${CONTACT_POINTS_OF} as "readerContactPoints"`} from records r
+    `select r.*${viewer === undefined ? '' : `, ${CONTACT_POINTS_OF} as "readerContactPoints", ${TEAMS_OF_READER} as "readerTeams"`} from records r
       where r.${'id' in key ? 'id' : 'reference'} = ?${reader === undefined ? '' : ` and ${READABLE_BY}`}${lock && `${lock} of r`}`,
-    [...(points === undefined ? [] : [points]), 'id' in key ? key.id : key.reference, ...(reader === undefined ? [] : [reader, reader, reader])],
+    [
+      ...(viewer === undefined ? [] : [viewer.identityId, ...membershipParams(viewer)]),
+      'id' in key ? key.id : key.reference,
+      ...(reader === undefined ? [] : readableByParams(reader)),
+    ],
   );
   if (!found) return null;
-  const { readerContactPoints: contactPoints = [], ...row } = found;
+  const { readerContactPoints: contactPoints = [], readerTeams: teams = {}, ...row } = found;
   // Unlocked, a record this EntityManager already manages is returned as it holds it (with its changes).
   const managed = lock ? null : em.getUnitOfWork().getById(SignedRecord, row.id);
   if (managed) {
     await em.populate(managed, ['participants']);
-    return { record: managed, contactPoints };
+    return { record: managed, contactPoints, teams };
   }
   if (options.lock && options.signatures) {
     const version = row.current_version;
@@ -98,13 +119,13 @@ async function loadRecord(
     record.participants.hydrate(participants.map((participant) => em.map(Participant, participant)));
     heldRowLocks(em).add(record.id);
     rememberAuditHead(em, record.id, auditHead);
-    return { record, contactPoints, signatures };
+    return { record, contactPoints, teams, signatures };
   }
   const participants = await preparedQuery<object>(em, `select * from participants where record_id = ? order by position${lock}`, [row.id]);
   const record = em.map(SignedRecord, row);
   record.participants.hydrate(participants.map((participant) => em.map(Participant, participant)));
   if (options.lock) heldRowLocks(em).add(record.id);
-  return { record, contactPoints };
+  return { record, contactPoints, teams };
 }
 
 /** A participant row as a signature step picks the signer (see `signerOf`). */
@@ -118,10 +139,11 @@ export type SignerSnapshot = {
   methods: Readonly<Record<string, { status: MethodStatus; state: Record<string, unknown> }>>;
 };
 
-/** `signerSnapshot`'s statement, by record id or reference. Three `?`: the identity, the method type, the key. */
+/** `signerSnapshot`'s statement, by record id or reference. Six `?`: the identity, its team scope (three), the method type, the key. */
 export function signerSnapshotSql(by: 'id' | 'reference'): string {
-  return `select r.id, r.current_version as "currentVersion", r.initiator_identity_id as "initiatorIdentity",
+  return `select r.id, r.current_version as "currentVersion", r.initiator_identity_id as "initiatorIdentity", r.team_id as "teamId",
        coalesce((select json_agg(json_build_object('type', c.type, 'value', c.value)) from contact_points c where c.identity_id = ?), '[]') as "contactPoints",
+       ${TEAMS_OF_READER} as teams,
        coalesce((select json_agg(json_build_object('id', p.id, 'role', p.role, 'identity', p.identity_id, 'contactPointType', p.contact_point_type,
            'contactPointValue', p.contact_point_value, 'removedAt', p.removed_at, 'declinedAt', p.declined_at, 'waivedAt', p.waived_at) order by p.position)
          from participants p where p.record_id = r.id), '[]') as participants,
@@ -138,17 +160,22 @@ export function signerSnapshotSql(by: 'id' | 'reference'): string {
  * there is no such record; whether the identity may read it is the caller's to check (`canRead`).
  * The step's transaction reads all of it again under the record's lock.
  */
-export async function signerSnapshot(em: EntityManager, idOrReference: string, identityId: string, methodType: string): Promise<SignerSnapshot | null> {
+export async function signerSnapshot(em: EntityManager, idOrReference: string, reader: Reader, methodType: string): Promise<SignerSnapshot | null> {
   const key = recordKeyOf(idOrReference);
   if (!key) return null;
-  const [row] = await preparedQuery<{ id: string; currentVersion: number; initiatorIdentity: string; contactPoints: { type: string; value: string }[]; participants: SignerRow[]; methods: SignerSnapshot['methods'] | null }>(
-    em,
-    signerSnapshotSql('id' in key ? 'id' : 'reference'),
-    [identityId, methodType, 'id' in key ? key.id : key.reference],
-  );
+  const [row] = await preparedQuery<{
+    id: string;
+    currentVersion: number;
+    initiatorIdentity: string;
+    teamId: string | null;
+    contactPoints: { type: string; value: string }[];
+    teams: Record<string, TeamRole>;
+    participants: SignerRow[];
+    methods: SignerSnapshot['methods'] | null;
+  }>(em, signerSnapshotSql('id' in key ? 'id' : 'reference'), [reader.identityId, ...membershipParams(reader), methodType, 'id' in key ? key.id : key.reference]);
   if (!row) return null;
-  const { contactPoints, methods, ...record } = row;
-  return { record, viewer: { identityId, contactKeys: new Set(contactPoints.map((c) => contactKey(c.type, c.value))) }, methods: methods ?? {} };
+  const { contactPoints, teams, methods, ...record } = row;
+  return { record, viewer: viewerOf(reader, contactPoints, teams), methods: methods ?? {} };
 }
 
 /**
@@ -171,17 +198,19 @@ export async function lockRecordRow(em: EntityManager, recordId: string): Promis
   held.add(recordId);
 }
 
-/** What the read rule looks at: the initiator and each participant row's link to a reader. */
-export type ReadableData = Pick<RecordData, 'initiatorIdentity'> & {
-  participants: readonly Pick<ParticipantData, 'removedAt' | 'identity' | 'contactPointType' | 'contactPointValue'>[];
+/** What the read rule looks at: the initiator, the team and each participant row's link to a reader. */
+export type ReadableData = Pick<RecordData, 'initiatorIdentity' | 'teamId'> & {
+  participants: readonly Pick<ParticipantData, 'role' | 'removedAt' | 'identity' | 'contactPointType' | 'contactPointValue'>[];
 };
 
+/** The read rule (READABLE_BY in SQL): see there. */
 export function canRead(record: SignedRecord | ReadableData, viewer: Viewer): boolean {
   // A removed participant (e.g. a replaced witness) no longer reads the record, as in the listing.
   const participants: ReadableData['participants'] = Array.isArray(record.participants) ? record.participants : (record as SignedRecord).participants.getItems();
+  const team = record.teamId;
   return (
-    record.initiatorIdentity === viewer.identityId ||
-    participants.some((p) => p.removedAt === null && isViewerParticipant(p, viewer))
+    (team === null ? record.initiatorIdentity === viewer.identityId : viewer.teams.has(team)) ||
+    participants.some((p) => p.removedAt === null && (team === null || p.role !== 'initiator') && isViewerParticipant(p, viewer))
   );
 }
 
@@ -196,11 +225,11 @@ export function canRead(record: SignedRecord | ReadableData, viewer: Viewer): bo
 export async function findRecordAsReader(
   em: EntityManager,
   idOrReference: string,
-  identityId: string,
+  reader: Reader,
   options: { lock?: boolean; signatures?: boolean } = {},
 ): Promise<{ record: SignedRecord; viewer: Viewer; signatures?: SignatureRows | undefined }> {
-  const found = await loadRecord(em, idOrReference, { lock: options.lock, readableBy: options.lock ? identityId : undefined, contactPointsOf: identityId, signatures: options.signatures });
-  const viewer: Viewer = { identityId, contactKeys: new Set((found?.contactPoints ?? []).map((c) => contactKey(c.type, c.value))) };
+  const found = await loadRecord(em, idOrReference, { lock: options.lock, readableBy: options.lock ? reader : undefined, viewerOf: reader, signatures: options.signatures });
+  const viewer = viewerOf(reader, found?.contactPoints ?? [], found?.teams ?? {});
   if (!found || !canRead(found.record, viewer)) throw DomainError.notFound('Record');
   return { record: found.record, viewer, signatures: found.signatures };
 }
@@ -220,47 +249,64 @@ export async function findReadableRecordFor(
   options: { lock?: boolean; signatures?: boolean } = {},
 ): Promise<{ record: SignedRecord; signatures?: SignatureRows | undefined }> {
   // Locked, the read rule is part of the locking statement: an outsider's request takes no lock.
-  const found = await loadRecord(em, idOrReference, options.lock ? { lock: true, readableBy: viewer.identityId, signatures: options.signatures } : {});
+  const found = await loadRecord(em, idOrReference, options.lock ? { lock: true, readableBy: viewer, signatures: options.signatures } : {});
   if (!found || !canRead(found.record, viewer)) throw DomainError.notFound('Record');
   return { record: found.record, signatures: found.signatures };
 }
 
 /**
- * Ids of the records the identity may read, newest first, with the total (one statement; a second
- * counts only when the page is past the end). The identity graph is joined in SQL: initiator
- * identity, linked participant identity or a participant contact point that is one of the
- * identity's verified contact points.
+ * Ids of the records a listing shows, newest first, with the total (one statement; a second counts
+ * only when the page is past the end). Without a team: the identity's own records and those it is a
+ * participant in, joined in SQL (initiator identity, linked participant identity or a participant
+ * contact point that is one of the identity's verified contact points). With a team: the team's
+ * records (the caller's role in it is checked before).
  */
 export async function readableRecordIds(
   em: EntityManager,
   identityId: string,
   filter: RecordListFilter,
 ): Promise<{ ids: string[]; total: number }> {
-  const { count, page } = readableRecordsQuery(identityId, filter);
+  const { count, page } = filter.team ? teamRecordsQuery(filter.team, filter) : readableRecordsQuery(identityId, filter);
   const rows = await preparedQuery<{ id: string; total: string }>(em, page.sql, page.params);
   if (rows.length > 0) return { ids: rows.map((row) => row.id), total: Number(rows[0]!.total) };
   const [counted] = filter.offset > 0 ? await preparedQuery<{ total: string }>(em, count.sql, count.params) : [];
   return { ids: [], total: Number(counted?.total ?? 0) };
 }
 
-export type RecordListFilter = { status?: string | null; type?: string | null; limit: number; offset: number };
+export type RecordListFilter = { status?: string | null; type?: string | null; team?: string | null; limit: number; offset: number };
+
+type ListQuery = Record<'count' | 'page', { sql: string; params: unknown[] }>;
 
 /**
  * The identity's records as a union of three indexed lookups (initiated; participant by identity;
  * participant by one of its verified contact points), joined to records by primary key: no scan of
- * `records` or `participants`, however many rows they hold.
+ * `records` or `participants`, however many rows they hold. A team's records are the team's listing:
+ * here only those the identity takes part in other than as their initiator.
  */
-export function readableRecordsQuery(identityId: string, filter: RecordListFilter): Record<'count' | 'page', { sql: string; params: unknown[] }> {
-  const params: unknown[] = [identityId, identityId, identityId];
-  let from = `records r join (
-       select id from records where initiator_identity_id = ?
+export function readableRecordsQuery(identityId: string, filter: RecordListFilter): ListQuery {
+  return listQuery(
+    `select id from records where initiator_identity_id = ? and team_id is null
        union
-       select record_id from participants where identity_id = ? and removed_at is null
+       select p.record_id from participants p join records x on x.id = p.record_id
+        where p.identity_id = ? and p.removed_at is null and (x.team_id is null or p.role <> 'initiator')
        union
        select p.record_id from contact_points c
          join participants p on p.contact_point_type = c.type and p.contact_point_value = c.value
-        where c.identity_id = ? and p.removed_at is null
-     ) readable on readable.id = r.id where true`;
+         join records x on x.id = p.record_id
+        where c.identity_id = ? and p.removed_at is null and (x.team_id is null or p.role <> 'initiator')`,
+    [identityId, identityId, identityId],
+    filter,
+  );
+}
+
+/** A team's records (an index on team and creation time). */
+export function teamRecordsQuery(teamId: string, filter: RecordListFilter): ListQuery {
+  return listQuery('select id from records where team_id = ?', [teamId], filter);
+}
+
+function listQuery(readableIds: string, readableParams: unknown[], filter: RecordListFilter): ListQuery {
+  const params: unknown[] = [...readableParams];
+  let from = `records r join (${readableIds}) readable on readable.id = r.id where true`;
   if (filter.status) {
     from += ' and r.status = ?';
     params.push(filter.status);

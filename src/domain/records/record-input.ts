@@ -22,10 +22,12 @@ export type CreateRecordInput = {
   onChainIncludeVerifiedParties: boolean;
   lapseDays?: number | null;
   requiredSignatureMethodCount?: number | null;
+  /** The team that will own it (the caller's `member` role needed); none: the caller's own. */
+  teamId?: string | null;
 };
 
 /** A draft edit: only the given fields change; `null` clears an optional field. */
-export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type'>]?: CreateRecordInput[K] | null };
+export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type' | 'teamId'>]?: CreateRecordInput[K] | null };
 
 
 export type NormalizedParty = {

@@ -6,7 +6,8 @@ import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shar
 import { SignedRecord } from './entities.js';
 import { transition, type LifecycleTrigger } from './lifecycle.js';
 import { findRecordAsReader } from './record-access.js';
-import type { Viewer } from './record-view.js';
+import { actsAsInitiator, type Viewer } from './record-view.js';
+import { readerOf } from '../teams/team-access.js';
 
 export type LockedRecord = {
   em: EntityManager;
@@ -56,7 +57,7 @@ export async function withLockedRecord<T>(
   const caller = requireAccess(principal, operation);
   const pending: RecordLifecycleEvent[] = [];
   const change = async (em: EntityManager) => {
-    const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId, { lock: true });
+    const { record, viewer } = await findRecordAsReader(em, idOrReference, readerOf(caller), { lock: true });
     const result = await work({ em, record, viewer, caller, events: pending, now: now() });
     await events.write(em, pending.map(lifecycle));
     return result;
@@ -80,6 +81,7 @@ export function fire(locked: Pick<LockedRecord, 'record' | 'events' | 'now'>, tr
   locked.events.push(lifecycleEvent(record, trigger, from, participantId, now));
 }
 
-export function requireInitiator(record: SignedRecord, caller: Principal): void {
-  if (record.initiatorIdentity !== caller.identityId) throw new DomainError('forbidden', 'Only the initiator can do this');
+/** The caller manages the locked record as its initiator may (`actsAsInitiator`: on a team's record, an admin too). */
+export function requireInitiator(locked: Pick<LockedRecord, 'record' | 'viewer'>): void {
+  if (!actsAsInitiator(locked.record, locked.viewer)) throw new DomainError('forbidden', 'Only the initiator (or an admin of its team) can do this');
 }

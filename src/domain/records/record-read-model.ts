@@ -8,8 +8,10 @@ import type { AnchorBatchStatus } from '../anchoring/entities.js';
 import type { ArtifactKind } from '../sealing/entities.js';
 import type { CounterView } from './counter-view.js';
 import type { ParticipantData, RecordData } from './record-view.js';
-import { contactKey, type Viewer } from './record-view.js';
-import { viewerFor } from './record-access.js';
+import type { Viewer } from './record-view.js';
+import { viewerFor, viewerOf } from './record-access.js';
+import type { TeamRole } from '../vocabulary.js';
+import { membershipParams, TEAMS_OF_READER, type Reader } from '../teams/team-access.js';
 
 /** Which records to read: one by id, one by AGR reference, or several by id. */
 export type RecordKey = { id: string } | { reference: string } | { ids: readonly string[] };
@@ -39,6 +41,7 @@ type Row = Omit<RecordData, 'participants' | 'createdAt' | 'expiresAt' | 'sealed
   } | null;
   artifacts: { kind: ArtifactKind; filename: string; contentType: string; width: number | null; height: number | null; sha256: string; byteSize: number; level: string | null; createdAt: string }[] | null;
   viewerContacts: [string, string][] | null;
+  viewerTeams: Record<string, TeamRole>;
 };
 
 /**
@@ -50,7 +53,7 @@ const SELECT = `
   select r.id, r.reference, r.type, r.status, r.title, r.body, r.body_hash as "bodyHash", r.summary, r.language, r.jurisdiction,
     r.initiated_via as "initiatedVia", r.current_version as "currentVersion", r.required_signature_method_count as "requiredSignatureMethodCount",
     r.lapse_days as "lapseDays", r.on_chain_full_text as "onChainFullText", r.on_chain_include_verified_parties as "onChainIncludeVerifiedParties",
-    r.metadata, r.notarization, r.initiator_identity_id as "initiatorIdentity", r.supersedes_record_id as "supersedesRecordId",
+    r.metadata, r.notarization, r.initiator_identity_id as "initiatorIdentity", r.team_id as "teamId", r.supersedes_record_id as "supersedesRecordId",
     r.superseded_by_record_id as "supersededByRecordId", r.created_at as "createdAt", r.expires_at as "expiresAt", r.sealed_at as "sealedAt",
     (select coalesce(json_agg(json_build_object('id', p.id, 'role', p.role, 'position', p.position, 'displayName', p.display_name,
         'contactPointType', p.contact_point_type, 'contactPointValue', p.contact_point_value, 'identity', p.identity_id,
@@ -74,7 +77,8 @@ const SELECT = `
     (select json_agg(json_build_object('kind', a.kind, 'filename', a.filename, 'contentType', a.content_type, 'width', a.width, 'height', a.height,
         'sha256', a.sha256, 'byteSize', a.byte_size, 'level', a.level, 'createdAt', a.created_at))
        from sealed_artifacts a where a.record_id = r.id and r.sealed_at is not null) as artifacts,
-    (select json_agg(json_build_array(cp.type, cp.value)) from contact_points cp where cp.identity_id = ?) as "viewerContacts"
+    (select json_agg(json_build_array(cp.type, cp.value)) from contact_points cp where cp.identity_id = ?) as "viewerContacts",
+    ${TEAMS_OF_READER} as "viewerTeams"
   from records r`;
 
 const date = (value: string | null): Date | null => (value === null ? null : new Date(value));
@@ -83,15 +87,15 @@ const date = (value: string | null): Date | null => (value === null ? null : new
 export async function readRecords(
   em: EntityManager,
   key: RecordKey,
-  viewerIdentityId: string,
+  reader: Reader,
   settings: SealingSettings,
 ): Promise<{ viewer: Viewer; models: RecordReadModel[] }> {
   const [where, value] = 'id' in key ? ['r.id = ?', key.id] : 'reference' in key ? ['r.reference = ?', key.reference] : ['r.id = any(?::uuid[])', key.ids];
   const none = 'ids' in key && key.ids.length === 0;
-  const rows = none ? [] : await preparedQuery<Row>(em, `${SELECT} where ${where}`, [viewerIdentityId, value]);
+  const rows = none ? [] : await preparedQuery<Row>(em, `${SELECT} where ${where}`, [reader.identityId, ...membershipParams(reader), value]);
   const viewer: Viewer = rows.length
-    ? { identityId: viewerIdentityId, contactKeys: new Set((rows[0]!.viewerContacts ?? []).map(([type, value]) => contactKey(type, value))) }
-    : await viewerFor(em, viewerIdentityId);
+    ? viewerOf(reader, (rows[0]!.viewerContacts ?? []).map(([type, value]) => ({ type, value })), rows[0]!.viewerTeams)
+    : await viewerFor(em, reader);
   const models = rows.map((row) => toModel(row, settings));
   if ('ids' in key) {
     const position = new Map(key.ids.map((id, index) => [id, index]));
@@ -101,7 +105,7 @@ export async function readRecords(
 }
 
 function toModel(row: Row, settings: SealingSettings): RecordReadModel {
-  const { participants, signatures, counter, seal, artifacts, viewerContacts: _contacts, ...columns } = row;
+  const { participants, signatures, counter, seal, artifacts, viewerContacts: _contacts, viewerTeams: _teams, ...columns } = row;
   const record: RecordData = {
     ...columns,
     createdAt: new Date(columns.createdAt),

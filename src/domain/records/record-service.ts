@@ -19,7 +19,8 @@ import {
   type NormalizedParty,
   type UpdateRecordInput,
 } from './record-input.js';
-import { recordData, toRecordView, type RecordView } from './record-view.js';
+import { actsAsInitiator, recordData, toRecordView, type RecordView } from './record-view.js';
+import { readerKey, readerOf, requireTeamRole, teamOfNewRecord } from '../teams/team-access.js';
 import { addInitiator, initiatorContactOf } from './initiator.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
 import { SignatureExecution } from '../ceremonies/entities.js';
@@ -39,7 +40,7 @@ export const MAX_LIST_OFFSET = 2_147_483_647;
 /** Longest `status` / `type` filter value of a record listing. */
 export const MAX_FILTER_LENGTH = 64;
 
-export type ListRecordsInput = { status?: string | null; type?: string | null; limit?: number | null; offset?: number | null };
+export type ListRecordsInput = { status?: string | null; type?: string | null; teamId?: string | null; limit?: number | null; offset?: number | null };
 
 /** Creating, editing and reading records. Status changes go through the lifecycle table. */
 export class RecordService {
@@ -73,6 +74,7 @@ export class RecordService {
     const initiatorContact = await initiatorContactOf(em, caller);
     validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
     issues.throwIfAny();
+    const teamId = await teamOfNewRecord(em, caller, input.teamId, true);
 
     const now = this.clock.now();
     const record = em.create(SignedRecord, {
@@ -90,6 +92,7 @@ export class RecordService {
       onChainFullText: input.onChainFullText,
       onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,
+      teamId,
       notarization:
         type === 'notarization'
           ? {
@@ -113,7 +116,7 @@ export class RecordService {
     addParticipants(em, record, 'witness', witnesses, 1 + parties.length, now);
     openAuditTrail(em, record.id, now, 'create');
     await this.flushWithFreshReference(em, record);
-    return toRecordView(recordData(record), await viewerFor(em, caller.identityId));
+    return toRecordView(recordData(record), await viewerFor(em, readerOf(caller)));
   }
 
   async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
@@ -133,15 +136,16 @@ export class RecordService {
     const caller = requireAccess(principal, 'records.activity');
     const em = this.orm.em.fork();
     const record = await findRecord(em, idOrReference);
-    return record !== null && canRead(record, await viewerFor(em, caller.identityId));
+    return record !== null && canRead(record, await viewerFor(em, readerOf(caller)));
   }
 
   /** One statement: the record, what its view needs and the viewer (record-read-model.ts). */
   private async read(caller: Principal, idOrReference: string): Promise<RecordView> {
     const key = recordKeyOf(idOrReference);
     if (!key) throw DomainError.notFound('Record');
+    const reader = readerOf(caller);
     const load = async (): Promise<RecordView> => {
-      const { viewer, models } = await readRecords(this.orm.em.fork(), key, caller.identityId, this.sealing);
+      const { viewer, models } = await readRecords(this.orm.em.fork(), key, reader, this.sealing);
       const [model] = models;
       // Outside the viewer's identity graph answers exactly like missing (references cannot be probed).
       if (!model || !canRead(model.record, viewer)) throw DomainError.notFound('Record');
@@ -149,7 +153,7 @@ export class RecordService {
     };
     // The view depends on the record and on who reads it (their identity's contact points) only;
     // a miss (not found) is never kept.
-    return this.caches.views ? this.caches.views.get(`${caller.identityId}\u0000${idOrReference}`, load, () => true) : load();
+    return this.caches.views ? this.caches.views.get(`${readerKey(reader)}\u0000${idOrReference}`, load, () => true) : load();
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -166,16 +170,21 @@ export class RecordService {
     issues.throwIfAny();
     const known = (!input.status || (RECORD_STATUSES as readonly string[]).includes(input.status)) && (!input.type || (RECORD_TYPES as readonly string[]).includes(input.type));
     if (!known) return { records: [], total: 0, limit, offset };
-    const filter = { status: input.status, type: input.type, limit, offset };
+    const reader = readerOf(caller);
+    // A team's listing needs a role in it (checked on every call: a removed member is refused at once);
+    // a team's key lists its team's records.
+    const team = input.teamId ?? (caller.kind === 'api_key' && caller.teamKey ? caller.identityId : null);
+    if (team !== null) await requireTeamRole(this.orm.em.fork(), caller, team, 'viewer');
+    const filter = { status: input.status, type: input.type, team: team?.toLowerCase() ?? null, limit, offset };
     const load = async (): Promise<RecordPage> => {
       const em = this.orm.em.fork();
       const { ids, total } = await readableRecordIds(em, caller.identityId, filter);
-      const { viewer, models } = await readRecords(em, { ids }, caller.identityId, this.sealing);
+      const { viewer, models } = await readRecords(em, { ids }, reader, this.sealing);
       return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
     };
     if (!this.caches.listings) return load();
     // The page depends on the identity (whose records, seen through which contact points) and the filter only.
-    const key = [caller.identityId, filter.status ?? '', filter.type ?? '', limit, offset].join('\u0000');
+    const key = [readerKey(reader), filter.team ?? '', filter.status ?? '', filter.type ?? '', limit, offset].join('\u0000');
     return this.caches.listings.get(key, load, () => true);
   }
 
@@ -183,8 +192,8 @@ export class RecordService {
   async update(principal: Principal | null, idOrReference: string, input: UpdateRecordInput): Promise<RecordView> {
     const caller = requireAccess(principal, 'records.update');
     const em = this.orm.em.fork();
-    const { record, viewer } = await findRecordAsReader(em, idOrReference, caller.identityId);
-    if (record.initiatorIdentity !== caller.identityId) {
+    const { record, viewer } = await findRecordAsReader(em, idOrReference, readerOf(caller));
+    if (!actsAsInitiator(record, viewer)) {
       throw new DomainError('forbidden', 'Only the initiator can edit a draft');
     }
     transition(record.status, 'edit_draft');

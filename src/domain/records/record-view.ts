@@ -1,4 +1,5 @@
 import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
+import type { TeamRole } from '../vocabulary.js';
 import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
 import type { CounterView } from './counter-view.js';
@@ -17,18 +18,18 @@ export type RecordData = Pick<
   SignedRecord,
   | 'id' | 'reference' | 'type' | 'status' | 'title' | 'body' | 'bodyHash' | 'summary' | 'language' | 'jurisdiction' | 'initiatedVia'
   | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
-  | 'notarization' | 'initiatorIdentity' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
+  | 'notarization' | 'initiatorIdentity' | 'teamId' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
 > & { participants: readonly ParticipantData[] };
 
 /** A loaded entity as RecordData. */
 export function recordData(record: SignedRecord): RecordData {
   const { id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion } = record;
   const { requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
-  const { initiatorIdentity, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
+  const { initiatorIdentity, teamId, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
   return {
     ...{ id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion },
     ...{ requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
-    ...{ initiatorIdentity, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
+    ...{ initiatorIdentity, teamId, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
     participants: record.participants.getItems(),
   };
 }
@@ -38,6 +39,10 @@ export type Viewer = {
   identityId: string;
   /** `type:value` keys of the viewer's verified contact points. */
   contactKeys: ReadonlySet<string>;
+  /** Which teams the viewer's credential acts for (domain/teams `teamScopeOf`). */
+  teamScope: string;
+  /** Those teams, with the viewer's role in each. */
+  teams: ReadonlyMap<string, TeamRole>;
 };
 
 export type PartyView = {
@@ -77,6 +82,8 @@ export type NotarizationView = NotarizationDetails & { text: string | null; coNo
 
 export type RecordView = {
   id: string;
+  /** The team that owns it, for the team's own readers (null for everyone else, and for a personal record). */
+  teamId: string | null;
   agrReference: string;
   type: RecordType;
   status: RecordStatus;
@@ -119,6 +126,25 @@ export function contactKey(type: string, value: string): string {
   return `${type}:${value}`;
 }
 
+/**
+ * The viewer is the person who initiated the record and signs as its initiator. On a team's record
+ * only while they are still in the team: a member who left (or was removed) no longer is.
+ */
+export function isInitiatorOf(record: Pick<RecordData, 'initiatorIdentity' | 'teamId'>, viewer: Viewer): boolean {
+  return record.initiatorIdentity === viewer.identityId && (record.teamId === null || viewer.teams.has(record.teamId));
+}
+
+/**
+ * The viewer may manage the record the way its initiator may (edit, submit, resend, cancel, amend,
+ * resolve counters), never sign for them: its initiator; on a team's record, its initiator while a
+ * member or admin, and any admin of the team (domain/teams: what each role may do).
+ */
+export function actsAsInitiator(record: Pick<RecordData, 'initiatorIdentity' | 'teamId'>, viewer: Viewer): boolean {
+  if (record.teamId === null) return record.initiatorIdentity === viewer.identityId;
+  const role = viewer.teams.get(record.teamId);
+  return role === 'admin' || (role === 'member' && record.initiatorIdentity === viewer.identityId);
+}
+
 /** Whether this participant row is the viewer (linked identity or one of the viewer's contact points). */
 export function isViewerParticipant(participant: Pick<Participant, 'identity' | 'contactPointType' | 'contactPointValue'>, viewer: Viewer): boolean {
   return (
@@ -143,7 +169,10 @@ export function toRecordView(
 ): RecordView {
   const participants = record.participants.filter((p) => p.removedAt === null);
   const initiator = participants.find((p) => p.role === 'initiator') ?? null;
-  const viewerIsInitiator = record.initiatorIdentity === viewer.identityId;
+  const viewerIsInitiator = isInitiatorOf(record, viewer);
+  const teamRole = record.teamId === null ? undefined : viewer.teams.get(record.teamId);
+  // The initiator and, on a team's record, the team's readers see every participant's contact value.
+  const seesContacts = viewerIsInitiator || teamRole !== undefined;
   const witnesses = participants.filter((p) => p.role === 'witness');
   const parties = participants.filter((p) => p.role === 'party');
   const hasWitnessRole = record.type === 'witnessed_agreement' || witnesses.length > 0;
@@ -154,6 +183,7 @@ export function toRecordView(
     currentVersion: record.currentVersion,
     participants,
     isInitiator: viewerIsInitiator,
+    managesAsInitiator: actsAsInitiator(record, viewer),
     readerRows: new Set(participants.filter((p) => isViewerParticipant(p, viewer)).map((p) => p.id)),
     readyForSubmission: readyForSubmission === true,
     counterProposerId: activeCounter?.status === 'pending' ? activeCounter.proposedByParticipantId : null,
@@ -161,6 +191,7 @@ export function toRecordView(
 
   return {
     id: record.id,
+    teamId: teamRole === undefined ? null : record.teamId,
     agrReference: record.reference,
     type: record.type,
     status: record.status,
@@ -181,7 +212,7 @@ export function toRecordView(
       role: p.role,
       displayName: p.displayName,
       contactPointType: p.contactPointType,
-      contactPointValue: viewerIsInitiator || isViewerParticipant(p, viewer) ? p.contactPointValue : null,
+      contactPointValue: seesContacts || isViewerParticipant(p, viewer) ? p.contactPointValue : null,
       invitedAt: p.invitedAt,
       confirmedAt: p.confirmedAt,
       confirmedVersion: p.confirmedVersion,

@@ -7,6 +7,7 @@ import type { RecordType } from '../records/entities.js';
 import type { Clock } from '../shared/clock.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
+import { readerOf } from '../teams/team-access.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { SealArtifacts } from './artifacts-service.js';
 import { CardTicket, type ArtifactKind } from './entities.js';
@@ -137,7 +138,7 @@ export class SealingService {
   private async readable(principal: Principal | null, operation: ScopedOperation, idOrReference: string, only?: RecordType) {
     const caller = requireAccess(principal, operation);
     const em = this.orm.em.fork();
-    const { record } = await findRecordAsReader(em, idOrReference, caller.identityId);
+    const { record } = await findRecordAsReader(em, idOrReference, readerOf(caller));
     if (only && record.type !== only) throw DomainError.notFound('Record');
     return { record, em, caller };
   }

@@ -5,12 +5,14 @@ import { webhookFactsOf } from './events.js';
 export const WEBHOOKS_DUE = 'WEBHOOKS_DUE';
 
 /**
- * The readers of record `f` among endpoint owners `w`: the record's initiator, or an active
- * participant that is the owner or one of the owner's verified contact points (the read rule of
- * record-access.ts, for a column instead of a parameter).
+ * The readers of record `f` among endpoint owners `w`: a personal record's initiator, a team record's
+ * team (the team's own endpoints: a person's endpoint acts for them, not for their teams, as their
+ * personal keys do), or an active participant that is the owner or one of the owner's verified
+ * contact points, on a team's record other than as its initiator (the read rule of record-access.ts,
+ * for a column instead of a parameter).
  */
-const OWNER_READS_RECORD = `(w.identity_id = f.initiator_identity_id or exists (
-    select 1 from participants p where p.record_id = f.id and p.removed_at is null and (p.identity_id = w.identity_id or exists (
+const OWNER_READS_RECORD = `(w.identity_id = coalesce(f.team_id, f.initiator_identity_id) or exists (
+    select 1 from participants p where p.record_id = f.id and p.removed_at is null and (f.team_id is null or p.role <> 'initiator') and (p.identity_id = w.identity_id or exists (
       select 1 from contact_points c where c.identity_id = w.identity_id and c.type = p.contact_point_type and c.value = p.contact_point_value))))`;
 
 /**
@@ -23,7 +25,7 @@ const OWNER_READS_RECORD = `(w.identity_id = f.initiator_identity_id or exists (
  */
 const FAN_OUT = `
   with facts as (
-    select r.id, r.reference, r.type::text as record_type, r.initiator_identity_id,
+    select r.id, r.reference, r.type::text as record_type, r.initiator_identity_id, r.team_id,
            coalesce($4::text, r.status::text) as status, coalesce($5::int, r.current_version) as version,
            (select p.role::text from participants p where p.id = $6::uuid and p.record_id = r.id) as participant_role,
            case when $2 = 'counter.resolved' then coalesce($7::text,

@@ -4,7 +4,10 @@ import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { optionalLine } from '../shared/unicode.js';
-import { requireSession, type Principal } from '../identity/principal.js';
+import type { Principal } from '../identity/principal.js';
+import { requireAccess } from '../identity/operation-access.js';
+import { readerOf, readerTeams, requireTeamRole } from '../teams/team-access.js';
+import { appendTeamActivity } from '../teams/team-activity.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.js';
 import { WebhookDelivery, WebhookEndpoint } from './entities.js';
 import { newWebhookSecret, type WebhookSecrets } from './signature.js';
@@ -17,8 +20,17 @@ export const WEBHOOK_DESCRIPTION_MAX = 200;
 export const SECRET_OVERLAP_SECONDS = 24 * 3600;
 export const DELIVERY_PAGE_MAX = 100;
 
-export type CreateWebhookInput = { url: string; events: readonly string[]; description?: string | null };
-export type UpdateWebhookInput = { url?: string | null; events?: readonly string[] | null; description?: string | null; enabled?: boolean | null };
+export type CreateWebhookInput = {
+  url: string;
+  events: readonly string[];
+  description?: string | null;
+};
+export type UpdateWebhookInput = {
+  url?: string | null;
+  events?: readonly string[] | null;
+  description?: string | null;
+  enabled?: boolean | null;
+};
 
 /** An endpoint as its owner sees it: never the secret, except once at creation and rotation. */
 export type WebhookView = {
@@ -66,9 +78,12 @@ export class WebhookService {
     private readonly wakeSender: () => void,
   ) {}
 
-  async list(principal: Principal | null): Promise<WebhookView[]> {
-    const caller = requireSession(principal);
-    const endpoints = await this.orm.em.fork().find(WebhookEndpoint, { identity: caller.identityId }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+  /** The caller's endpoints, or with `teamId` the team's (its admins manage them). */
+  async list(principal: Principal | null, teamId?: string): Promise<WebhookView[]> {
+    const caller = requireAccess(principal, teamId === undefined ? 'webhooks.list' : 'teams.listWebhooks');
+    const em = this.orm.em.fork();
+    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+    const endpoints = await em.find(WebhookEndpoint, { identity: owner }, { orderBy: { createdAt: 'desc', id: 'asc' } });
     return endpoints.map(view);
   }
 
@@ -76,8 +91,10 @@ export class WebhookService {
     return view(await this.own(this.orm.em.fork(), principal, id));
   }
 
-  async create(principal: Principal | null, input: CreateWebhookInput): Promise<{ webhook: WebhookView; secret: string }> {
-    const caller = requireSession(principal);
+  /** An endpoint of the caller's, or with `teamId` of the team's: it receives the team's records' events. */
+  async create(principal: Principal | null, input: CreateWebhookInput, teamId?: string): Promise<{ webhook: WebhookView; secret: string }> {
+    const caller = requireAccess(principal, teamId === undefined ? 'webhooks.create' : 'teams.createWebhook');
+    const owner = teamId === undefined ? caller.identityId : await this.team(this.orm.em.fork(), caller, teamId);
     const issues = new IssueCollector();
     const events = checkEvents(issues, input.events);
     const description = optionalLine(issues, input.description, 'description', WEBHOOK_DESCRIPTION_MAX);
@@ -86,43 +103,82 @@ export class WebhookService {
     const secret = newWebhookSecret();
     // Counted and added under a lock of the identity's own: concurrent creations cannot pass the cap together.
     const endpoint = await this.orm.em.fork().transactional(async (em: EntityManager) => {
-      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook_endpoints:${caller.identityId}`]);
-      const count = await em.count(WebhookEndpoint, { identity: caller.identityId });
+      await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook_endpoints:${owner}`]);
+      const count = await em.count(WebhookEndpoint, { identity: owner });
       if (count >= WEBHOOKS_PER_IDENTITY) throw new DomainError('conflict', `An identity can have at most ${WEBHOOKS_PER_IDENTITY} webhook endpoints; delete one first`);
       const now = this.clock.now();
       const id = randomUUID();
-      return em.create(WebhookEndpoint, { id, identity: caller.identityId, url, events, description, secret: this.secrets.seal(id, secret), createdAt: now, updatedAt: now });
+      const created = em.create(WebhookEndpoint, {
+        id,
+        identity: owner,
+        url,
+        events,
+        description,
+        secret: this.secrets.seal(id, secret),
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (teamId !== undefined) {
+        await em.flush();
+        await appendTeamActivity(em, owner, caller.identityId, 'webhook_created', { webhook_id: id, url }, now);
+      }
+      return created;
     });
     return { webhook: view(endpoint), secret };
   }
 
   async update(principal: Principal | null, id: string, input: UpdateWebhookInput): Promise<WebhookView> {
-    const em = this.orm.em.fork();
-    const endpoint = await this.own(em, principal, id);
     const issues = new IssueCollector();
     const events = input.events == null ? null : checkEvents(issues, input.events);
     const description = input.description === undefined ? undefined : optionalLine(issues, input.description, 'description', WEBHOOK_DESCRIPTION_MAX);
     issues.throwIfAny();
-    if (input.url != null) endpoint.url = await this.checkUrl(input.url);
-    if (events) endpoint.events = events;
-    if (description !== undefined) endpoint.description = description;
-    if (input.enabled === true && !endpoint.enabled) {
-      // Enabled again: failures before the pause do not count towards disabling it again.
-      Object.assign(endpoint, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
-    } else if (input.enabled === false && endpoint.enabled) {
-      Object.assign(endpoint, { enabled: false, disabledReason: 'owner', disabledAt: this.clock.now() });
-      await em.nativeUpdate(WebhookDelivery, { endpoint: endpoint.id, status: 'pending' }, { status: 'failed', failedAt: this.clock.now(), nextAttemptAt: null, lastError: 'endpoint disabled' });
-    }
-    endpoint.updatedAt = this.clock.now();
-    await em.flush();
-    return view(endpoint);
+    const url = input.url == null ? null : await this.checkUrl(input.url);
+    // One transaction: the change and, for a team's endpoint, its entry in the team's activity log.
+    return this.orm.em.fork().transactional(async (em) => {
+      const endpoint = await this.own(em, principal, id);
+      if (url !== null) endpoint.url = url;
+      if (events) endpoint.events = events;
+      if (description !== undefined) endpoint.description = description;
+      if (input.enabled === true && !endpoint.enabled) {
+        // Enabled again: failures before the pause do not count towards disabling it again.
+        Object.assign(endpoint, {
+          enabled: true,
+          disabledReason: null,
+          disabledAt: null,
+          failingSince: null,
+        });
+      } else if (input.enabled === false && endpoint.enabled) {
+        Object.assign(endpoint, {
+          enabled: false,
+          disabledReason: 'owner',
+          disabledAt: this.clock.now(),
+        });
+        await em.nativeUpdate(
+          WebhookDelivery,
+          { endpoint: endpoint.id, status: 'pending' },
+          {
+            status: 'failed',
+            failedAt: this.clock.now(),
+            nextAttemptAt: null,
+            lastError: 'endpoint disabled',
+          },
+        );
+      }
+      endpoint.updatedAt = this.clock.now();
+      await em.flush();
+      await this.logTeamChange(em, principal, endpoint, 'webhook_changed');
+      return view(endpoint);
+    });
   }
 
   /** Deletes an endpoint and its deliveries: nothing more is sent to it, not even a retry. */
   async remove(principal: Principal | null, id: string): Promise<void> {
     const em = this.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
-    await em.nativeDelete(WebhookEndpoint, { id: endpoint.id });
+    await em.transactional(async (tx) => {
+      await tx.nativeDelete(WebhookEndpoint, { id: endpoint.id });
+      await this.logTeamChange(tx, principal, endpoint, 'webhook_deleted');
+    });
   }
 
   /** A new secret, shown once; the previous one keeps signing alongside it for 24 hours. */
@@ -157,7 +213,13 @@ export class WebhookService {
     if (!delivery) throw DomainError.notFound('Delivery');
     if (!endpoint.enabled) throw new DomainError('conflict', 'This endpoint is disabled; enable it before redelivering');
     if (delivery.status === 'pending') throw new DomainError('conflict', 'This delivery is still pending; it will be attempted again on its schedule');
-    Object.assign(delivery, { status: 'pending', attempts: 0, nextAttemptAt: this.clock.now(), failedAt: null, lockedUntil: null });
+    Object.assign(delivery, {
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: this.clock.now(),
+      failedAt: null,
+      lockedUntil: null,
+    });
     await em.flush();
     this.wakeSender();
     return deliveryView(delivery);
@@ -170,18 +232,47 @@ export class WebhookService {
     if (!endpoint.enabled) throw new DomainError('conflict', 'This endpoint is disabled; enable it before sending a test');
     const now = this.clock.now();
     const eventId = `evt_test_${randomUUID().replace(/-/g, '')}`;
-    const body = JSON.stringify({ type: 'webhook.test', id: eventId, timestamp: now.toISOString(), data: { webhook_id: endpoint.id } });
-    const delivery = em.create(WebhookDelivery, { endpoint: endpoint.id, eventId, type: 'webhook.test', body, nextAttemptAt: now, createdAt: now });
+    const body = JSON.stringify({
+      type: 'webhook.test',
+      id: eventId,
+      timestamp: now.toISOString(),
+      data: { webhook_id: endpoint.id },
+    });
+    const delivery = em.create(WebhookDelivery, {
+      endpoint: endpoint.id,
+      eventId,
+      type: 'webhook.test',
+      body,
+      nextAttemptAt: now,
+      createdAt: now,
+    });
     await em.flush();
     this.wakeSender();
     return deliveryView(delivery);
   }
 
+  /**
+   * An endpoint the caller manages: their own, or their team's when they are its admin. Any other
+   * answers like a missing one.
+   */
   private async own(em: EntityManager, principal: Principal | null, id: string): Promise<WebhookEndpoint> {
-    const caller = requireSession(principal);
-    const endpoint = isUuid(id) ? await em.findOne(WebhookEndpoint, { id, identity: caller.identityId }) : null;
-    if (!endpoint) throw DomainError.notFound('Webhook');
+    const caller = requireAccess(principal, 'webhooks.get');
+    const endpoint = isUuid(id) ? await em.findOne(WebhookEndpoint, { id }) : null;
+    const manages = endpoint !== null && (endpoint.identity === caller.identityId || (await readerTeams(em, readerOf(caller))).get(endpoint.identity) === 'admin');
+    if (!endpoint || !manages) throw DomainError.notFound('Webhook');
     return endpoint;
+  }
+
+  /** The team whose endpoints these are: its admins manage them. */
+  private async team(em: EntityManager, caller: Principal, teamId: string): Promise<string> {
+    await requireTeamRole(em, caller, teamId, 'admin');
+    return teamId.toLowerCase();
+  }
+
+  /** A change to a team's endpoint goes into the team's activity log. */
+  private async logTeamChange(em: EntityManager, principal: Principal | null, endpoint: WebhookEndpoint, action: 'webhook_changed' | 'webhook_deleted'): Promise<void> {
+    if (!principal || endpoint.identity === principal.identityId) return;
+    await appendTeamActivity(em, endpoint.identity, principal.identityId, action, { webhook_id: endpoint.id, url: endpoint.url }, this.clock.now());
   }
 
   /** The URL's shape, and where it leads now (checked again at every delivery). */

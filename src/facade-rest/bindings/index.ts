@@ -9,6 +9,7 @@ import { recordsRoutes } from './records.js';
 import { plannedRoutes } from './planned.js';
 import { inboundRoutes, verificationRoutes } from './verification.js';
 import { webhookRoutes } from './webhooks.js';
+import { teamRoutes } from './teams.js';
 
 export { inboundGuards } from './verification.js';
 
@@ -26,6 +27,7 @@ export const restBindings: Record<string, RestOperation> = {
   ...inboundRoutes,
   ...artifactsRoutes,
   ...webhookRoutes,
+  ...teamRoutes,
 };
 
 /** The domain operation a contract operationId runs (bound or planned); null for the meta routes. */

@@ -6,6 +6,7 @@ import type { JsonObject, JsonValue } from './helpers.js';
 import { buildPaths } from './paths.js';
 import { buildSchemas } from './schemas.js';
 import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
+import { TEAMS_TAG } from './paths-teams.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -89,6 +90,7 @@ const TAGS: [string, string][] = [
   ['Identity', 'Contact points and records of the caller\'s identity graph.'],
   ['API keys', 'Long-lived scoped credentials (bearer only).'],
   WEBHOOKS_TAG,
+  TEAMS_TAG,
   ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
   ['Public verification', 'Public certificate lookups and artifact verification.'],
   ['Inbound', 'Webhooks from messaging platforms.'],

@@ -16,6 +16,7 @@ import {
   PROTECTED_CREATE,
   PROTECTED_READ,
   route,
+  type ErrorStatus,
   type Route,
 } from './operation.js';
 
@@ -37,6 +38,9 @@ const optionalBody = (schema: string, allowNull: boolean) =>
 const CEREMONY = ['Signature ceremony'];
 const LIFECYCLE = ['Lifecycle'];
 
+/** Creating a record: a `team_id` the caller is not in answers 404 (a team's existence is not told). */
+const TEAM_CREATE: ErrorStatus[] = [...PROTECTED_CREATE, 404];
+
 function agreementRoutes(): Route[] {
   return [
     route('post', `${API}/agreements`, {
@@ -45,10 +49,11 @@ function agreementRoutes(): Route[] {
       tags: ['Agreements'],
       description:
         'Creates a draft record (type `agreement` by default) with the caller as initiator. The response carries ' +
-        'the initiator signature state; sign with the signature ceremony, then submit.',
+        'the initiator signature state; sign with the signature ceremony, then submit. With `team_id` the team owns it ' +
+        "(the caller's member role needed; 404 for a team the caller is not in); a team's API key creates for its team.",
       body: body('CreateAgreementRequest'),
       ok: created('The draft record.'),
-      errors: PROTECTED_CREATE,
+      errors: TEAM_CREATE,
     }),
     route('get', AGR, {
       id: 'getAgreement',
@@ -87,7 +92,7 @@ function agreementRoutes(): Route[] {
       description: 'Creates a single-declarant draft, optionally with witnesses.',
       body: body('CreateDeclarationRequest'),
       ok: created('The draft declaration.'),
-      errors: PROTECTED_CREATE,
+      errors: TEAM_CREATE,
     }),
   ];
 }
@@ -391,7 +396,7 @@ function notarizationRoutes(): Route[] {
         '`signature_mode=auto_seal` is available to API-key callers only. Follow `next_action` and `human_step`.',
       body: body('CreateNotarizationRequest'),
       ok: json('ExternalNotarizationResponse', 201, 'The notarization record and what to do next.'),
-      errors: PROTECTED_CREATE,
+      errors: TEAM_CREATE,
     }),
     route('get', NOT, {
       id: 'getNotarization',

@@ -20,6 +20,7 @@ import {
 } from './operation.js';
 import { API, recordRoutes } from './paths-records.js';
 import { webhookRoutes } from './paths-webhooks.js';
+import { teamRoutes } from './paths-teams.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
@@ -319,6 +320,7 @@ export function allRoutes(): Route[] {
     ...apiKeyRoutes(),
     ...connectorRoutes(),
     ...webhookRoutes(),
+    ...teamRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];

@@ -82,6 +82,7 @@ function recordRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: onChainVerifiedParties(),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
     ),
@@ -96,6 +97,7 @@ function recordRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: onChainVerifiedParties(),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
       { description: 'A single-declarant draft, optionally witnessed.' },
@@ -183,6 +185,7 @@ function notarizationRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: bool({ default: false }),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['content_type', 'content_hash'],
       {

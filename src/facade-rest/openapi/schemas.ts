@@ -19,6 +19,7 @@ import {
 } from './helpers.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { webhookSchemas } from './paths-webhooks.js';
+import { teamSchemas } from './paths-teams.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -55,6 +56,7 @@ function recordSchemas(): Record<string, Schema> {
     ExternalAgreementResponse: obj(
       {
         id: uuid(),
+        team_id: nullable(uuid({ description: "The team that owns it, shown to the team's own readers (null for anyone else, and for a personal record)." })),
         agr_reference: str({ description: 'Public reference of the record (AGR reference).' }),
         type: enumOf(RECORD_TYPES),
         status: enumOf(RECORD_STATUSES),
@@ -615,6 +617,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...publicSchemas(),
     ...identitySchemas(),
     ...webhookSchemas(),
+    ...teamSchemas(),
     ...metaAndErrorSchemas(),
     ...buildRequestSchemas(),
   };

@@ -14,8 +14,9 @@ import { records } from './records.js';
 import { inbound } from './inbound.js';
 import { verification } from './verification.js';
 import { webhooks } from './webhooks.js';
+import { teams } from './teams.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks };
+export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams };
 
 export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';

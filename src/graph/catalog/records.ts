@@ -9,7 +9,7 @@ import {
 } from './generated.js';
 
 /** `status` and `type` take any string: one that is no status or type matches no record. */
-export type ListRecordsInput = { status?: string | null; type?: string | null; limit?: number; offset?: number; withSvg?: boolean };
+export type ListRecordsInput = { status?: string | null; type?: string | null; teamId?: string | null; limit?: number; offset?: number; withSvg?: boolean };
 
 /** Creating, reading, listing and editing records. */
 export const records = {
@@ -17,7 +17,14 @@ export const records = {
     'records.list',
     ListMyRecordsDocument,
     (data) => data.myRecords,
-    (input: ListRecordsInput) => ({ status: input.status ?? null, type: input.type ?? null, limit: input.limit ?? 20, offset: input.offset ?? 0, withSvg: input.withSvg ?? false }),
+    (input: ListRecordsInput) => ({
+      status: input.status ?? null,
+      type: input.type ?? null,
+      teamId: input.teamId ?? null,
+      limit: input.limit ?? 20,
+      offset: input.offset ?? 0,
+      withSvg: input.withSvg ?? false,
+    }),
   ),
   createAgreement: entry('records.createAgreement', CreateAgreementDocument, (data) => data.createAgreement),
   createDeclaration: entry('records.createDeclaration', CreateDeclarationDocument, (data) => data.createDeclaration),

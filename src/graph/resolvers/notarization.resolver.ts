@@ -1,5 +1,5 @@
 import { described } from '../describe.js';
-import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, ID, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import type { CeremonyService } from '../../domain/ceremonies/ceremony-service.js';
 import type { ExecutionView } from '../../domain/ceremonies/execution-view.js';
@@ -68,6 +68,9 @@ export class CreateNotarizationInput {
 
   @Field(() => Int, { nullable: true, defaultValue: 1 })
   requiredSignatureMethodCount?: number | null;
+
+  @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed). A team's API key notarizes for its team, with signatureMode auto_seal." })
+  teamId?: string | null;
 }
 
 @ObjectType('NotarizationNextAction', { simpleResolvers: true, description: 'The call to make next (MCP tool and REST operation)' })

@@ -1,5 +1,5 @@
 import { described } from '../describe.js';
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { MAX_FILTER_LENGTH, type RecordService } from '../../domain/records/record-service.js';
 import type { RecordView } from '../../domain/records/record-view.js';
 import type { GraphContext } from '../context.js';
@@ -25,8 +25,10 @@ export class RecordResolver {
     @Arg('type', () => String, { nullable: true, description: FILTER_NOTE }) type: string | null,
     @Arg('limit', () => Int, { nullable: true, defaultValue: 20 }) limit: number,
     @Arg('offset', () => Int, { nullable: true, defaultValue: 0 }) offset: number,
+    @Arg('teamId', () => ID, { nullable: true, description: "A team's records (any role in it); none: the caller's own and those they take part in (a team's key: its team's)" })
+    teamId: string | null,
   ) {
-    return this.records.list(principal, { status, type, limit, offset });
+    return this.records.list(principal, { status, type, teamId, limit, offset });
   }
 
   @Mutation(() => RecordObject, { description: described('Creates a draft record of any type', 'records.createAgreement') })

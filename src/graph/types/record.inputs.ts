@@ -1,4 +1,4 @@
-import { Field, InputType, Int } from 'type-graphql';
+import { Field, ID, InputType, Int } from 'type-graphql';
 import { PartyContactPointTypeEnum, RecordTypeEnum } from './enums.js';
 import type { RecordType } from '../../domain/records/entities.js';
 
@@ -48,6 +48,9 @@ export class CreateAgreementInput {
 
   @Field(() => Int, { nullable: true, defaultValue: 1, description: '1, 2 or 3' })
   requiredSignatureMethodCount?: number | null;
+
+  @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
+  teamId?: string | null;
 }
 
 @InputType('CreateDeclarationInput')
@@ -75,6 +78,9 @@ export class CreateDeclarationInput {
 
   @Field(() => Int, { nullable: true, defaultValue: 1 })
   requiredSignatureMethodCount?: number | null;
+
+  @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
+  teamId?: string | null;
 }
 
 @InputType('UpdateAgreementInput', { description: 'Draft edit: only the given fields change; null clears an optional field' })

@@ -159,6 +159,9 @@ export class RecordObject {
   @Field(() => ID)
   id!: string;
 
+  @Field(() => ID, { nullable: true, description: "The team that owns it, shown to the team's own readers (null for anyone else, and for a personal record)" })
+  teamId!: string | null;
+
   @Field({ description: 'Public reference, e.g. AGR-7K3M-9QXD' })
   agrReference!: string;
 

@@ -64,6 +64,8 @@ export type CreateAgreementInput = {
   requiredSignatureMethodCount?: number | null | undefined;
   /** At most 500 characters */
   summary?: string | null | undefined;
+  /** The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team. */
+  teamId?: string | null | undefined;
   /** At most 200 characters */
   title?: string | null | undefined;
   type?: RecordType | null | undefined;
@@ -84,6 +86,8 @@ export type CreateDeclarationInput = {
   onChainIncludeVerifiedParties: boolean;
   requiredSignatureMethodCount?: number | null | undefined;
   summary?: string | null | undefined;
+  /** The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team. */
+  teamId?: string | null | undefined;
   title?: string | null | undefined;
   witnesses?: Array<NamedPartyInput> | null | undefined;
 };
@@ -106,6 +110,8 @@ export type CreateNotarizationInput = {
   signatureMode?: string | null | undefined;
   /** Bytes; a whole number up to 2^53 - 1 (files larger than 2 GiB included) */
   sizeBytes?: number | null | undefined;
+  /** The team that will own it (the caller's member role in it needed). A team's API key notarizes for its team, with signatureMode auto_seal. */
+  teamId?: string | null | undefined;
   /** The text, for text notarizations */
   text?: string | null | undefined;
   textPublic?: boolean | null | undefined;
