@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { requireAccess } from './operation-access.js';
+import { requireAccess, type TeamOperation } from './operation-access.js';
 import { requireTeamRole } from '../teams/team-access.js';
 import { appendTeamActivity } from '../teams/team-activity.js';
 import type { Clock } from '../shared/clock.js';
@@ -33,7 +33,7 @@ export class ApiKeyService {
   async list(principal: Principal | null, teamId?: string): Promise<ApiKey[]> {
     const caller = requireAccess(principal, teamId === undefined ? 'identity.listApiKeys' : 'teams.listApiKeys');
     const em = this.orm.em.fork();
-    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.listApiKeys');
     return em.find(
       ApiKey,
       // Every key not revoked, as the contract says: an expired one too, showing its expires_at.
@@ -65,7 +65,7 @@ export class ApiKeyService {
 
     const key = API_KEY_PREFIX + randomToken(32);
     return this.orm.em.fork().transactional(async (em) => {
-      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.createApiKey');
       const apiKey = em.create(ApiKey, {
         identity: owner,
         keyPrefix: key.slice(0, API_KEY_PREFIX.length + 6),
@@ -96,7 +96,7 @@ export class ApiKeyService {
   async revoke(principal: Principal | null, keyId: string, teamId?: string): Promise<void> {
     const caller = requireAccess(principal, teamId === undefined ? 'identity.revokeApiKey' : 'teams.revokeApiKey');
     await this.orm.em.fork().transactional(async (em) => {
-      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+      const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.revokeApiKey');
       const apiKey = isUuid(keyId)
         ? await em.findOne(ApiKey, {
             id: keyId,
@@ -113,8 +113,8 @@ export class ApiKeyService {
   }
 
   /** The team whose keys these are: its admins manage them. */
-  private async team(em: EntityManager, caller: Principal, teamId: string): Promise<string> {
-    await requireTeamRole(em, caller, teamId, 'admin');
+  private async team(em: EntityManager, caller: Principal, teamId: string, operation: TeamOperation): Promise<string> {
+    await requireTeamRole(em, caller, teamId, operation);
     return teamId.toLowerCase();
   }
 }

@@ -1,5 +1,6 @@
 import { DomainError } from '../shared/errors.js';
 import { requireAuthenticated, requireSession, type Principal, type Scope } from './principal.js';
+import type { TeamRole } from '../vocabulary.js';
 
 /**
  * Who may run each operation of the product: `public` (no credentials), `session` (a signed-in
@@ -103,6 +104,40 @@ export const OPERATION_ACCESS = {
   'artifacts.createDocumentTicket': 'retrieve',
   'artifacts.redeemDocumentTicket': 'public',
 } as const satisfies Record<string, OperationAccess>;
+
+/**
+ * The role in a team an operation needs when it acts on a team (its id given, or a team's record):
+ * the same declaration's second half. `teams.removeMember` is any member's for themselves (leaving)
+ * and an admin's for anyone else. Managing a team's record as its initiator may (edit, submit,
+ * resend, cancel, amend, resolve counters) is its initiator's while a member, and every admin's
+ * (`actsAsInitiator`); signing is never a team's.
+ */
+export const TEAM_OPERATION_ROLES = {
+  'teams.get': 'viewer',
+  'teams.members': 'viewer',
+  'teams.activity': 'viewer',
+  'teams.removeMember': 'viewer',
+  'records.list': 'viewer',
+  'records.get': 'viewer',
+  'artifacts.getAuditTrail': 'viewer',
+  'artifacts.getDocument': 'viewer',
+  'records.createAgreement': 'member',
+  'records.createDeclaration': 'member',
+  'notarizations.create': 'member',
+  'teams.update': 'admin',
+  'teams.delete': 'admin',
+  'teams.updateMember': 'admin',
+  'teams.invite': 'admin',
+  'teams.invitations': 'admin',
+  'teams.revokeInvitation': 'admin',
+  'teams.listApiKeys': 'admin',
+  'teams.createApiKey': 'admin',
+  'teams.revokeApiKey': 'admin',
+  'teams.listWebhooks': 'admin',
+  'teams.createWebhook': 'admin',
+} as const satisfies Partial<Record<keyof typeof OPERATION_ACCESS, TeamRole>>;
+
+export type TeamOperation = keyof typeof TEAM_OPERATION_ROLES;
 
 export type OperationAccess = 'public' | 'session' | Scope;
 export type DomainOperation = keyof typeof OPERATION_ACCESS;

@@ -114,7 +114,7 @@ export class NotarizationService {
       }
       if (methodCount !== 1) throw DomainError.invalid(['requiredSignatureMethodCount'], 'auto_seal signs with the api_key method alone: use 1', 'not_allowed');
     }
-    const teamId = await teamOfNewRecord(em, caller, input.teamId, signatureMode !== 'auto_seal');
+    const teamId = await teamOfNewRecord(em, caller, input.teamId, signatureMode !== 'auto_seal', 'notarizations.create');
 
     const body = contentType === 'text' ? input.text!.normalize('NFC') : statement(contentType, contentHash, label, filename, mimeType, input.sizeBytes ?? null);
     const details: NotarizationDetails = {

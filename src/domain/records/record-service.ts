@@ -74,7 +74,7 @@ export class RecordService {
     const initiatorContact = await initiatorContactOf(em, caller);
     validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
     issues.throwIfAny();
-    const teamId = await teamOfNewRecord(em, caller, input.teamId, true);
+    const teamId = await teamOfNewRecord(em, caller, input.teamId, true, type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
 
     const now = this.clock.now();
     const record = em.create(SignedRecord, {
@@ -174,7 +174,7 @@ export class RecordService {
     // A team's listing needs a role in it (checked on every call: a removed member is refused at once);
     // a team's key lists its team's records.
     const team = input.teamId ?? (caller.kind === 'api_key' && caller.teamKey ? caller.identityId : null);
-    if (team !== null) await requireTeamRole(this.orm.em.fork(), caller, team, 'viewer');
+    if (team !== null) await requireTeamRole(this.orm.em.fork(), caller, team, 'records.list');
     const filter = { status: input.status, type: input.type, team: team?.toLowerCase() ?? null, limit, offset };
     const load = async (): Promise<RecordPage> => {
       const em = this.orm.em.fork();

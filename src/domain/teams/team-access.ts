@@ -3,12 +3,10 @@ import { preparedQuery } from '../database.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import type { Principal } from '../identity/principal.js';
-import type { TeamRole } from '../vocabulary.js';
+import { TEAM_ROLES, type TeamRole } from '../vocabulary.js';
+import { TEAM_OPERATION_ROLES, type TeamOperation } from '../identity/operation-access.js';
 
-/**
- * What each team role may do, from the least to the most: the one declaration the services check
- * (`requireTeamRole`) and the README's table is checked against (test/unit/team-roles.test.ts).
- */
+/** The roles from the least to the most: each may do what the ones below it may. */
 export const TEAM_ROLE_RANK: Record<TeamRole, number> = { viewer: 1, member: 2, admin: 3 };
 
 /** Whether `role` is at least `needed`. */
@@ -70,7 +68,8 @@ export async function readerTeams(em: EntityManager, reader: Reader): Promise<Ma
  * not_found, exactly like a team that does not exist: nobody outside a team learns it exists. A
  * member whose role is too low is told so (403): they know the team.
  */
-export async function requireTeamRole(em: EntityManager, principal: Principal, teamId: string, needed: TeamRole): Promise<TeamRole> {
+export async function requireTeamRole(em: EntityManager, principal: Principal, teamId: string, operation: TeamOperation): Promise<TeamRole> {
+  const needed: TeamRole = TEAM_OPERATION_ROLES[operation];
   const reader = readerOf(principal);
   const role = isUuid(teamId) ? (await readerTeams(em, reader)).get(teamId.toLowerCase()) : undefined;
   if (!role) throw DomainError.notFound('Team');
@@ -88,10 +87,11 @@ export async function teamOfNewRecord(
   principal: Principal,
   teamId: string | null | undefined,
   initiatorSigns: boolean,
+  operation: TeamOperation,
 ): Promise<string | null> {
   const team = teamId ?? (principal.kind === 'api_key' && principal.teamKey ? principal.identityId : null);
   if (team === null) return null;
-  await requireTeamRole(em, principal, team, 'member');
+  await requireTeamRole(em, principal, team, operation);
   if (principal.kind === 'api_key' && principal.teamKey && initiatorSigns) {
     throw DomainError.invalid(
       [],
@@ -100,4 +100,16 @@ export async function teamOfNewRecord(
     );
   }
   return team.toLowerCase();
+}
+
+/**
+ * The README's table of what each role may do, made from the declaration (operation-access.ts
+ * TEAM_OPERATION_ROLES); test/unit/team-roles.test.ts fails when the README's copy differs.
+ */
+export function teamRolesTable(): string {
+  const rows = Object.entries(TEAM_OPERATION_ROLES).map(([operation, needed]) => {
+    const marks = TEAM_ROLES.slice().reverse().map((role) => (roleAtLeast(role, needed) ? 'yes' : 'no'));
+    return `| \`${operation}\` | ${marks.join(' | ')} |`;
+  });
+  return ['| Operation | viewer | member | admin |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -71,7 +71,7 @@ export class TeamService {
   async get(principal: Principal | null, teamId: string): Promise<TeamView> {
     const caller = requireAccess(principal, 'teams.get');
     const em = this.em;
-    const role = await requireTeamRole(em, caller, teamId, 'viewer');
+    const role = await requireTeamRole(em, caller, teamId, 'teams.get');
     const team = await em.findOneOrFail(Team, { id: teamId.toLowerCase() });
     return view(team, role, (await this.memberCounts(em, [team.id])).get(team.id) ?? 0);
   }
@@ -100,7 +100,7 @@ export class TeamService {
   async update(principal: Principal | null, teamId: string, input: { name?: string | null }): Promise<TeamView> {
     const caller = requireAccess(principal, 'teams.update');
     return this.em.transactional(async (em) => {
-      await requireTeamRole(em, caller, teamId, 'admin');
+      await requireTeamRole(em, caller, teamId, 'teams.update');
       const team = await em.findOneOrFail(Team, { id: teamId.toLowerCase() });
       if (input.name != null) {
         team.name = checkName(input.name);
@@ -119,7 +119,7 @@ export class TeamService {
   async remove(principal: Principal | null, teamId: string): Promise<void> {
     const caller = requireAccess(principal, 'teams.delete');
     await this.em.transactional(async (em) => {
-      await requireTeamRole(em, caller, teamId, 'admin');
+      await requireTeamRole(em, caller, teamId, 'teams.delete');
       const id = teamId.toLowerCase();
       const [held] = await em.execute<{ count: number }[]>('select count(*)::int as count from records where team_id = ?', [id]);
       if ((held?.count ?? 0) > 0) throw new DomainError('conflict', `This team owns ${held!.count} records; a team that owns records cannot be deleted`);
@@ -133,7 +133,7 @@ export class TeamService {
   async members(principal: Principal | null, teamId: string): Promise<TeamMemberView[]> {
     const caller = requireAccess(principal, 'teams.members');
     const em = this.em;
-    await requireTeamRole(em, caller, teamId, 'viewer');
+    await requireTeamRole(em, caller, teamId, 'teams.members');
     const id = teamId.toLowerCase();
     // The team's own membership (how its keys act for it) is not a person: not listed.
     const rows = await em.find(TeamMember, { team: id, identity: { $ne: id } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
@@ -144,7 +144,7 @@ export class TeamService {
     const caller = requireAccess(principal, 'teams.updateMember');
     const role = checkRole(input.role);
     const result = await this.em.transactional(async (em) => {
-      await requireTeamRole(em, caller, teamId, 'admin');
+      await requireTeamRole(em, caller, teamId, 'teams.updateMember');
       const member = await this.lockedMember(em, teamId, memberId);
       if (member.role === role) return memberView(member);
       if (member.role === 'admin' && role !== 'admin') await this.keepAnAdmin(em, member);
@@ -162,7 +162,7 @@ export class TeamService {
   async removeMember(principal: Principal | null, teamId: string, memberId: string): Promise<void> {
     const caller = requireAccess(principal, 'teams.removeMember');
     await this.em.transactional(async (em) => {
-      const role = await requireTeamRole(em, caller, teamId, 'viewer');
+      const role = await requireTeamRole(em, caller, teamId, 'teams.removeMember');
       const member = await this.lockedMember(em, teamId, memberId);
       const self = member.identity === caller.identityId;
       if (!self && role !== 'admin') throw new DomainError('forbidden', "Removing another member needs the team's admin role");
@@ -185,7 +185,7 @@ export class TeamService {
     const now = this.deps.clock.now();
     const token = INVITATION_TOKEN_PREFIX + randomToken(32);
     return this.em.transactional(async (em) => {
-      await requireTeamRole(em, caller, teamId, 'admin');
+      await requireTeamRole(em, caller, teamId, 'teams.invite');
       const id = teamId.toLowerCase();
       await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`team_invitations:${id}`]);
       const [already] = await em.execute<{ count: number }[]>(
@@ -220,7 +220,7 @@ export class TeamService {
   async invitations(principal: Principal | null, teamId: string): Promise<TeamInvitationView[]> {
     const caller = requireAccess(principal, 'teams.invitations');
     const em = this.em;
-    await requireTeamRole(em, caller, teamId, 'admin');
+    await requireTeamRole(em, caller, teamId, 'teams.invitations');
     const rows = await em.find(TeamInvitation, { team: teamId.toLowerCase(), status: 'pending' }, { orderBy: { createdAt: 'desc', id: 'asc' } });
     return rows.map(invitationView);
   }
@@ -228,7 +228,7 @@ export class TeamService {
   async revokeInvitation(principal: Principal | null, teamId: string, invitationId: string): Promise<void> {
     const caller = requireAccess(principal, 'teams.revokeInvitation');
     await this.em.transactional(async (em) => {
-      await requireTeamRole(em, caller, teamId, 'admin');
+      await requireTeamRole(em, caller, teamId, 'teams.revokeInvitation');
       const invitation = isUuid(invitationId) ? await em.findOne(TeamInvitation, { id: invitationId.toLowerCase(), team: teamId.toLowerCase(), status: 'pending' }) : null;
       if (!invitation) throw DomainError.notFound('Invitation');
       invitation.status = 'revoked';
@@ -271,7 +271,7 @@ export class TeamService {
     if (!Number.isInteger(page.offset) || page.offset < 0) issues.add(['offset'], 'Must be 0 or more', 'out_of_range');
     issues.throwIfAny();
     const em = this.em;
-    await requireTeamRole(em, caller, teamId, 'viewer');
+    await requireTeamRole(em, caller, teamId, 'teams.activity');
     const id = teamId.toLowerCase();
     const rows = await em.execute<(Omit<TeamActivityView, 'at'> & { at: Date; total: string })[]>(
       `select seq, at, actor_identity_id as "actorIdentityId", action, details, prev_hash as "prevHash", entry_hash as "entryHash", count(*) over () as total

@@ -5,7 +5,7 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { optionalLine } from '../shared/unicode.js';
 import type { Principal } from '../identity/principal.js';
-import { requireAccess } from '../identity/operation-access.js';
+import { requireAccess, type TeamOperation } from '../identity/operation-access.js';
 import { readerOf, readerTeams, requireTeamRole } from '../teams/team-access.js';
 import { appendTeamActivity } from '../teams/team-activity.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.js';
@@ -82,7 +82,7 @@ export class WebhookService {
   async list(principal: Principal | null, teamId?: string): Promise<WebhookView[]> {
     const caller = requireAccess(principal, teamId === undefined ? 'webhooks.list' : 'teams.listWebhooks');
     const em = this.orm.em.fork();
-    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId);
+    const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.listWebhooks');
     const endpoints = await em.find(WebhookEndpoint, { identity: owner }, { orderBy: { createdAt: 'desc', id: 'asc' } });
     return endpoints.map(view);
   }
@@ -94,7 +94,7 @@ export class WebhookService {
   /** An endpoint of the caller's, or with `teamId` of the team's: it receives the team's records' events. */
   async create(principal: Principal | null, input: CreateWebhookInput, teamId?: string): Promise<{ webhook: WebhookView; secret: string }> {
     const caller = requireAccess(principal, teamId === undefined ? 'webhooks.create' : 'teams.createWebhook');
-    const owner = teamId === undefined ? caller.identityId : await this.team(this.orm.em.fork(), caller, teamId);
+    const owner = teamId === undefined ? caller.identityId : await this.team(this.orm.em.fork(), caller, teamId, 'teams.createWebhook');
     const issues = new IssueCollector();
     const events = checkEvents(issues, input.events);
     const description = optionalLine(issues, input.description, 'description', WEBHOOK_DESCRIPTION_MAX);
@@ -264,8 +264,8 @@ export class WebhookService {
   }
 
   /** The team whose endpoints these are: its admins manage them. */
-  private async team(em: EntityManager, caller: Principal, teamId: string): Promise<string> {
-    await requireTeamRole(em, caller, teamId, 'admin');
+  private async team(em: EntityManager, caller: Principal, teamId: string, operation: TeamOperation): Promise<string> {
+    await requireTeamRole(em, caller, teamId, operation);
     return teamId.toLowerCase();
   }
 
