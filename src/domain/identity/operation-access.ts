@@ -35,8 +35,9 @@ export const OPERATION_ACCESS = {
   'webhooks.redeliver': 'session',
   'webhooks.test': 'session',
 
-  'teams.list': 'session',
-  'teams.get': 'session',
+  // Reading which teams a credential acts for: a team's key its own, a connector those chosen at consent.
+  'teams.list': 'retrieve',
+  'teams.get': 'retrieve',
   'teams.create': 'session',
   'teams.update': 'session',
   'teams.delete': 'session',

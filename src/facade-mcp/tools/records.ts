@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { LIMITS } from '../../domain/text-rules.js';
+import { TEAM_ROLES } from '../../domain/vocabulary.js';
 import { catalog, runEntry, type Graph } from '../../graph/catalog/index.js';
 import { operationFailure } from '../../graph/transport/failure.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
@@ -27,7 +28,7 @@ import {
   type ToolDefinition,
 } from '../tool.js';
 
-const { records, verification, artifacts } = catalog;
+const { records, verification, artifacts, teams } = catalog;
 
 const party = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
 
@@ -53,7 +54,34 @@ async function sealedPdfLink(graph: Graph, reference: string): Promise<ResourceL
   }
 }
 
+/** A team's id, as `list_teams` gives it. */
+const teamId = z.uuid().optional();
+
 export const recordTools: ToolDefinition[] = [
+  tool({
+    name: 'list_teams',
+    title: 'List teams',
+    description:
+      "The teams this connection may act for (the human chose them when connecting), with the human's role in each: `admin`, `member` (creates and runs records) or `viewer` (reads). Give a team's `id` as `team_id` to `list_agreements` or `create_agreement`. Needs the `retrieve` scope.",
+    input: z.strictObject({}),
+    output: z.object({
+      teams: z.array(z.object({ id: z.string(), name: z.string(), role: z.enum(TEAM_ROLES), member_count: z.number().int() })),
+      next_action: nextAction,
+      human_step: humanStep,
+    }),
+    annotations: READ,
+    operations: [teams.list],
+    run: async (_args, { graph }) => {
+      const list = await runEntry(graph, teams.list, {});
+      return {
+        structured: {
+          teams: list.map((team) => ({ id: team.id, name: team.name, role: team.role, member_count: team.memberCount })),
+          next_action: list.length ? { tool: 'list_agreements', arguments: { team_id: list[0]!.id }, description: "The first team's records." } : null,
+          human_step: null,
+        },
+      };
+    },
+  }),
   tool({
     name: 'verify_agreement',
     title: 'Verify a record publicly',
@@ -122,6 +150,7 @@ export const recordTools: ToolDefinition[] = [
         on_chain_include_verified_parties: z.boolean().describe('Publish verified party details on chain (more public)'),
         required_signature_method_count: methodCount.default(1),
         lapse_days: lapseDays.describe(`Days the others have to confirm (${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max})`),
+        team_id: teamId.describe('The team that will own it (from `list_teams`; the human needs the member or admin role in it, and allowed this connector to act for it). Omit for a personal record.'),
       })
       .refine((args) => (args.other_party_email === undefined) === (args.other_party_name === undefined), {
         message: 'Give other_party_email and other_party_name together',
@@ -147,6 +176,7 @@ export const recordTools: ToolDefinition[] = [
         onChainIncludeVerifiedParties: args.on_chain_include_verified_parties,
         requiredSignatureMethodCount: args.required_signature_method_count,
         lapseDays: args.lapse_days ?? null,
+        teamId: args.team_id ?? null,
       };
       const record = await runEntry(graph, records.createAgreement, { input });
       return { structured: recordResult(record, recordGuidance(record)) };
@@ -172,7 +202,7 @@ export const recordTools: ToolDefinition[] = [
     name: 'list_agreements',
     title: 'List records',
     description:
-      'Lists the records of the caller\'s identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature). Filter by `status` or `type`; page with `limit` (1..100, default 20) and `offset`. Only document identicons are ever inlined. Needs the `retrieve` scope.',
+      'Lists the records of the caller\'s identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature); with `team_id`, the records of that team (from `list_teams`). Filter by `status` or `type`; page with `limit` (1..100, default 20) and `offset`. Only document identicons are ever inlined. Needs the `retrieve` scope.',
     input: z.strictObject({
       status: z
         .enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded'])
@@ -181,6 +211,7 @@ export const recordTools: ToolDefinition[] = [
       type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional().describe('Only records of this type'),
       limit: z.number().int().min(1).max(100).default(20).describe('Entries per page (1..100, default 20)'),
       offset: z.number().int().min(0).max(MAX_LIST_OFFSET).default(0).describe(`Entries to skip (0..${MAX_LIST_OFFSET}), for the next page`),
+      team_id: teamId.describe("A team's records (from `list_teams`) instead of the human's own"),
       visual_representation: visualRepresentation,
     }),
     output: z.object({
@@ -196,7 +227,14 @@ export const recordTools: ToolDefinition[] = [
     annotations: READ,
     operations: [records.list],
     run: async (args, { graph }) => {
-      const page = await runEntry(graph, records.list, { status: (args.status) ?? null, type: (args.type) ?? null, limit: args.limit, offset: args.offset, withSvg: wantsSvg(args.visual_representation) });
+      const page = await runEntry(graph, records.list, {
+        status: args.status ?? null,
+        type: args.type ?? null,
+        teamId: args.team_id ?? null,
+        limit: args.limit,
+        offset: args.offset,
+        withSvg: wantsSvg(args.visual_representation),
+      });
       const entries = page.records.map((record) => ({
         agrReference: record.agrReference,
         type: record.type,

@@ -24,7 +24,14 @@ export function teamRoutes(): Route[] {
   const tags = [TEAMS_TAG[0]];
   const bearer = { access: 'bearer' as const, tags };
   return [
-    route('get', `${API}/teams`, { ...bearer, id: 'listTeams', summary: 'List my teams', description: "The caller's teams, with the caller's role in each.", ok: json('TeamListResponse', 200, 'The teams.'), errors: [401, 403, 429] }),
+    route('get', `${API}/teams`, {
+      tags,
+      id: 'listTeams',
+      summary: 'List my teams',
+      description: "The teams the caller's credential acts for, with the caller's role in each: a session's every team, a team key's own team, a personal key's none.",
+      ok: json('TeamListResponse', 200, 'The teams.'),
+      errors: [401, 403, 429],
+    }),
     route('post', `${API}/teams`, {
       ...bearer,
       id: 'createTeam',
@@ -34,7 +41,7 @@ export function teamRoutes(): Route[] {
       ok: json('TeamSchema', 201, 'The team.'),
       errors: [401, 403, 409, 429],
     }),
-    route('get', `${API}/teams/{team_id}`, { ...bearer, id: 'getTeam', summary: 'Get a team', params: [teamId()], ok: json('TeamSchema', 200, 'The team.'), errors: [401, 403, 404, 429] }),
+    route('get', `${API}/teams/{team_id}`, { tags, id: 'getTeam', summary: 'Get a team', params: [teamId()], ok: json('TeamSchema', 200, 'The team.'), errors: [401, 403, 404, 429] }),
     route('patch', `${API}/teams/{team_id}`, {
       ...bearer,
       id: 'updateTeam',
@@ -54,7 +61,14 @@ export function teamRoutes(): Route[] {
       ok: { status: 204, description: 'Deleted.' },
       errors: [401, 403, 404, 409, 429],
     }),
-    route('get', `${API}/teams/{team_id}/members`, { ...bearer, id: 'listTeamMembers', summary: 'List members', params: [teamId()], ok: json('TeamMemberListResponse', 200, 'The members.'), errors: [401, 403, 404, 429] }),
+    route('get', `${API}/teams/{team_id}/members`, {
+      ...bearer,
+      id: 'listTeamMembers',
+      summary: 'List members',
+      params: [teamId()],
+      ok: json('TeamMemberListResponse', 200, 'The members.'),
+      errors: [401, 403, 404, 429],
+    }),
     route('patch', `${API}/teams/{team_id}/members/{member_id}`, {
       ...bearer,
       id: 'updateTeamMember',
@@ -136,7 +150,8 @@ export function teamRoutes(): Route[] {
       ...bearer,
       id: 'listTeamActivity',
       summary: "The team's activity log",
-      description: 'Every change to who belongs to the team and what acts for it, oldest first. Entries are hash-chained like a record\'s audit trail: `entry_hash` commits to the entry and to `prev_hash`.',
+      description:
+        "Every change to who belongs to the team and what acts for it, oldest first. Entries are hash-chained like a record's audit trail: `entry_hash` commits to the entry and to `prev_hash`.",
       params: [
         teamId(),
         queryParam('limit', int({ minimum: 1, maximum: ACTIVITY_PAGE_MAX, default: 50 }), `Page size, 1 to ${ACTIVITY_PAGE_MAX}.`),
@@ -175,7 +190,7 @@ export function teamRoutes(): Route[] {
       summary: 'Create a team API key',
       description:
         "Admins only. The key acts for the team: records it creates belong to the team and it reads the team's records; it survives the departure of whoever made it. " +
-        "A team never signs: the key may create notarizations sealed by the key (`auto_seal`), not records whose initiator must sign. The full key is returned once.",
+        'A team never signs: the key may create notarizations sealed by the key (`auto_seal`), not records whose initiator must sign. The full key is returned once.',
       params: [teamId()],
       body: body('CreateAPIKeyRequest'),
       ok: json('APIKeyCreatedSchema', 201, 'The new key, including the full key.'),
@@ -216,11 +231,9 @@ export function teamSchemas(): Record<string, Schema> {
   const role = enumOf(TEAM_ROLES, { description: 'admin: manages the team and acts on every team record as its initiator may (never signing); member: creates and runs records; viewer: reads them.' });
   const name = str({ minLength: 1, maxLength: TEAM_NAME_MAX });
   return {
-    TeamSchema: obj(
-      { id: uuid(), name, role: { ...role, description: "The caller's role in it." }, member_count: int({ minimum: 0 }), created_at: dateTime(), updated_at: dateTime() },
-      'all',
-      { description: 'A team, as one of its members sees it.' },
-    ),
+    TeamSchema: obj({ id: uuid(), name, role: { ...role, description: "The caller's role in it." }, member_count: int({ minimum: 0 }), created_at: dateTime(), updated_at: dateTime() }, 'all', {
+      description: 'A team, as one of its members sees it.',
+    }),
     TeamListResponse: obj({ teams: arrayOf(ref('TeamSchema'), { maxItems: MEMBERSHIPS_MAX }) }, 'all'),
     CreateTeamRequest: obj({ name }, ['name']),
     UpdateTeamRequest: obj({ name }, []),
@@ -234,7 +247,13 @@ export function teamSchemas(): Record<string, Schema> {
     TeamInvitationListResponse: obj({ invitations: arrayOf(ref('TeamInvitationSchema'), { maxItems: PENDING_INVITATIONS_PER_TEAM }) }, 'all'),
     InviteTeamMemberRequest: obj({ email: str({ format: 'email', maxLength: 320 }), role }, ['email', 'role']),
     TeamInvitationPreviewSchema: obj(
-      { team_name: str(), role, email: str({ description: 'Sign in with this address to accept.' }), expires_at: dateTime(), status: enumOf(['pending', 'accepted', 'declined', 'revoked', 'expired']) },
+      {
+        team_name: str(),
+        role,
+        email: str({ description: 'Sign in with this address to accept.' }),
+        expires_at: dateTime(),
+        status: enumOf(['pending', 'accepted', 'declined', 'revoked', 'expired']),
+      },
       'all',
     ),
     TeamActivityEntrySchema: obj(

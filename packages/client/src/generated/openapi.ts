@@ -79,7 +79,7 @@ export interface paths {
         put?: never;
         /**
          * Create an agreement draft
-         * @description Creates a draft record (type `agreement` by default) with the caller as initiator. The response carries the initiator signature state; sign with the signature ceremony, then submit.
+         * @description Creates a draft record (type `agreement` by default) with the caller as initiator. The response carries the initiator signature state; sign with the signature ceremony, then submit. With `team_id` the team owns it (the caller's member role needed; 404 for a team the caller is not in); a team's API key creates for its team.
          *
          *     Bearer token or API key with the `create` scope.
          */
@@ -1181,9 +1181,9 @@ export interface paths {
         };
         /**
          * List my teams
-         * @description The caller's teams, with the caller's role in each.
+         * @description The teams the caller's credential acts for, with the caller's role in each: a session's every team, a team key's own team, a personal key's none.
          *
-         *     Bearer token only: API keys are not accepted.
+         *     Bearer token or API key with the `retrieve` scope.
          */
         get: operations["listTeams"];
         put?: never;
@@ -1209,7 +1209,7 @@ export interface paths {
         };
         /**
          * Get a team
-         * @description Bearer token only: API keys are not accepted.
+         * @description Bearer token or API key with the `retrieve` scope.
          */
         get: operations["getTeam"];
         put?: never;
@@ -3142,7 +3142,7 @@ export interface components {
             };
             /** Format: int32 */
             tool_count: number;
-            /** @description Names of the tools in the discovery catalogue (27 in all). */
+            /** @description Names of the tools in the discovery catalogue (28 in all). */
             tools: string[];
         };
         ValidationError: {
@@ -3719,6 +3719,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
             409: {
                 headers: {
@@ -4221,6 +4230,15 @@ export interface operations {
             };
             /** @description Role or scope failure. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7746,6 +7764,15 @@ export interface operations {
             };
             /** @description Role or scope failure. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
