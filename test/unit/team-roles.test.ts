@@ -7,7 +7,7 @@ import type { TeamRole } from '../../src/domain/vocabulary.js';
 
 const TEAM = 'a0000000-0000-4000-8000-000000000001';
 const viewer = (identityId: string, role?: TeamRole): Viewer => ({ identityId, teamScope: '*', contactKeys: new Set(), teams: new Map(role ? [[TEAM, role]] : []) });
-const teamRecord = { initiatorIdentity: 'maker', teamId: TEAM, participants: [{ role: 'initiator' as const, removedAt: null, identity: 'maker', contactPointType: 'email', contactPointValue: 'maker@acme.example' }] };
+const teamRecord = { initiatorIdentity: 'maker', teamId: TEAM, participants: [{ role: 'initiator' as const, removedAt: null, identity: 'maker', contactPointType: 'email' as const, contactPointValue: 'maker@acme.example' }] };
 
 describe('Team roles, from the one access declaration', () => {
   it('the README shows the table made from the declaration', () => {
