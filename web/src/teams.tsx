@@ -45,9 +45,15 @@ export function canCreateFor(role: TeamRole): boolean {
   return role === 'admin' || role === 'member';
 }
 
+/**
+ * Ties the list to the Team type even while it is empty: the cache then reads it again after any
+ * mutation that answers a Team (a created team, an accepted invitation) or names it (leaving one).
+ */
+export const TEAMS_CONTEXT = { additionalTypenames: ['Team'] };
+
 /** The caller's teams with their role in each (read once, then kept by the cache until a team mutation). */
 export function useTeams(pause = false): { teams: readonly TeamRowFragment[]; loaded: boolean } {
-  const [result] = useQuery({ query: TeamsDocument, requestPolicy: 'cache-and-network', pause });
+  const [result] = useQuery({ query: TeamsDocument, requestPolicy: 'cache-and-network', pause, context: TEAMS_CONTEXT });
   return { teams: result.data?.teams ?? [], loaded: Boolean(result.data) };
 }
 

@@ -44,13 +44,13 @@ export function WorkspaceSwitcher() {
         <ul aria-label="Workspaces">
           <li>
             <button type="button" aria-current={team === null ? 'true' : undefined} onClick={() => choose(null)}>
-              Personal<span className="muted small">Your own records</span>
+              Personal{' '}<span className="muted small">Your own records</span>
             </button>
           </li>
           {teams.map((candidate) => (
             <li key={candidate.id}>
               <button type="button" aria-current={candidate.id === team?.id ? 'true' : undefined} onClick={() => choose(candidate.id)}>
-                {candidate.name}<span className="muted small">{TEAM_ROLE_LABELS[candidate.role]}</span>
+                {candidate.name}{' '}<span className="muted small">{TEAM_ROLE_LABELS[candidate.role]}</span>
               </button>
             </li>
           ))}

@@ -5,13 +5,13 @@ import { CreateTeamDocument, TeamsDocument } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { Link, navigate } from '../router';
-import { TEAM_ROLE_LABELS } from '../teams';
+import { TEAM_ROLE_LABELS, TEAMS_CONTEXT } from '../teams';
 
 const NAME_MAX = 100;
 
 /** The caller's teams, and a form to start one (its creator is its first admin). */
 export function TeamsPage() {
-  const [list] = useQuery({ query: TeamsDocument });
+  const [list] = useQuery({ query: TeamsDocument, context: TEAMS_CONTEXT });
   const [created, create] = useMutation(CreateTeamDocument);
   const [name, setName] = useState('');
 
