@@ -55,6 +55,19 @@ describe('Web UI: teams', () => {
     await admin.getByRole('heading', { name: 'Records of Acme Ltd' }).waitFor();
   });
 
+  it('in the team workspace, a new record belongs to the team by default and says so', async () => {
+    await admin.getByRole('link', { name: 'New record' }).first().click();
+    expect(await admin.getByLabel('Owner').locator('option:checked').textContent()).toBe('Acme Ltd (admin)');
+    await admin.getByRole('radio', { name: 'Declaration' }).check();
+    await admin.getByLabel('Title (optional)').fill('Acme supplier declaration');
+    await admin.getByLabel('Terms').fill('Acme Ltd declares that every supplier it pays has signed the code of conduct this year.');
+    await admin.getByRole('button', { name: 'Create declaration draft' }).click();
+    await admin.getByRole('heading', { name: 'Acme supplier declaration' }).waitFor();
+    await admin.getByRole('definition').getByRole('link', { name: 'Acme Ltd' }).waitFor();
+    await admin.getByRole('link', { name: 'Records', exact: true }).click();
+    await admin.getByRole('list', { name: 'Records' }).getByRole('link', { name: 'Acme supplier declaration' }).waitFor();
+  });
+
   it('the admin invites a member from the team page', async () => {
     await admin.getByRole('link', { name: 'Teams', exact: true }).click();
     await admin.getByRole('list', { name: 'Your teams' }).getByRole('link', { name: 'Acme Ltd' }).click();

@@ -37,10 +37,10 @@ export function TeamInvitations({ teamId, onChanged }: { teamId: string; onChang
         <Field label="Email address to invite" hint="They get a link that works once, for 7 days, signed in with this address.">
           {(props) => <input {...props} type="email" autoComplete="off" required value={email} onChange={(e) => setEmail(e.target.value)} />}
         </Field>
-        <Field label="Role">
+        <Field label="Role" hint={`${TEAM_ROLE_LABELS[role]}: ${TEAM_ROLE_HINTS[role]}`}>
           {(props) => (
             <select {...props} value={role} onChange={(e) => setRole(e.target.value as TeamRole)}>
-              {ROLES.map((value) => <option key={value} value={value}>{TEAM_ROLE_LABELS[value]}: {TEAM_ROLE_HINTS[value]}</option>)}
+              {ROLES.map((value) => <option key={value} value={value}>{TEAM_ROLE_LABELS[value]}</option>)}
             </select>
           )}
         </Field>
@@ -48,7 +48,7 @@ export function TeamInvitations({ teamId, onChanged }: { teamId: string; onChang
         <Alert kind="success">{notice}</Alert>
         <button type="submit" className="button primary" disabled={invited.fetching || !email.includes('@')}>Send invitation</button>
       </form>
-      <h3>Pending</h3>
+      <h3 className="section-gap">Pending</h3>
       <Alert>{describeError(list.error)}</Alert>
       {pending.length === 0 ? (
         <p className="small muted">No pending invitations.</p>
