@@ -11,10 +11,17 @@ import { SignPage } from './pages/sign';
 import { VerifyPage } from './pages/verify';
 import { SecretInputPage } from './pages/secret-input';
 import { KeysPage } from './pages/keys';
+import { TeamsPage } from './pages/teams';
+import { TeamPage } from './pages/team';
+import { TeamInvitationPage } from './pages/team-invitation';
+import { WorkspaceSwitcher } from './workspace-switcher';
 import { PageTitle } from './components';
 
-/** Pages that need a session; the others (sign-in, public verification) work without one. */
-const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys']);
+/**
+ * Pages that need a session; the others (sign-in, public verification) work without one. An invitation's
+ * page shows what it offers first and asks for sign-in itself.
+ */
+const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys', 'teams', 'team']);
 
 export function App() {
   const { session, signOut } = useSession();
@@ -44,6 +51,8 @@ export function App() {
               {session && <li><Link href="/records/new" aria-current={route.page === 'new' ? 'page' : undefined}>New record</Link></li>}
               <li><Link href="/verify" aria-current={route.page === 'verify' ? 'page' : undefined}>Verify</Link></li>
               {session && <li><Link href="/keys" aria-current={route.page === 'keys' ? 'page' : undefined}>API keys</Link></li>}
+              {session && <li><Link href="/teams" aria-current={route.page === 'teams' ? 'page' : undefined}>Teams</Link></li>}
+              {session && <li><WorkspaceSwitcher /></li>}
               {session ? (
                 <li>
                   <button type="button" className="link-button" onClick={() => void endSessionOnServer(graph.client, false).finally(() => { signOut(); navigate('/sign-in'); })}>
@@ -86,6 +95,12 @@ function Page({ route }: { route: Route }) {
       return <KeysPage />;
     case 'secret-input':
       return <SecretInputPage />;
+    case 'teams':
+      return <TeamsPage />;
+    case 'team':
+      return <TeamPage id={route.id} key={route.id} />;
+    case 'team-invitation':
+      return <TeamInvitationPage token={route.token} key={route.token} />;
     case 'not-found':
       return (
         <section>

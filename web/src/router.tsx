@@ -37,6 +37,9 @@ export type Route =
   | { page: 'sign'; id: string }
   | { page: 'verify'; reference: string | null }
   | { page: 'keys' }
+  | { page: 'teams' }
+  | { page: 'team'; id: string }
+  | { page: 'team-invitation'; token: string }
   | { page: 'secret-input' }
   | { page: 'not-found' };
 
@@ -47,6 +50,9 @@ export function matchRoute(path: string): Route {
   if (parts.length === 0) return { page: 'home' };
   if (first === 'sign-in' && parts.length === 1) return { page: 'sign-in' };
   if (first === 'keys' && parts.length === 1) return { page: 'keys' };
+  if (first === 'teams' && parts.length === 1) return { page: 'teams' };
+  if (first === 'teams' && second === 'invitations' && third && parts.length === 3) return { page: 'team-invitation', token: third };
+  if (first === 'teams' && second && parts.length === 2) return { page: 'team', id: second };
   if (first === 'secret-input' && parts.length === 1) return { page: 'secret-input' };
   if (first === 'verify' && parts.length <= 2) return { page: 'verify', reference: second ?? null };
   if (first === 'records' && second === 'new' && parts.length === 2) return { page: 'new' };

@@ -10,6 +10,7 @@ import { sha256Hex, type HashedFile } from '../lib/hash';
 import { LIMITS, normalizeText } from '../lib/text';
 import { PartiesEditor, toNamedParties, type PartyDraft } from '../parties-editor';
 import { navigate } from '../router';
+import { canCreateFor, TEAM_ROLE_LABELS, useWorkspace } from '../teams';
 
 const TYPE_HINTS: Record<RecordType, string> = {
   agreement: 'You and up to 14 other parties agree to the same terms.',
@@ -21,6 +22,11 @@ const TYPE_HINTS: Record<RecordType, string> = {
 type ContentKind = 'file' | 'text' | 'hash';
 
 export function CreatePage() {
+  const workspace = useWorkspace();
+  // Teams where the caller may create records (viewers only read); the selected one is the default owner.
+  const owners = workspace.teams.filter((team) => canCreateFor(team.role));
+  const [owner, setOwner] = useState<string | null>(null);
+  const teamId = owner ?? (workspace.team && canCreateFor(workspace.team.role) ? workspace.team.id : '');
   const [type, setType] = useState<RecordType>('agreement');
   const [title, setTitle] = useState('');
   const [summary, setSummary] = useState('');
@@ -45,6 +51,7 @@ export function CreatePage() {
   const error = localError ?? describeError(agreement.error ?? declaration.error ?? notarization.error);
 
   const common = {
+    ...(teamId ? { teamId } : {}),
     requiredSignatureMethodCount: methods,
     ...(lapseDays ? { lapseDays: Number(lapseDays) } : {}),
     onChainIncludeVerifiedParties: verifiedParties,
@@ -110,6 +117,16 @@ export function CreatePage() {
     <section className="medium">
       <PageTitle title="New record">New record</PageTitle>
       <form onSubmit={(event) => void submit(event)} noValidate>
+        {owners.length > 0 && (
+          <Field label="Owner" hint="A team’s record belongs to the team: its members see it, and it stays when you leave. You still sign it yourself.">
+            {(props) => (
+              <select {...props} value={teamId} onChange={(e) => setOwner(e.target.value)}>
+                <option value="">You (personal)</option>
+                {owners.map((team) => <option key={team.id} value={team.id}>{team.name} ({TEAM_ROLE_LABELS[team.role].toLowerCase()})</option>)}
+              </select>
+            )}
+          </Field>
+        )}
         <fieldset>
           <legend>Type of record</legend>
           <div className="choice-row">

@@ -1,10 +1,11 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useSubscription } from 'urql';
 import { Alert, Field, PageTitle, Progress } from '../components';
-import { MyRecordsDocument, RecordActivityFeedDocument, type RecordRowFragment, type RecordStatus, type RecordType } from '../graphql/generated';
+import { MyRecordsDocument, RecordActivityFeedDocument, type RecordRowFragment, type RecordStatus, type RecordType, type TeamRowFragment } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { formatDate, signatureProgress, STATUS_LABELS, TYPE_LABELS } from '../lib/format';
 import { Link } from '../router';
+import { useWorkspace } from '../teams';
 
 const PAGE_SIZE = 10;
 
@@ -19,18 +20,28 @@ function matches(record: RecordRowFragment, text: string): boolean {
   return haystack.includes(needle);
 }
 
-/** My records of every type, filtered and paged, kept current by the recordActivity subscription. */
+/**
+ * The records of the selected workspace (mine, or a team's) of every type, filtered and paged, kept
+ * current by the recordActivity subscription.
+ */
 export function DashboardPage() {
+  const { team, ready } = useWorkspace();
+  // Keyed by workspace: another workspace starts on its first page with no filters.
+  return <WorkspaceRecords key={team?.id ?? 'personal'} team={team} ready={ready} />;
+}
+
+function WorkspaceRecords({ team, ready }: { team: TeamRowFragment | null; ready: boolean }) {
+  const teamId = team?.id;
   const [status, setStatus] = useState<RecordStatus | ''>('');
   const [type, setType] = useState<RecordType | ''>('');
   const [text, setText] = useState('');
   const [offset, setOffset] = useState(0);
   const [flashed, setFlashed] = useState<string | null>(null);
   const variables = useMemo(
-    () => ({ limit: PAGE_SIZE, offset, ...(status ? { status } : {}), ...(type ? { type } : {}) }),
-    [offset, status, type],
+    () => ({ limit: PAGE_SIZE, offset, ...(status ? { status } : {}), ...(type ? { type } : {}), ...(teamId ? { teamId } : {}) }),
+    [offset, status, type, teamId],
   );
-  const [result, refetch] = useQuery({ query: MyRecordsDocument, variables });
+  const [result, refetch] = useQuery({ query: MyRecordsDocument, variables, pause: !ready });
   const [activity] = useSubscription({ query: RecordActivityFeedDocument });
 
   const latest = activity.data?.recordActivity;
@@ -47,7 +58,7 @@ export function DashboardPage() {
   return (
     <section>
       <div className="page-head">
-        <PageTitle title="Your records">Your records</PageTitle>
+        {team ? <PageTitle title={`${team.name} records`}>Records of {team.name}</PageTitle> : <PageTitle title="Your records">Your records</PageTitle>}
         <Link className="button primary" href="/records/new">New record</Link>
       </div>
       <form className="filters" role="search" aria-label="Filter records" onSubmit={(event) => event.preventDefault()}>
@@ -77,7 +88,7 @@ export function DashboardPage() {
         <div className="card empty">
           {total === 0 && !status && !type ? (
             <>
-              <p>You have no records yet.</p>
+              <p>{team ? `${team.name} has no records yet.` : 'You have no records yet.'}</p>
               <Link className="button primary" href="/records/new">Create your first record</Link>
             </>
           ) : (

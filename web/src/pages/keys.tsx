@@ -8,7 +8,7 @@ import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { WebhooksSection } from './webhooks';
 
-const SCOPES: { scope: ApiKeyScope; text: string }[] = [
+export const SCOPES: { scope: ApiKeyScope; text: string }[] = [
   { scope: 'create', text: 'create records, edit and submit drafts' },
   { scope: 'retrieve', text: 'read and list records' },
   { scope: 'verify', text: 'run signature ceremonies' },

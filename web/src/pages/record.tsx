@@ -15,6 +15,7 @@ import { formatDate, ROLE_LABELS, signatureProgress, signerLabel, STATUS_LABELS,
 import { LIMITS } from '../lib/text';
 import { findMe, useMe } from '../me';
 import { Link } from '../router';
+import { useTeams } from '../teams';
 import { AuditTrail, SealedArtifacts } from '../sealed-artifacts';
 import { recordTitle } from './dashboard';
 import { ParticipantActions, RecordActions, type Viewer } from './record-actions';
@@ -38,8 +39,11 @@ export function useLiveRecord(id: string) {
 export function RecordPage({ id }: { id: string }) {
   const { result, reload } = useLiveRecord(id);
   const me = useMe();
+  const { teams } = useTeams();
   const [editing, setEditing] = useState(false);
   const record = result.data?.record;
+  // The API names the owning team to its own readers only, so the caller's teams name it.
+  const team = record?.teamId ? teams.find((candidate) => candidate.id === record.teamId) ?? null : null;
 
   if (!record) {
     return (
@@ -117,6 +121,7 @@ export function RecordPage({ id }: { id: string }) {
             <h2>Details</h2>
             <dl className="facts">
               <dt>Created</dt><dd>{formatDate(record.createdAt)}</dd>
+              {record.teamId && <><dt>Team</dt><dd>{team ? <Link href={`/teams/${team.id}`}>{team.name}</Link> : 'A team of yours'}</dd></>}
               {record.expiresAt && <><dt>Expires</dt><dd>{formatDate(record.expiresAt)}</dd></>}
               {record.sealedAt && <><dt>Sealed</dt><dd>{formatDate(record.sealedAt)}</dd></>}
               <dt>Methods</dt><dd>{record.requiredSignatureMethodCount} per signer</dd>

@@ -2,9 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert, ConfirmAction, CopyButton, Field } from '../components';
 import {
+  CreateTeamWebhookDocument,
   CreateWebhookDocument,
   DeleteWebhookDocument,
   RotateWebhookSecretDocument,
+  TeamWebhooksDocument,
   TestWebhookDocument,
   UpdateWebhookDocument,
   WebhooksDocument,
@@ -55,27 +57,42 @@ function endpointName(endpoint: WebhookEndpointRowFragment): string {
   return endpoint.description ?? endpoint.url;
 }
 
+/** The endpoints of the signed-in identity, or with a team id the team's (its admins manage them with the same operations). */
+function useEndpoints(teamId: string | undefined) {
+  const [mine, refetchMine] = useQuery({ query: WebhooksDocument, pause: teamId !== undefined });
+  const [team, refetchTeam] = useQuery({ query: TeamWebhooksDocument, variables: { teamId: teamId ?? '' }, pause: teamId === undefined });
+  const reloadMine = useReload(mine, refetchMine);
+  const reloadTeam = useReload(team, refetchTeam);
+  return teamId === undefined
+    ? { listed: mine.data?.webhooks, error: mine.error, reload: reloadMine }
+    : { listed: team.data?.teamWebhooks, error: team.error, reload: reloadTeam };
+}
+
 /**
- * Webhook endpoints of the signed-in identity, beside its API keys: the signing secret is shown
- * once (at creation and at each rotation); an endpoint's recent deliveries open below the list.
+ * Webhook endpoints of the signed-in identity beside its API keys, or of a team on its page: the signing
+ * secret is shown once (at creation and at each rotation); an endpoint's recent deliveries open below the list.
  */
-export function WebhooksSection() {
-  const [list, refetch] = useQuery({ query: WebhooksDocument });
+export function WebhooksSection({ teamId, onChanged }: { teamId?: string; onChanged?: () => void } = {}) {
+  const list = useEndpoints(teamId);
   const [shown, setShown] = useState<ShownSecret | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   // Bumped when a test event is queued, so that the open deliveries list reads again at once.
   const [queued, setQueued] = useState(0);
-  const reload = useReload(list, refetch);
+  const reload = () => {
+    list.reload();
+    onChanged?.();
+  };
 
   // The endpoint as the deliveries list last read it: a delivery can disable it (410 Gone) after the
   // list was read, and a list read already under way answers the older state. The newer read wins.
   const [readWithDeliveries, setReadWithDeliveries] = useState<WebhookEndpointRowFragment | null>(null);
-  const endpoints = (list.data?.webhooks ?? []).map((endpoint) => newer(endpoint, readWithDeliveries));
+  const endpoints = (list.listed ?? []).map((endpoint) => newer(endpoint, readWithDeliveries));
   const open = endpoints.find((endpoint) => endpoint.id === selected) ?? null;
+  const headingId = teamId === undefined ? 'webhooks-heading' : 'team-webhooks-heading';
   return (
-    <section className="settings-section" aria-labelledby="webhooks-heading">
-      <h2 id="webhooks-heading">Webhooks</h2>
-      <p className="lead">Endpoints receive your records’ events as they happen, signed with the endpoint’s secret (Standard Webhooks). Failed deliveries are retried for about three days.</p>
+    <section className="settings-section" aria-labelledby={headingId}>
+      <h2 id={headingId}>{teamId === undefined ? 'Webhooks' : 'Team webhooks'}</h2>
+      <p className="lead">Endpoints receive {teamId === undefined ? 'your' : 'the team’s'} records’ events as they happen, signed with the endpoint’s secret (Standard Webhooks). Failed deliveries are retried for about three days.</p>
       {shown && (
         <div className="card" role="status">
           <h3>Signing secret for <span className="mono">{shown.url}</span></h3>
@@ -106,9 +123,9 @@ export function WebhooksSection() {
               ))}
             </ul>
           )}
-          {open && <WebhookDeliveries key={open.id} endpoint={open} queued={queued} onEndpointRead={setReadWithDeliveries} onEndpointChanged={reload} />}
+          {open && <WebhookDeliveries key={open.id} endpoint={open} queued={queued} onEndpointRead={setReadWithDeliveries} onEndpointChanged={list.reload} />}
         </div>
-        <AddEndpointForm onCreated={(secret, endpoint) => {
+        <AddEndpointForm teamId={teamId} onCreated={(secret, endpoint) => {
           setShown({ secret, url: endpoint.url, previousUntil: null });
           setSelected(endpoint.id);
           reload();
@@ -118,8 +135,10 @@ export function WebhooksSection() {
   );
 }
 
-function AddEndpointForm({ onCreated }: { onCreated: (secret: string, endpoint: WebhookEndpointRowFragment) => void }) {
-  const [created, create] = useMutation(CreateWebhookDocument);
+function AddEndpointForm({ teamId, onCreated }: { teamId: string | undefined; onCreated: (secret: string, endpoint: WebhookEndpointRowFragment) => void }) {
+  const [createdMine, createMine] = useMutation(CreateWebhookDocument);
+  const [createdForTeam, createForTeam] = useMutation(CreateTeamWebhookDocument);
+  const created = teamId === undefined ? createdMine : createdForTeam;
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<Set<string>>(new Set(EVENTS.map(({ type }) => type)));
@@ -133,9 +152,12 @@ function AddEndpointForm({ onCreated }: { onCreated: (secret: string, endpoint: 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     const chosen = EVENTS.map(({ type }) => type).filter((type) => events.has(type));
-    const result = await create({ input: { url: url.trim(), events: chosen, ...(description.trim() ? { description: description.trim() } : {}) } });
-    if (result.data) {
-      onCreated(result.data.createWebhook.secret, result.data.createWebhook.webhook);
+    const input = { url: url.trim(), events: chosen, ...(description.trim() ? { description: description.trim() } : {}) };
+    const made = teamId === undefined
+      ? (await createMine({ input })).data?.createWebhook
+      : (await createForTeam({ teamId, input })).data?.createTeamWebhook;
+    if (made) {
+      onCreated(made.secret, made.webhook);
       setUrl('');
       setDescription('');
     }
