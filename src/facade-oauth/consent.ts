@@ -9,6 +9,7 @@ import { renderConsentPage, renderErrorPage, type ConsentStep, type ConsentView 
 import { CONSENT_PATH } from './paths.js';
 import { BODY_LIMITS, boundedBody } from '../graph/transport/body-limits.js';
 import type { Instruments } from '../domain/shared/instruments.js';
+import { MEMBERSHIPS_MAX } from '../domain/teams/team-service.js';
 
 /** oidc-provider, loaded and configured at the first authorization (see router.ts). */
 type Deps = { provider: () => Promise<Provider>; grants: ConnectorGrants; resource: string; logger: Logger; instruments: Instruments };
@@ -34,6 +35,13 @@ class ConsentFailure extends Error {
 export function consentRouter({ provider, grants, resource, logger, instruments }: Deps): express.Router {
   const router = express.Router();
   const form = boundedBody((options) => express.urlencoded({ ...options, extended: false, parameterLimit: 10 }), BODY_LIMITS.consentForm, (res) => {
+    res.setHeader('Content-Security-Policy', pageCsp(null));
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(413).type('html').send(renderErrorPage('Connection request not usable', 'The form sent was too large.'));
+  });
+
+  // The teams step sends one field per team chosen (a person belongs to at most MEMBERSHIPS_MAX).
+  const teamForm = boundedBody((options) => express.urlencoded({ ...options, extended: false, parameterLimit: MEMBERSHIPS_MAX + 5 }), BODY_LIMITS.consentForm, (res) => {
     res.setHeader('Content-Security-Policy', pageCsp(null));
     res.setHeader('Cache-Control', 'no-store');
     res.status(413).type('html').send(renderErrorPage('Connection request not usable', 'The form sent was too large.'));
@@ -152,11 +160,39 @@ export function consentRouter({ provider, grants, resource, logger, instruments 
         await grants.revokeGrant(grantId);
         throw error;
       }
-      res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
-      await (await provider()).interactionFinished(req, res, { login: { accountId: given.identityId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
-      instruments.oauth('consent_given');
+      // A person in teams chooses which of them the connector may act for (none unless chosen).
+      const teams = await grants.teamChoices(given.identityId);
+      if (teams.length > 0) {
+        send(res, 200, loaded, { step: 'teams', grantId, teams });
+        return;
+      }
+      await finish(req, res, loaded, given.identityId, grantId);
     }),
   );
+
+  router.post(
+    `${CONSENT_PATH}/:uid/teams`,
+    teamForm,
+    handle(async (req, res, loaded) => {
+      const grantId = field(req, 'grant_id');
+      const chosen = ([] as unknown[]).concat((req.body as Record<string, unknown> | undefined)?.team ?? []).filter((id): id is string => typeof id === 'string');
+      let identityId: string;
+      try {
+        ({ identityId } = await grants.chooseTeams(grantId, loaded.clientId, chosen));
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        throw new ConsentFailure(409, error.message);
+      }
+      await finish(req, res, loaded, identityId, grantId);
+    }),
+  );
+
+  /** The connection is given: back to the client with its authorization code. */
+  const finish = async (req: Request, res: Response, loaded: Loaded, identityId: string, grantId: string): Promise<void> => {
+    res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
+    await (await provider()).interactionFinished(req, res, { login: { accountId: identityId, remember: false }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    instruments.oauth('consent_given');
+  };
 
   router.post(
     `${CONSENT_PATH}/:uid/deny`,

@@ -30,7 +30,8 @@ export type ConsentView = {
 
 export type ConsentStep =
   | { step: 'email'; email?: string; error?: string }
-  | { step: 'code'; email: string; verificationEventId: string; error?: string };
+  | { step: 'code'; email: string; verificationEventId: string; error?: string }
+  | { step: 'teams'; grantId: string; teams: readonly { id: string; name: string; role: string }[] };
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -92,10 +93,35 @@ function denyForm(uid: string): string {
   return `<form method="post" action="/oauth/consent/${encodeURIComponent(uid)}/deny" class="deny-form"><button type="submit" class="button secondary">Deny</button></form>`;
 }
 
+/** The last step for a person in teams: which of them the connector may act for (none checked: personal only). */
+function teamsStep(view: ConsentView, state: Extract<ConsentStep, { step: 'teams' }>): string {
+  const uid = encodeURIComponent(view.uid);
+  const who = view.clientName ? escapeHtml(view.clientName) : 'this application';
+  const boxes = state.teams
+    .map(
+      (team, index) =>
+        `<div class="check"><input type="checkbox" id="team-${index}" name="team" value="${escapeHtml(team.id)}"><label for="team-${index}">${escapeHtml(team.name)} <span class="muted small">(you are ${team.role === 'admin' ? 'an admin' : `a ${escapeHtml(team.role)}`})</span></label></div>`,
+    )
+    .join('\n');
+  return `<section class="card" aria-labelledby="teams">
+<h2 id="teams">Your teams</h2>
+<p>Your code is confirmed. ${who} acts for you personally; tick the teams it may also act for, with your role in each. Leave them all unticked to keep it personal.</p>
+<form method="post" action="/oauth/consent/${uid}/teams">
+<input type="hidden" name="grant_id" value="${escapeHtml(state.grantId)}">
+<fieldset><legend>Teams ${who} may act for</legend>
+${boxes}
+</fieldset>
+<div class="actions"><button type="submit" class="button primary">Finish connecting</button></div>
+</form>
+</section>`;
+}
+
 export function renderConsentPage(view: ConsentView, state: ConsentStep): string {
   const uid = encodeURIComponent(view.uid);
   const step =
-    state.step === 'email'
+    state.step === 'teams'
+      ? teamsStep(view, state)
+      : state.step === 'email'
       ? `<section class="card" aria-labelledby="prove">
 <h2 id="prove">Confirm with your email</h2>
 <p>We email you a one-time code. Entering it here is your consent.</p>
@@ -164,6 +190,7 @@ dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 .field label{display:block;font-weight:600;margin-bottom:.3rem}
 input[type=text],input[type=email]{width:100%;font:inherit;color:var(--ink);background:var(--surface);border:1px solid #9aa5b1;border-radius:6px;padding:.55rem .7rem;min-height:2.75rem}
 input:focus-visible{border-color:var(--accent)}
+fieldset{border:0;padding:0;margin:0 0 1rem}legend{font-weight:600;margin-bottom:.4rem}.check{display:flex;gap:.6rem;align-items:center;min-height:2.75rem}.check input{width:1.25rem;height:1.25rem}
 input[aria-invalid=true]{border-color:var(--bad)}
 .button{display:inline-flex;align-items:center;justify-content:center;font:inherit;font-weight:600;border-radius:6px;padding:.55rem 1.1rem;min-height:2.75rem;cursor:pointer;border:1px solid transparent;line-height:1.2}
 .button.primary{background:var(--accent);color:#fff}.button.primary:hover{background:var(--accent-dark)}

@@ -111,7 +111,7 @@ export function hiddenField(html: string, name: string): string {
  * a code for `email`, reads it from the captured mail and submits it. Returns the URL the server
  * finally sends the browser to (the client's redirect URI with code or error).
  */
-export async function consentOverHttp(t: TestApp, request: AuthorizationRequest, email: string, jar = new CookieJar()): Promise<URL> {
+export async function consentOverHttp(t: TestApp, request: AuthorizationRequest, email: string, jar = new CookieJar(), teams: readonly string[] = []): Promise<URL> {
   const origin = new URL(request.url).origin;
   const opened = await follow(jar, await jar.fetch(request.url), origin);
   if (opened.response.status !== 200) throw new Error(`consent page did not open: ${opened.response.status} ${opened.url}`);
@@ -122,7 +122,14 @@ export async function consentOverHttp(t: TestApp, request: AuthorizationRequest,
   const html = await codePage.text();
   if (codePage.status !== 200) throw new Error(`email step failed: ${codePage.status}`);
   const code = await t.smtp.codeFor(email, before);
-  const confirmed = await jar.post(`${consentUrl}/confirm`, { verification_event_id: hiddenField(html, 'verification_event_id'), code, email });
+  let confirmed = await jar.post(`${consentUrl}/confirm`, { verification_event_id: hiddenField(html, 'verification_event_id'), code, email });
+  if (confirmed.status === 200) {
+    // A person in teams is asked which of them the connector may act for: tick `teams` (ids).
+    const page = await confirmed.text();
+    const form = new URLSearchParams({ grant_id: hiddenField(page, 'grant_id') });
+    for (const team of teams) form.append('team', team);
+    confirmed = await jar.fetch(`${consentUrl}/teams`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  }
   const done = await follow(jar, confirmed, origin);
   if (!done.url || done.url.startsWith(origin + "/")) throw new Error(`consent did not return to the client: ${done.response.status} ${done.url} ${(await done.response.text()).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").slice(0, 600)}`);
   return new URL(done.url);

@@ -12,7 +12,7 @@ import type { ConnectorScope } from '../vocabulary.js';
 @Entity({ tableName: 'connectors' })
 @Index({ properties: ['identity', 'revokedAt'] })
 export class Connector {
-  [OptionalProps]?: 'lastUsedAt' | 'revokedAt' | 'createdAt';
+  [OptionalProps]?: 'lastUsedAt' | 'revokedAt' | 'createdAt' | 'teams' | 'teamsChosenAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -37,6 +37,14 @@ export class Connector {
 
   @Property({ type: 'text[]' })
   scopes!: ConnectorScope[];
+
+  /** The teams the person let the connector act for (their memberships still decide, at each call). */
+  @Property({ type: 'text[]', defaultRaw: "'{}'" })
+  teams: string[] = [];
+
+  /** When they chose (at consent, once): until then the connection is still being given. */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  teamsChosenAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   expiresAt!: Date;

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
-import { API_KEY_SCOPES, CONNECTOR_CONSENT_PURPOSE, CONNECTOR_SCOPES, type ConnectorScope } from '../vocabulary.js';
+import { API_KEY_SCOPES, CONNECTOR_CONSENT_PURPOSE, CONNECTOR_SCOPES, type ConnectorScope, type TeamRole } from '../vocabulary.js';
 import { recordVerifiedContactPoint } from './contact-points.js';
 import { Connector } from './connector-entities.js';
 import type { OAuthPayloadStore } from './oauth-storage.js';
@@ -25,6 +25,9 @@ export type ConsentRequest = {
   redirectOrigin: string;
   scopes: readonly ConnectorScope[];
 };
+
+/** How long after the code the person has to choose the connector's teams. */
+const TEAM_CHOICE_SECONDS = 15 * 60;
 
 export type GivenConsent = { identityId: string; grantId: string; scopes: ConnectorScope[]; expiresAt: Date };
 
@@ -100,7 +103,40 @@ export class ConnectorGrants {
       new Date(now.getTime() - 60_000),
     ]);
     const scopes = API_KEY_SCOPES.filter((scope): scope is Scope => token.scopes.includes(scope) && connector.scopes.includes(scope));
-    return { kind: 'oauth', identityId: connector.identity, scopes, grantId: connector.grantId, clientId: connector.clientId, offlineAccess: connector.scopes.includes('offline_access') };
+    return {
+      kind: 'oauth',
+      identityId: connector.identity,
+      scopes,
+      grantId: connector.grantId,
+      clientId: connector.clientId,
+      offlineAccess: connector.scopes.includes('offline_access'),
+      teams: connector.teams,
+    };
+  }
+
+  /** The teams a person may let a connector act for: theirs, with their role (never the team's own membership). */
+  async teamChoices(identityId: string): Promise<{ id: string; name: string; role: TeamRole }[]> {
+    return this.orm.em
+      .fork()
+      .execute<{ id: string; name: string; role: TeamRole }[]>(
+        'select t.id, t.name, m.role from team_members m join teams t on t.id = m.team_id where m.identity_id = ? and m.identity_id <> m.team_id order by t.name, t.id',
+        [identityId],
+      );
+  }
+
+  /**
+   * The consent's last step, once: the teams (of the person's own) the connector may act for. The
+   * connection must be the one just given for this client and not yet past this step.
+   */
+  async chooseTeams(grantId: string, clientId: string, teamIds: readonly string[]): Promise<{ identityId: string }> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const connector = await em.findOne(Connector, { grantId, clientId, revokedAt: null, teamsChosenAt: null, createdAt: { $gt: new Date(this.clock.now().getTime() - TEAM_CHOICE_SECONDS * 1000) } });
+      if (!connector) throw new DomainError('conflict', 'This connection was already given, or took too long: start connecting again from your assistant');
+      const own = new Set((await this.teamChoices(connector.identity)).map((team) => team.id));
+      connector.teams = [...new Set(teamIds)].filter((id) => own.has(id));
+      connector.teamsChosenAt = this.clock.now();
+      return { identityId: connector.identity };
+    });
   }
 
   /**

@@ -39,9 +39,12 @@ export class Migration20261204090000_teams extends Migration {
     this.addSql(`alter table "team_members" add constraint "team_members_identity_id_foreign" foreign key ("identity_id") references "identities" ("id") on delete cascade;`);
     this.addSql(`create or replace function "team_members_notify_records_changed_fn"() returns trigger as $$ begin perform pg_notify('rss_graph_events', '{"topic":"RECORDS_CHANGED","payload":null}'); return null; end; $$ language plpgsql;`);
     this.addSql(`create trigger "notify_records_changed" AFTER INSERT OR UPDATE OR DELETE on "team_members" for each STATEMENT execute function "team_members_notify_records_changed_fn"();`);
+
+    this.addSql(`alter table "connectors" add "teams" text[] not null default '{}', add "teams_chosen_at" timestamptz null;`);
   }
 
   override down(): void | Promise<void> {
+    this.addSql(`alter table "connectors" drop column "teams", drop column "teams_chosen_at";`);
     this.addSql(`alter table "records" drop constraint "records_team_id_foreign";`);
     this.addSql(`alter table "team_activity_entries" drop constraint "team_activity_entries_team_id_foreign";`);
     this.addSql(`alter table "team_invitations" drop constraint "team_invitations_team_id_foreign";`);
