@@ -20,7 +20,7 @@ export type Cursored<T> = T & { cursor: string | null };
 export type LiveUpdates = {
   signatureProgress(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<SignatureProgressEvent>>>;
   recordLifecycle(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<RecordLifecycleEvent>>>;
-  recordActivity(principal: Principal | null, after: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
+  recordActivity(principal: Principal | null, after: string | null, teamId?: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
 };
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */

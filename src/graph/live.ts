@@ -152,9 +152,9 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
       const recheck = record.teamId === null ? undefined : () => records.isReadable(principal, record.id);
       return stream<RecordLifecycleEvent>({ routingKey: RECORD_LIFECYCLE, recordId: record.id, types: ['record_lifecycle'], overlapSeconds: 0 }, after, recheck);
     },
-    recordActivity: async (principal, after) => {
-      // Fails at once without credentials or the retrieve scope.
-      await records.list(principal, { limit: 1 });
+    recordActivity: async (principal, after, teamId = null) => {
+      // Fails at once without credentials or the retrieve scope (and, for a team's feed, a role in it).
+      await records.list(principal, { limit: 1, teamId });
       const feed = await stream<RecordActivity>(
         { routingKey: RECORD_ACTIVITY, recordId: null, types: ['record_lifecycle', 'signature_progress', 'record_artifact'], overlapSeconds: FEED_OVERLAP_SECONDS },
         after,
@@ -170,7 +170,7 @@ export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, miss
           const next = await Promise.race([iterator.next(), stop.then(() => null)]);
           if (!next || next.done) break;
           const activity = next.value;
-          if (readable.has(activity.recordId) || (await records.isReadable(principal, activity.recordId))) {
+          if (readable.has(activity.recordId) || (await records.isReadable(principal, activity.recordId, teamId))) {
             readable.add(activity.recordId);
             await push(activity);
           }

@@ -10,6 +10,10 @@ const LIFECYCLE = `subscription ($recordId: String!) {
   recordLifecycle(recordId: $recordId) { recordId trigger toStatus }
 }`;
 
+const TEAM_FEED = `subscription ($teamId: ID) {
+  recordActivity(teamId: $teamId) { recordId kind event status }
+}`;
+
 /**
  * A member removed on one instance is refused at once on another: a request, an open subscription to
  * a team record, and an MCP connection (an OAuth connector the member let act for the team).
@@ -73,5 +77,17 @@ describe('Team removal across instances', () => {
     expect((await b.request('GET', `/api/v1/teams/${team.id}/agreements`, { token: admin })).body.agreements.map((r: { id: string }) => r.id)).toEqual([record.id]);
     await mcp.close();
     await watch.dispose();
+
+    // The team's dashboard: the admin's feed of the team's records on one instance hears a change made
+    // on the other (an admin acts on a member's draft as its initiator may); the removed member's is refused.
+    const dashboard = watchSubscription<{ recordId: string; status: string | null }>(b.url, admin, TEAM_FEED, 'recordActivity', { teamId: team.id });
+    const refusedFeed = watchSubscription(b.url, member, TEAM_FEED, 'recordActivity', { teamId: team.id });
+    await Promise.all([dashboard.ready, refusedFeed.ready]);
+    expect((await a.request('POST', `/api/v1/agreements/${record.id}/cancel`, { token: admin, body: {} })).status).toBe(201);
+    await until(() => dashboard.events.some((e) => e.recordId === record.id && e.status === 'cancelled_draft'), "the team's feed to hear the cancellation");
+    expect(dashboard.errors).toEqual([]);
+    await until(() => refusedFeed.errors.length > 0, "the removed member's team feed to be refused");
+    await dashboard.dispose();
+    await refusedFeed.dispose();
   });
 });

@@ -131,12 +131,16 @@ export class RecordService {
     return this.read(requireAuthenticated(principal), idOrReference);
   }
 
-  /** Whether the caller may read the record (scope retrieve and identity graph); never throws for a missing one. */
-  async isReadable(principal: Principal | null, idOrReference: string): Promise<boolean> {
+  /**
+   * Whether the caller may read the record (scope retrieve and identity graph), and with `teamId`
+   * whether it is that team's; never throws for a missing one.
+   */
+  async isReadable(principal: Principal | null, idOrReference: string, teamId: string | null = null): Promise<boolean> {
     const caller = requireAccess(principal, 'records.activity');
     const em = this.orm.em.fork();
     const record = await findRecord(em, idOrReference);
-    return record !== null && canRead(record, await viewerFor(em, readerOf(caller)));
+    if (record === null || (teamId !== null && record.teamId !== teamId.toLowerCase())) return false;
+    return canRead(record, await viewerFor(em, readerOf(caller)));
   }
 
   /** One statement: the record, what its view needs and the viewer (record-read-model.ts). */

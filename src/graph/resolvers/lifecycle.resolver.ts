@@ -131,10 +131,15 @@ export class LifecycleResolver {
     subscribe: ({ args, context }) => {
       const { live, principal } = context as GraphContext;
       if (!live) throw new Error('Subscriptions are served over graphql-ws only');
-      return live.recordActivity(principal, (args as { after?: string | null }).after ?? null);
+      const { after, teamId } = args as { after?: string | null; teamId?: string | null };
+      return live.recordActivity(principal, after ?? null, teamId ?? null);
     },
   })
-  recordActivity(@Root() activity: Cursored<RecordActivity>, @Arg('after', () => String, { nullable: true, description: 'A cursor from an event this subscription (or an earlier one) gave: first replays the events after it (at most 500; more, or a cursor older than a week, is an error `resync_required`: re-read, then subscribe without it), then goes on live' }) _after: string | null): Cursored<RecordActivity> {
+  recordActivity(
+    @Root() activity: Cursored<RecordActivity>,
+    @Arg('after', () => String, { nullable: true, description: 'A cursor from an event this subscription (or an earlier one) gave: first replays the events after it (at most 500; more, or a cursor older than a week, is an error `resync_required`: re-read, then subscribe without it), then goes on live' }) _after: string | null,
+    @Arg('teamId', () => ID, { nullable: true, description: "Only the records of this team (any role in it): a team's dashboard. A removed member's subscription hears nothing more of it." }) _teamId: string | null,
+  ): Cursored<RecordActivity> {
     return activity;
   }
 }
