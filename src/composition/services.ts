@@ -29,6 +29,8 @@ import { SecretInputs } from '../domain/mcp/secret-inputs.js';
 import { WebhookResolver } from '../graph/resolvers/webhook.resolver.js';
 import { TeamResolver } from '../graph/resolvers/team.resolver.js';
 import { TeamService } from '../domain/teams/team-service.js';
+import { TemplateResolver } from '../graph/resolvers/template.resolver.js';
+import { TemplateService } from '../domain/templates/template-service.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
@@ -292,6 +294,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       apiKeys,
       webhooks,
     ),
+    templates: new TemplateResolver(new TemplateService({ orm, clock, records })),
     secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),

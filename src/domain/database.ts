@@ -21,6 +21,7 @@ import { McpEvent } from './mcp/event-entities.js';
 import { IdempotencyKey } from './idempotency/entities.js';
 import { StuckWorkWarning } from './maintenance/entities.js';
 import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from './teams/entities.js';
+import { Template } from './templates/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
@@ -63,6 +64,7 @@ export const entities = [
   TeamMember,
   TeamInvitation,
   TeamActivityEntry,
+  Template,
 ];
 
 export type DatabaseOptions = {

@@ -11,6 +11,7 @@ import { RecordResolver } from './resolvers/record.resolver.js';
 import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
 import { WebhookResolver } from './resolvers/webhook.resolver.js';
 import { TeamResolver } from './resolvers/team.resolver.js';
+import { TemplateResolver } from './resolvers/template.resolver.js';
 import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
 
 export type Resolvers = {
@@ -26,6 +27,7 @@ export type Resolvers = {
   artifacts: ArtifactsResolver;
   webhooks: WebhookResolver;
   teams: TeamResolver;
+  templates: TemplateResolver;
   secretInputs: SecretInputResolver;
 };
 
@@ -42,6 +44,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   ArtifactsResolver,
   WebhookResolver,
   TeamResolver,
+  TemplateResolver,
   SecretInputResolver,
 ];
 

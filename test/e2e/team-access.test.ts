@@ -75,11 +75,13 @@ describe('Team access table', () => {
   }, 60_000);
   afterAll(async () => t?.stop());
 
-  /** Something of the team's for a call to act on, made fresh by its admin. */
+  /** Something of the team's for a call to act on, made fresh by its admin (a template: the team's, reached by its id). */
   const fresh = {
     invitation: async () =>
       (await t.request('POST', `/api/v1/teams/${teamId}/invitations`, { ...credentials.admin, body: { email: `guest${(serial += 1)}@access.example`, role: 'viewer' } })).body.id as string,
     apiKey: async () => (await t.request('POST', `/api/v1/teams/${teamId}/api-keys`, { ...credentials.admin, body: { scopes: ['retrieve'] } })).body.id as string,
+    template: async () =>
+      (await t.request('POST', '/api/v1/templates', { ...credentials.admin, body: { name: `T${(serial += 1)}`, body: 'We agree to the terms set out here today.', team_id: teamId } })).body.id as string,
   };
 
   /** Each operation as a REST call; destructive ones aim where the rules stop them after the access check. */
@@ -113,6 +115,11 @@ describe('Team access table', () => {
     'teams.createApiKey': async () => ['POST', `/api/v1/teams/${teamId}/api-keys`, { scopes: ['retrieve'] }],
     'teams.revokeApiKey': async () => ['DELETE', `/api/v1/teams/${teamId}/api-keys/${await fresh.apiKey()}`],
     'teams.listWebhooks': async () => ['GET', `/api/v1/teams/${teamId}/webhooks`],
+    'templates.list': async () => ['GET', `/api/v1/templates?team_id=${teamId}`],
+    'templates.get': async () => ['GET', `/api/v1/templates/${await fresh.template()}`],
+    'templates.create': async () => ['POST', '/api/v1/templates', { name: 'New', body: 'We agree to the terms set out here today.', team_id: teamId }],
+    'templates.update': async () => ['PATCH', `/api/v1/templates/${await fresh.template()}`, { name: 'Renamed' }],
+    'templates.delete': async () => ['DELETE', `/api/v1/templates/${await fresh.template()}`],
     'teams.createWebhook': async () => ['POST', `/api/v1/teams/${teamId}/webhooks`, { url: `http://127.0.0.1:9/hook${(serial += 1)}`, events: ['record.sealed'] }],
   };
 

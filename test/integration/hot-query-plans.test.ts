@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { readableRecordsQuery, signerSnapshotSql } from '../../src/domain/records/record-access.js';
+import { readableRecordsQuery, signerSnapshotSql, teamRecordsQuery } from '../../src/domain/records/record-access.js';
 import { RecordService } from '../../src/domain/records/record-service.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import { systemClock } from '../../src/domain/shared/clock.js';
@@ -40,8 +40,13 @@ describe('Hot query plans', () => {
     expect(text).not.toMatch(/Seq Scan/);
   });
 
+  it("a team's record list scans no table", async () => {
+    const query = teamRecordsQuery(IDENTITY, { status: null, type: null, limit: 20, offset: 0 }).page;
+    expect(await plan(query.sql, query.params)).not.toMatch(/Seq Scan/);
+  });
+
   it.each(['id', 'reference'] as const)("a signature step's snapshot (by %s) scans no table", async (by) => {
-    const text = await plan(signerSnapshotSql(by), [IDENTITY, 'email_otp', by === 'id' ? IDENTITY : 'AGR-0000-0000']);
+    const text = await plan(signerSnapshotSql(by), [IDENTITY, IDENTITY, '*', '*', 'email_otp', by === 'id' ? IDENTITY : 'AGR-0000-0000']);
     expect(text).not.toMatch(/Seq Scan/);
   });
 

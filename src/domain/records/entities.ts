@@ -52,7 +52,7 @@ export type NotarizationDetails = {
 export class SignedRecord {
   [OptionalProps]?:
     | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'
-    | 'lapseDays' | 'metadata' | 'notarization' | 'teamId' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
+    | 'lapseDays' | 'metadata' | 'notarization' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
     | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion';
 
   @PrimaryKey({ type: 'uuid' })
@@ -115,6 +115,13 @@ export class SignedRecord {
   /** The team that owns it (null: the initiator's own). Signing stays personal: the team never signs. */
   @ManyToOne(() => Team, { mapToPk: true, nullable: true, fieldName: 'team_id', deleteRule: 'restrict' })
   teamId: string | null = null;
+
+  /** The template it was made from, and that template's version (no reference: a deleted template is history). */
+  @Property({ type: 'uuid', nullable: true })
+  templateId: string | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  templateVersion: number | null = null;
 
   @Property({ type: 'uuid', nullable: true })
   supersedesRecordId: string | null = null;

@@ -139,7 +139,7 @@ export type SignerSnapshot = {
   methods: Readonly<Record<string, { status: MethodStatus; state: Record<string, unknown> }>>;
 };
 
-/** `signerSnapshot`'s statement, by record id or reference. Six `?`: the identity, its team scope (three), the method type, the key. */
+/** `signerSnapshot`'s statement, by record id or reference. Six `?`: the identity, then `membershipParams` (three), the method type, the key. */
 export function signerSnapshotSql(by: 'id' | 'reference'): string {
   return `select r.id, r.current_version as "currentVersion", r.initiator_identity_id as "initiatorIdentity", r.team_id as "teamId",
        coalesce((select json_agg(json_build_object('type', c.type, 'value', c.value)) from contact_points c where c.identity_id = ?), '[]') as "contactPoints",

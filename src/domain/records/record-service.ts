@@ -56,7 +56,8 @@ export class RecordService {
     private readonly caches: { listings: AnswerCache<RecordPage> | null; views: AnswerCache<RecordView> | null } = { listings: null, views: null },
   ) {}
 
-  async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia): Promise<RecordView> {
+  /** `origin`: the template (and its version) the record is made from, remembered read-only. */
+  async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia, origin: { templateId: string; templateVersion: number } | null = null): Promise<RecordView> {
     const caller = requireAccess(principal, input.type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
     const em = this.orm.em.fork();
     const type: RecordType = input.type ?? 'agreement';
@@ -93,6 +94,8 @@ export class RecordService {
       onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,
       teamId,
+      templateId: origin?.templateId ?? null,
+      templateVersion: origin?.templateVersion ?? null,
       notarization:
         type === 'notarization'
           ? {

@@ -18,18 +18,18 @@ export type RecordData = Pick<
   SignedRecord,
   | 'id' | 'reference' | 'type' | 'status' | 'title' | 'body' | 'bodyHash' | 'summary' | 'language' | 'jurisdiction' | 'initiatedVia'
   | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
-  | 'notarization' | 'initiatorIdentity' | 'teamId' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
+  | 'notarization' | 'initiatorIdentity' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
 > & { participants: readonly ParticipantData[] };
 
 /** A loaded entity as RecordData. */
 export function recordData(record: SignedRecord): RecordData {
   const { id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion } = record;
   const { requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
-  const { initiatorIdentity, teamId, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
+  const { initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
   return {
     ...{ id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion },
     ...{ requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
-    ...{ initiatorIdentity, teamId, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
+    ...{ initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
     participants: record.participants.getItems(),
   };
 }
@@ -84,6 +84,8 @@ export type RecordView = {
   id: string;
   /** The team that owns it, for the team's own readers (null for everyone else, and for a personal record). */
   teamId: string | null;
+  /** The template and version it was made from (null when typed). */
+  template: { id: string; version: number } | null;
   agrReference: string;
   type: RecordType;
   status: RecordStatus;
@@ -192,6 +194,7 @@ export function toRecordView(
   return {
     id: record.id,
     teamId: teamRole === undefined ? null : record.teamId,
+    template: record.templateId === null ? null : { id: record.templateId, version: record.templateVersion ?? 1 },
     agrReference: record.reference,
     type: record.type,
     status: record.status,

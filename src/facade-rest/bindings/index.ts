@@ -10,6 +10,7 @@ import { plannedRoutes } from './planned.js';
 import { inboundRoutes, verificationRoutes } from './verification.js';
 import { webhookRoutes } from './webhooks.js';
 import { teamRoutes } from './teams.js';
+import { templateRoutes } from './templates.js';
 
 export { inboundGuards } from './verification.js';
 
@@ -28,6 +29,7 @@ export const restBindings: Record<string, RestOperation> = {
   ...artifactsRoutes,
   ...webhookRoutes,
   ...teamRoutes,
+  ...templateRoutes,
 };
 
 /** The domain operation a contract operationId runs (bound or planned); null for the meta routes. */

@@ -7,6 +7,7 @@ import { buildPaths } from './paths.js';
 import { buildSchemas } from './schemas.js';
 import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
 import { TEAMS_TAG } from './paths-teams.js';
+import { TEMPLATES_TAG } from './paths-templates.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -91,6 +92,7 @@ const TAGS: [string, string][] = [
   ['API keys', 'Long-lived scoped credentials (bearer only).'],
   WEBHOOKS_TAG,
   TEAMS_TAG,
+  TEMPLATES_TAG,
   ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
   ['Public verification', 'Public certificate lookups and artifact verification.'],
   ['Inbound', 'Webhooks from messaging platforms.'],

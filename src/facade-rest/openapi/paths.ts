@@ -21,6 +21,7 @@ import {
 import { API, recordRoutes } from './paths-records.js';
 import { webhookRoutes } from './paths-webhooks.js';
 import { teamRoutes } from './paths-teams.js';
+import { templateRoutes } from './paths-templates.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
@@ -321,6 +322,7 @@ export function allRoutes(): Route[] {
     ...connectorRoutes(),
     ...webhookRoutes(),
     ...teamRoutes(),
+    ...templateRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];

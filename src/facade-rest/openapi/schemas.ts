@@ -20,6 +20,7 @@ import {
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { webhookSchemas } from './paths-webhooks.js';
 import { teamSchemas } from './paths-teams.js';
+import { templateSchemas } from './paths-templates.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -57,6 +58,7 @@ function recordSchemas(): Record<string, Schema> {
       {
         id: uuid(),
         team_id: nullable(uuid({ description: "The team that owns it, shown to the team's own readers (null for anyone else, and for a personal record)." })),
+        template: nullable(obj({ id: uuid(), version: int({ minimum: 1 }) }, 'all', { description: 'The template and version it was made from (null when typed).' })),
         agr_reference: str({ description: 'Public reference of the record (AGR reference).' }),
         type: enumOf(RECORD_TYPES),
         status: enumOf(RECORD_STATUSES),
@@ -618,6 +620,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...identitySchemas(),
     ...webhookSchemas(),
     ...teamSchemas(),
+    ...templateSchemas(),
     ...metaAndErrorSchemas(),
     ...buildRequestSchemas(),
   };

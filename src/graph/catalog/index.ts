@@ -15,8 +15,9 @@ import { inbound } from './inbound.js';
 import { verification } from './verification.js';
 import { webhooks } from './webhooks.js';
 import { teams } from './teams.js';
+import { templates } from './templates.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams };
+export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates };
 
 export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';

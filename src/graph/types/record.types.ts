@@ -1,4 +1,5 @@
 import { SealedDocumentObject } from './sealing.types.js';
+import { TemplateOriginObject } from './template.types.js';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject, GraphQLSafeInt } from 'graphql-scalars';
 import { BlockchainRecordObject, IdenticonObject, ShareCardObject } from './artifact.types.js';
@@ -161,6 +162,9 @@ export class RecordObject {
 
   @Field(() => ID, { nullable: true, description: "The team that owns it, shown to the team's own readers (null for anyone else, and for a personal record)" })
   teamId!: string | null;
+
+  @Field(() => TemplateOriginObject, { nullable: true, description: 'The template and version it was made from (null when typed)' })
+  template!: TemplateOriginObject | null;
 
   @Field({ description: 'Public reference, e.g. AGR-7K3M-9QXD' })
   agrReference!: string;

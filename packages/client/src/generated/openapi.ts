@@ -1518,6 +1518,88 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description The caller's templates, or with `team_id` a team's (any role in it).
+         *
+         *     Bearer token or API key with the `retrieve` scope.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description Every `{{placeholder}}` of `title` and `body` must be declared in `fields` and every field used; `parties` name the roles a person fills when using it. With `team_id` the team owns it (the member role needed).
+         *
+         *     Bearer token or API key with the `create` scope.
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{template_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a template
+         * @description Bearer token or API key with the `retrieve` scope.
+         */
+        get: operations["getTemplate"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a template
+         * @description Records made from it keep its id and version.
+         *
+         *     Bearer token or API key with the `create` scope.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a template
+         * @description Only the given parts change, checked as at creation; the template gets a new `version`. Records made from earlier versions never change.
+         *
+         *     Bearer token or API key with the `create` scope.
+         */
+        patch: operations["updateTemplate"];
+        trace?: never;
+    };
+    "/api/v1/templates/{template_id}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a draft from a template
+         * @description Fills every placeholder with `values` and each party role with `parties` (one per role, in the template's order), then creates the draft exactly as `POST /agreements` would: the text rules and limits apply to the filled text. An unknown or missing value is a 422 naming `values.<field>`. A team's template makes the team's record.
+         *
+         *     Bearer token or API key with the `create` scope.
+         */
+        post: operations["createRecordFromTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/public/verify/{agr_reference}": {
         parameters: {
             query?: never;
@@ -1928,6 +2010,13 @@ export interface components {
              * @description The team that owns it, shown to the team's own readers (null for anyone else, and for a personal record).
              */
             team_id?: string | null;
+            /** @description The template and version it was made from (null when typed). */
+            template?: {
+                /** Format: uuid */
+                id: string;
+                /** Format: int32 */
+                version: number;
+            } | null;
             /** @description Public reference of the record (AGR reference). */
             agr_reference: string;
             /** @enum {string} */
@@ -3099,6 +3188,156 @@ export interface components {
             entries: components["schemas"]["TeamActivityEntrySchema"][];
             /** Format: int32 */
             total: number;
+        };
+        /** @description A template. */
+        TemplateSchema: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The team that owns it (null: the caller's own).
+             */
+            team_id: string | null;
+            name: string;
+            /**
+             * @default agreement
+             * @enum {string}
+             */
+            record_type: "agreement" | "declaration" | "witnessed_agreement";
+            title: string | null;
+            /** @description The text with `{{field}}` placeholders. */
+            body: string;
+            fields: {
+                /** @description Used as `{{name}}` in the title or body. */
+                name: string;
+                label: string;
+                /** @default true */
+                required: boolean;
+                /** Format: int32 */
+                max_length: number | null;
+            }[];
+            parties: {
+                label: string;
+                /**
+                 * @default party
+                 * @enum {string}
+                 */
+                role: "party" | "witness";
+            }[];
+            defaults: {
+                /**
+                 * Format: int32
+                 * @default 1
+                 */
+                required_signature_method_count: number;
+                /** Format: int32 */
+                lapse_days: number | null;
+                /** @default false */
+                on_chain_full_text: boolean;
+                /** @default false */
+                on_chain_include_verified_parties: boolean;
+            };
+            /** Format: int32 */
+            version: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TemplateListResponse: {
+            templates: components["schemas"]["TemplateSchema"][];
+        };
+        CreateTemplateRequest: {
+            name: string;
+            /**
+             * @default agreement
+             * @enum {string}
+             */
+            record_type?: "agreement" | "declaration" | "witnessed_agreement";
+            title?: string | null;
+            /** @description The text with `{{field}}` placeholders. */
+            body: string;
+            fields?: {
+                /** @description Used as `{{name}}` in the title or body. */
+                name: string;
+                label: string;
+                /** @default true */
+                required?: boolean;
+                /** Format: int32 */
+                max_length?: number | null;
+            }[];
+            parties?: {
+                label: string;
+                /**
+                 * @default party
+                 * @enum {string}
+                 */
+                role?: "party" | "witness";
+            }[];
+            defaults?: {
+                /**
+                 * Format: int32
+                 * @default 1
+                 */
+                required_signature_method_count?: number;
+                /** Format: int32 */
+                lapse_days?: number | null;
+                /** @default false */
+                on_chain_full_text?: boolean;
+                /** @default false */
+                on_chain_include_verified_parties?: boolean;
+            };
+            /** Format: uuid */
+            team_id?: string | null;
+        };
+        UpdateTemplateRequest: {
+            name?: string;
+            /**
+             * @default agreement
+             * @enum {string}
+             */
+            record_type?: "agreement" | "declaration" | "witnessed_agreement";
+            title?: string | null;
+            /** @description The text with `{{field}}` placeholders. */
+            body?: string;
+            fields?: {
+                /** @description Used as `{{name}}` in the title or body. */
+                name: string;
+                label: string;
+                /** @default true */
+                required?: boolean;
+                /** Format: int32 */
+                max_length?: number | null;
+            }[];
+            parties?: {
+                label: string;
+                /**
+                 * @default party
+                 * @enum {string}
+                 */
+                role?: "party" | "witness";
+            }[];
+            defaults?: {
+                /**
+                 * Format: int32
+                 * @default 1
+                 */
+                required_signature_method_count?: number;
+                /** Format: int32 */
+                lapse_days?: number | null;
+                /** @default false */
+                on_chain_full_text?: boolean;
+                /** @default false */
+                on_chain_include_verified_parties?: boolean;
+            };
+        };
+        UseTemplateRequest: {
+            /** @description A value per field: `{"field_name": "text"}`. */
+            values?: {
+                [key: string]: string;
+            };
+            /** @description One per party role, in the template's order. */
+            parties?: components["schemas"]["NamedPartyInput"][];
         };
         /**
          * @description Liveness: a JSON object mapping string to string.
@@ -13302,6 +13541,771 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookCreatedResponse"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: {
+                /** @description A team's templates instead of the caller's own. */
+                team_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListResponse"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template. */
+            201: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSchema"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Template identifier. */
+                template_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSchema"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Template identifier. */
+                template_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Template identifier. */
+                template_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateSchema"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createRecordFromTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Template identifier. */
+                template_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UseTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description The draft record. */
+            201: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAgreementResponse"];
                 };
             };
             /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */

@@ -1,0 +1,131 @@
+/** The template routes of the served contract and their schemas. */
+import { arrayOf, bool, dateTime, enumOf, int, jsonBody, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from './helpers.js';
+import { json, queryParam, route, type Route } from './operation.js';
+import { API } from './paths-records.js';
+import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
+import { TEMPLATE_NAME_MAX, TEMPLATES_PER_OWNER } from '../../domain/templates/template-service.js';
+import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, TEMPLATE_FIELDS_MAX } from '../../domain/templates/template-text.js';
+
+const templateId = (): JsonObject => ({ name: 'template_id', in: 'path', required: true, description: 'Template identifier.', schema: { type: 'string', format: 'uuid' } });
+const body = (schema: string) => jsonBody(ref(schema), true);
+
+export const TEMPLATES_TAG: [string, string] = [
+  'Templates',
+  'Record texts with `{{field}}` placeholders, the party roles to fill and the record\'s defaults, owned by a person or a team; a draft made from one remembers the template and its version.',
+];
+
+export function templateRoutes(): Route[] {
+  const tags = [TEMPLATES_TAG[0]];
+  return [
+    route('get', `${API}/templates`, {
+      id: 'listTemplates',
+      summary: 'List templates',
+      tags,
+      description: "The caller's templates, or with `team_id` a team's (any role in it).",
+      params: [queryParam('team_id', uuid(), "A team's templates instead of the caller's own.")],
+      ok: json('TemplateListResponse', 200, 'The templates.'),
+      errors: [401, 403, 404, 429],
+    }),
+    route('post', `${API}/templates`, {
+      id: 'createTemplate',
+      summary: 'Create a template',
+      tags,
+      description:
+        'Every `{{placeholder}}` of `title` and `body` must be declared in `fields` and every field used; `parties` name the roles a person fills when using it. ' +
+        "With `team_id` the team owns it (the member role needed).",
+      body: body('CreateTemplateRequest'),
+      ok: json('TemplateSchema', 201, 'The template.'),
+      errors: [401, 403, 404, 409, 429],
+    }),
+    route('get', `${API}/templates/{template_id}`, { id: 'getTemplate', summary: 'Get a template', tags, params: [templateId()], ok: json('TemplateSchema', 200, 'The template.'), errors: [401, 403, 404, 429] }),
+    route('patch', `${API}/templates/{template_id}`, {
+      id: 'updateTemplate',
+      summary: 'Change a template',
+      tags,
+      description: 'Only the given parts change, checked as at creation; the template gets a new `version`. Records made from earlier versions never change.',
+      params: [templateId()],
+      body: body('UpdateTemplateRequest'),
+      ok: json('TemplateSchema', 200, 'The template.'),
+      errors: [401, 403, 404, 429],
+    }),
+    route('delete', `${API}/templates/{template_id}`, {
+      id: 'deleteTemplate',
+      summary: 'Delete a template',
+      tags,
+      description: 'Records made from it keep its id and version.',
+      params: [templateId()],
+      ok: { status: 204, description: 'Deleted.' },
+      errors: [401, 403, 404, 429],
+    }),
+    route('post', `${API}/templates/{template_id}/records`, {
+      id: 'createRecordFromTemplate',
+      summary: 'Make a draft from a template',
+      tags,
+      description:
+        "Fills every placeholder with `values` and each party role with `parties` (one per role, in the template's order), then creates the draft exactly as `POST /agreements` would: " +
+        'the text rules and limits apply to the filled text. An unknown or missing value is a 422 naming `values.<field>`. A team\'s template makes the team\'s record.',
+      params: [templateId()],
+      body: body('UseTemplateRequest'),
+      ok: json('ExternalAgreementResponse', 201, 'The draft record.'),
+      errors: [401, 403, 404, 409, 429],
+    }),
+  ];
+}
+
+export function templateSchemas(): Record<string, Schema> {
+  const field = obj(
+    {
+      name: str({ pattern: '^[a-z][a-z0-9_]{0,39}$', description: 'Used as `{{name}}` in the title or body.' }),
+      label: str({ minLength: 1, maxLength: FIELD_LABEL_MAX }),
+      required: bool({ default: true }),
+      max_length: nullable(int({ minimum: 1, maximum: FIELD_VALUE_MAX })),
+    },
+    ['name', 'label'],
+  );
+  const party = obj({ label: str({ minLength: 1, maxLength: LIMITS.displayName }), role: enumOf(['party', 'witness'], { default: 'party' }) }, ['label']);
+  const defaults = obj(
+    {
+      required_signature_method_count: int({ minimum: 1, maximum: 3, default: 1 }),
+      lapse_days: nullable(int({ minimum: LIMITS.lapseDays.min, maximum: LIMITS.lapseDays.max })),
+      on_chain_full_text: bool({ default: false }),
+      on_chain_include_verified_parties: bool({ default: false }),
+    },
+    [],
+  );
+  const content = {
+    name: str({ minLength: 1, maxLength: TEMPLATE_NAME_MAX }),
+    record_type: enumOf(['agreement', 'declaration', 'witnessed_agreement'], { default: 'agreement' }),
+    title: nullable(str({ maxLength: LIMITS.title * 2 })),
+    body: str({ minLength: 1, maxLength: BODY_LIMITS.maxRawCharacters, description: 'The text with `{{field}}` placeholders.' }),
+    fields: arrayOf(field, { maxItems: TEMPLATE_FIELDS_MAX }),
+    parties: arrayOf(party, { maxItems: LIMITS.parties + LIMITS.witnesses }),
+    defaults,
+  };
+  return {
+    TemplateSchema: obj(
+      {
+        id: uuid(),
+        team_id: nullable(uuid({ description: 'The team that owns it (null: the caller\'s own).' })),
+        ...content,
+        fields: arrayOf(obj({ ...field.properties as Record<string, Schema> }, 'all'), { maxItems: TEMPLATE_FIELDS_MAX }),
+        parties: arrayOf(obj({ ...party.properties as Record<string, Schema> }, 'all'), { maxItems: LIMITS.parties + LIMITS.witnesses }),
+        defaults: obj({ ...defaults.properties as Record<string, Schema> }, 'all'),
+        version: int({ minimum: 1 }),
+        created_at: dateTime(),
+        updated_at: dateTime(),
+      },
+      'all',
+      { description: 'A template.' },
+    ),
+    TemplateListResponse: obj({ templates: arrayOf(ref('TemplateSchema'), { maxItems: TEMPLATES_PER_OWNER }) }, 'all'),
+    CreateTemplateRequest: obj({ ...content, team_id: nullable(uuid()) }, ['name', 'body']),
+    UpdateTemplateRequest: obj(content, []),
+    UseTemplateRequest: obj(
+      {
+        values: { type: 'object', additionalProperties: { type: 'string', maxLength: FIELD_VALUE_MAX }, maxProperties: TEMPLATE_FIELDS_MAX, description: 'A value per field: `{"field_name": "text"}`.' },
+        parties: arrayOf(ref('NamedPartyInput'), { maxItems: LIMITS.parties + LIMITS.witnesses, description: "One per party role, in the template's order." }),
+      },
+      [],
+    ),
+  };
+}
