@@ -1,7 +1,7 @@
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 
-type Party = { id: string; role: string; display_name: string };
+type Party = { id: string; role: string; display_name: string; available_actions: string[] };
 type RecordBody = { id: string; agr_reference: string; status: string; signing_order: string; current_signer_ids: string[]; available_actions: string[]; parties: Party[] };
 
 describe('Signing order over REST', () => {
@@ -58,7 +58,8 @@ describe('Signing order over REST', () => {
     expect(JSON.stringify(early.body)).toContain("waiting for Bob's signature");
     const resend = await t.request('POST', `/api/v1/agreements/${record.id}/participants/${carolRow.id}/resend-invitation`, { token: alice });
     expect(resend).toMatchObject({ status: 409, body: { error_code: 'invalid_transition' } });
-    const aliceView = (await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice })).body as RecordBody & { parties: (Party & { available_actions: string[] })[] };
+    expect(JSON.stringify(resend.body)).toContain('No invitation to resend yet');
+    const aliceView = (await t.request('GET', `/api/v1/agreements/${record.id}`, { token: alice })).body as RecordBody;
     expect(aliceView.parties.find((p) => p.id === carolRow.id)!.available_actions).not.toContain('resend_invitation');
     expect(aliceView.parties.find((p) => p.id === bobRow.id)!.available_actions).toContain('resend_invitation');
     expect((await t.request('GET', `/api/v1/agreements/${record.id}`, { token: bob })).body.available_actions).toContain('sign');

@@ -22,14 +22,14 @@ const ids = (participants: readonly ParticipantState[]) => participants.map((p) 
 
 describe('Whose turn it is to sign', () => {
   it.each([
-    ['nobody signed yet', {}, ['bob']],
-    ['Bob signed', { bob: { confirmedVersion: 1 } }, ['cleo']],
-    ['both parties signed: every witness at once', { bob: { confirmedVersion: 1 }, cleo: { confirmedVersion: 1 } }, ['wes', 'will']],
-    ['Bob declined: the turn waits for the initiator', { bob: { declinedAt: at } }, []],
-    ['Bob declined and was waived: Cleo', { bob: { declinedAt: at, waivedAt: at } }, ['cleo']],
-    ['Bob signed an older version (a counter was accepted): Bob again', { bob: { confirmedVersion: 1 } }, ['bob'], 2],
-    ['a witness declined after the parties signed: the others', { bob: { confirmedVersion: 1 }, cleo: { confirmedVersion: 1 }, wes: { declinedAt: at } }, ['will']],
-  ] as const)('sequential, %s', (_case, overrides, expected, version = 1) => {
+    ['nobody signed yet', {}, 1, ['bob']],
+    ['Bob signed', { bob: { confirmedVersion: 1 } }, 1, ['cleo']],
+    ['both parties signed: every witness at once', { bob: { confirmedVersion: 1 }, cleo: { confirmedVersion: 1 } }, 1, ['wes', 'will']],
+    ['Bob declined: the turn waits for the initiator', { bob: { declinedAt: at } }, 1, []],
+    ['Bob declined and was waived: Cleo', { bob: { declinedAt: at, waivedAt: at } }, 1, ['cleo']],
+    ['Bob signed an older version (a counter was accepted): Bob again', { bob: { confirmedVersion: 1 } }, 2, ['bob']],
+    ['a witness declined after the parties signed: the others', { bob: { confirmedVersion: 1 }, cleo: { confirmedVersion: 1 }, wes: { declinedAt: at } }, 1, ['will']],
+  ] as [string, Record<string, Partial<TurnParticipant>>, number, string[]][])('sequential, %s', (_case, overrides, version, expected) => {
     expect(ids(signersDue('sequential', rows(overrides), version))).toEqual(expected);
   });
 

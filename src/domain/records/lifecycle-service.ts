@@ -205,7 +205,7 @@ export class LifecycleService {
       }
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'This participant already signed the current version');
       const notYet = turnClosed(record.signingOrder, record.participants.getItems(), participant.id, record.currentVersion);
-      if (notYet) throw new DomainError('invalid_transition', `No invitation to resend: ${notYet.replace(/^Not your turn yet/, 'their turn has not come')}`);
+      if (notYet) throw new DomainError('invalid_transition', `No invitation to resend yet: ${notYet.replace(/^Not your turn yet: /, '')}`);
       resend = { participant, record };
       return record.id;
     });
