@@ -52,6 +52,7 @@ import { ArtifactsResolver } from '../graph/resolvers/artifacts.resolver.js';
 import { SealingService } from '../domain/sealing/sealing-service.js';
 import { VerificationService } from '../domain/verification/verification-service.js';
 import { LifecycleService } from '../domain/records/lifecycle-service.js';
+import { Invitations } from '../domain/records/invitations.js';
 import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
@@ -224,16 +225,16 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     new ApiKeyMethod(),
   ];
   const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600, name: 'method_starts' };
-  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, startLimit);
+  const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
+  const invitations = new Invitations({ orm, mailer, messenger: messengerSender, log: logger, publicBaseUrl: config.publicBaseUrl });
+  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, invitations, startLimit);
   const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
-  const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
   const lifecycleSettings = {
-    publicBaseUrl: config.publicBaseUrl,
     defaultLapseDays: config.defaultLapseDays,
     resendsPerHour: config.invitationResendsPerHour,
   };
-  const lifecycle = new LifecycleService(orm, clock, mailer, domainEvents, rateLimiter, lifecycleSettings, messengerSender, logger);
+  const lifecycle = new LifecycleService(orm, clock, invitations, domainEvents, rateLimiter, lifecycleSettings);
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
   const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));

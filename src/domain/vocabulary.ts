@@ -23,6 +23,13 @@ export const PARTY_CONTACT_POINT_TYPES = ['email', 'messenger', 'unknown'] as co
 
 export const INPUT_CONTACT_POINT_TYPES = ['email', 'messenger'] as const;
 
+/**
+ * How a submitted record's invitations go out: to everyone at once (`parallel`), or one party at a
+ * time in list order, the witnesses once every party has signed (`sequential`).
+ */
+export const SIGNING_ORDERS = ['parallel', 'sequential'] as const;
+export type SigningOrder = (typeof SIGNING_ORDERS)[number];
+
 export const COUNTER_STATUSES = ['pending', 'accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;
 
 export const COUNTER_DECISIONS = ['accept', 'partially_accept', 'reject'] as const;

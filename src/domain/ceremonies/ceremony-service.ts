@@ -1,6 +1,8 @@
 import { type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
 import { preparedQuery } from '../database.js';
 import { signingClosed } from '../records/lifecycle.js';
+import { turnClosed } from '../records/signing-turn.js';
+import type { AfterCommit, Invitations } from '../records/invitations.js';
 import type { Principal } from '../identity/principal.js';
 import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
@@ -26,6 +28,8 @@ type Loaded = {
   viewer: Viewer;
   announced: SignatureProgressEvent[];
   lifecycle: RecordLifecycleEvent[];
+  /** Messenger invitations a signature caused, sent once the change committed. */
+  afterCommit: AfterCommit[];
   /**
    * Rows read with the locked record (`SignatureRows`), each part used once: the first execution
    * lookup takes the executions, the first read of that execution's methods takes its methods.
@@ -54,6 +58,8 @@ export class CeremonyService {
     adapters: SignatureMethodAdapter[],
     private readonly events: DomainEvents,
     private readonly rateLimiter: RateLimiter,
+    /** In sequential order, a signature invites the next signer (in its own transaction). */
+    private readonly invitations: Pick<Invitations, 'inviteDue'>,
     private readonly startLimit: RateLimitRule = { limit: 10, windowSeconds: 600, name: 'method_starts' },
   ) {
     this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
@@ -199,6 +205,8 @@ export class CeremonyService {
     this.announce(loaded, execution, methods, 'finalized', null);
     // The last required signature moves a pending record on (the seal itself is sealing's job).
     loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
+    // Otherwise, in sequential order, the turn passes on: the next signer's invitation commits with this signature.
+    loaded.afterCommit.push(await this.invitations.inviteDue(em, record, now));
     await em.flush();
   }
 
@@ -314,15 +322,21 @@ export class CeremonyService {
   ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const moves: RecordLifecycleEvent[] = [];
+    const afterCommit: AfterCommit[] = [];
     const change = async (em: EntityManager) => {
-      const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves });
+      const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves, afterCommit });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
       await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
     };
-    if (options.within) return change(options.within.em);
+    if (options.within) {
+      const result = await change(options.within.em);
+      options.within.afterCommit.push(...afterCommit);
+      return result;
+    }
     const result = await this.orm.em.fork().transactional(change);
     this.events.committed();
+    for (const effect of afterCommit) await effect();
     return result;
   }
 
@@ -344,10 +358,10 @@ export class CeremonyService {
     const participant = signerOf(record.initiatorIdentity, record.participants.getItems(), viewer);
     if (!options.forRead) {
       // The lifecycle table's signing window decides.
-      const closed = signingClosed(record.status, participant.role);
+      const closed = signingClosed(record.status, participant.role) ?? turnClosed(record.signingOrder, record.participants.getItems(), participant.id, record.currentVersion);
       if (closed) throw new DomainError('invalid_transition', closed);
     }
-    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
+    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], afterCommit: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
   }
 
   /**

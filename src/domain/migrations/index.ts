@@ -32,6 +32,7 @@ import { Migration20261202140000_outbox_record_order as M29 } from './Migration2
 import { Migration20261203090000_outbox_record_replay as M30 } from './Migration20261203090000_outbox_record_replay.js';
 import { Migration20261204090000_teams as M31 } from './Migration20261204090000_teams.js';
 import { Migration20261205090000_templates as M32 } from './Migration20261205090000_templates.js';
+import { Migration20261205100000_signing_order as M33 } from './Migration20261205100000_signing_order.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -70,4 +71,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261203090000_outbox_record_replay', class: M30 },
   { name: 'Migration20261204090000_teams', class: M31 },
   { name: 'Migration20261205090000_templates', class: M32 },
+  { name: 'Migration20261205100000_signing_order', class: M33 },
 ];

@@ -97,6 +97,8 @@ export class AmendmentService {
       initiatedVia: record.initiatedVia,
       requiredSignatureMethodCount: record.requiredSignatureMethodCount,
       lapseDays: record.lapseDays,
+      // The successor keeps the order its signers agreed to be asked in.
+      signingOrder: record.signingOrder,
       onChainFullText: record.onChainFullText,
       onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,

@@ -11,10 +11,11 @@ import { Collection, OptionalProps, type Rel } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Team } from '../teams/entities.js';
 import { Identity } from '../identity/entities.js';
-import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../vocabulary.js';
+import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS, type SigningOrder } from '../vocabulary.js';
 import { notifyRecordsChanged } from '../shared/record-changes.js';
 
-export { COUNTER_STATUSES, CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES };
+export { COUNTER_STATUSES, CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS };
+export type { SigningOrder };
 
 export type RecordType = (typeof RECORD_TYPES)[number];
 
@@ -53,7 +54,7 @@ export class SignedRecord {
   [OptionalProps]?:
     | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'
     | 'lapseDays' | 'metadata' | 'notarization' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
-    | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion';
+    | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion' | 'signingOrder';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -96,6 +97,10 @@ export class SignedRecord {
 
   @Property({ type: 'smallint', nullable: true })
   lapseDays: number | null = null;
+
+  /** Whether invitations go out together or one party at a time (lifecycle.ts `signersDue`). Fixed at creation. */
+  @Property({ type: 'text', default: 'parallel' })
+  signingOrder: SigningOrder = 'parallel';
 
   @Property({ type: 'boolean' })
   onChainFullText!: boolean;
@@ -155,7 +160,7 @@ export class SignedRecord {
 export class Participant {
   [OptionalProps]?:
     | 'displayName' | 'contactPointValue' | 'identity' | 'invitedAt' | 'confirmedAt' | 'confirmedVersion' | 'declinedAt'
-    | 'declinedReason' | 'waivedAt' | 'removedAt';
+    | 'declinedReason' | 'waivedAt' | 'removedAt' | 'invitationSentAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -187,6 +192,16 @@ export class Participant {
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   invitedAt: Date = new Date();
+
+  /**
+   * When this participant's invitation was written (to the mail outbox, or handed to the messenger);
+   * null: not invited yet. `invitedAt` cannot say it: it is set when the row is named and again at
+   * submission, while in a sequential record a party's invitation waits for their turn. Inviting
+   * "whoever's turn has come and has no invitation yet" under the record's lock is what makes each
+   * invitation go out exactly once, whichever change (a signature, a waiver) brings the turn.
+   */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  invitationSentAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   confirmedAt: Date | null = null;

@@ -1,7 +1,6 @@
 import { LockMode, type MikroORM } from '@mikro-orm/postgresql';
 import type { Principal } from '../identity/principal.js';
 import type { ScopedOperation } from '../identity/operation-access.js';
-import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import { optionalLine } from '../shared/unicode.js';
@@ -9,20 +8,15 @@ import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shar
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
 import { CounterProposal, Participant, SignedRecord } from './entities.js';
-import { invitationMail } from './invitations.js';
+import type { AfterCommit, Invitations } from './invitations.js';
 import { declineOutcome, participantMove, type ParticipantMove } from './lifecycle.js';
+import { turnClosed } from './signing-turn.js';
 import { normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
 import { LIMITS } from '../text-rules.js';
 import { fire, lifecycleEvent, requireInitiator, withLockedRecord, type LockedRecord, type SharedTransaction } from './record-lock.js';
 import { isViewerParticipant } from './record-view.js';
-import { chatFor, type MessengerSender } from '../messaging/messenger-sender.js';
 
-export type DeliveryLog = { warn(details: object, message: string): void };
-
-export type LifecycleSettings = { publicBaseUrl: string; defaultLapseDays: number; resendsPerHour: number };
-
-type Invitation = { participant: Participant; record: SignedRecord };
-
+export type LifecycleSettings = { defaultLapseDays: number; resendsPerHour: number };
 
 /** The operation each waiver runs, as the access declaration names it. */
 const WAIVE_OPERATIONS = {
@@ -39,21 +33,19 @@ export class LifecycleService {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: Clock,
-    private readonly mailer: Mailer,
+    private readonly invitations: Invitations,
     private readonly events: DomainEvents,
     private readonly rateLimiter: RateLimiter,
     private readonly settings: LifecycleSettings,
-    /** Messenger invitations; null when no bot is configured (email invitations still go out). */
-    private readonly messenger: MessengerSender | null,
-    private readonly log: DeliveryLog,
   ) {}
 
   /**
-   * draft -> pending_confirmation: the initiator has signed; invitations go to everyone else.
-   * `within`: part of a shared transaction; the invitations go out after its commit.
+   * draft -> pending_confirmation: the initiator has signed; invitations go to everyone else, or in
+   * sequential order to the first party only. `within`: part of a shared transaction; messenger
+   * invitations go out after its commit.
    */
   async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
-    const invitations: Invitation[] = [];
+    let afterCommit: AfterCommit = async () => {};
     const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
@@ -72,15 +64,14 @@ export class LifecycleService {
       issues.throwIfAny();
       fire(locked, 'submit');
       record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.settings.defaultLapseDays) * 86_400_000);
-      for (const participant of others) {
-        participant.invitedAt = now;
-        invitations.push({ participant, record });
-      }
+      // Everyone is named as of submission; whose invitation goes out now is the signing order's call.
+      for (const participant of others) participant.invitedAt = now;
+      afterCommit = await this.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     }, within);
-    if (within) within.afterCommit.push(() => this.sendInvitations(invitations));
-    else await this.sendInvitations(invitations);
+    if (within) within.afterCommit.push(afterCommit);
+    else await afterCommit();
     return id;
   }
 
@@ -135,7 +126,8 @@ export class LifecycleService {
    * `complete-without` for parties, `waive` for witnesses and co-notarizers.
    */
   async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
-    return this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
+    let afterCommit: AfterCommit = async () => {};
+    const id = await this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
       const participant = this.participant(record, participantId);
@@ -149,14 +141,18 @@ export class LifecycleService {
       if (participant.waivedAt) throw new DomainError('conflict', 'This participant is already waived');
       participant.waivedAt = now;
       locked.events.push(lifecycleEvent(record, move, record.status, participant.id, now));
+      // In sequential order, going on without a party passes the turn to the next one.
+      afterCommit = await this.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     });
+    await afterCommit();
+    return id;
   }
 
   /** Replaces a declined or removed witness with a new one, who is invited at once. */
   async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
-    const invitations: Invitation[] = [];
+    let afterCommit: AfterCommit = async () => {};
     const id = await this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
       const { record, now, em } = locked;
       requireInitiator(locked);
@@ -186,17 +182,19 @@ export class LifecycleService {
         ...replacement!,
         invitedAt: now,
       });
+      record.participants.add(created);
       locked.events.push(lifecycleEvent(record, 'replace_witness', record.status, created.id, now));
-      invitations.push({ participant: created, record });
+      // Invited now, or in sequential order once every party has signed.
+      afterCommit = await this.invitations.inviteDue(em, record, now);
       return record.id;
     });
-    await this.sendInvitations(invitations);
+    await afterCommit();
     return id;
   }
 
-  /** Mails the invitation again (rate-limited per participant). */
+  /** Mails the invitation again (rate-limited per participant); never to someone whose turn has not come. */
   async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
-    const invitations: Invitation[] = [];
+    let resend: { participant: Participant; record: SignedRecord } | null = null;
     const id = await this.change(principal, idOrReference, 'lifecycle.resendInvitation', async (locked) => {
       const { record } = locked;
       requireInitiator(locked);
@@ -206,12 +204,15 @@ export class LifecycleService {
         throw new DomainError('conflict', 'This participant has no open invitation');
       }
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'This participant already signed the current version');
-      invitations.push({ participant, record });
+      const notYet = turnClosed(record.signingOrder, record.participants.getItems(), participant.id, record.currentVersion);
+      if (notYet) throw new DomainError('invalid_transition', `No invitation to resend yet: ${notYet.replace(/^Not your turn yet: /, '')}`);
+      resend = { participant, record };
       return record.id;
     });
     // Counted after the (read-only) transaction, on the pool: a transaction never waits for a second connection.
     await this.rateLimiter.hit(this.orm.em.fork(), `resend:${participantId}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
-    await this.sendInvitations(invitations);
+    const { participant, record } = resend!;
+    await this.invitations.resend(record, participant);
     return id;
   }
 
@@ -262,31 +263,6 @@ export class LifecycleService {
 
   private async completeIfDone(locked: LockedRecord): Promise<void> {
     locked.events.push(...(await completeIfAllSigned(locked.em, locked.record, locked.now)));
-  }
-
-  /**
-   * Invitations go out after the commit, by email or through the messenger bot. A failed delivery
-   * does not undo the move: it is logged (without addresses) and the initiator can resend.
-   */
-  private async sendInvitations(invitations: Invitation[]): Promise<void> {
-    for (const { participant, record } of invitations) {
-      const value = participant.contactPointValue;
-      if (!value) continue;
-      try {
-        if (participant.contactPointType === 'email') {
-          await this.mailer.send(invitationMail(record, participant, this.settings.publicBaseUrl));
-        } else if (participant.contactPointType === 'messenger') {
-          const chatId = this.messenger ? await chatFor(this.orm.em.fork(), value) : null;
-          if (!this.messenger || !chatId) {
-            this.log.warn({ recordId: record.id, participantId: participant.id }, 'messenger invitation not sent: no bot configured or the participant has not written to the bot yet');
-            continue;
-          }
-          await this.messenger.send(chatId, invitationMail(record, participant, this.settings.publicBaseUrl).text);
-        }
-      } catch (error) {
-        this.log.warn({ recordId: record.id, participantId: participant.id, reason: (error as Error).message }, 'invitation delivery failed');
-      }
-    }
   }
 }
 

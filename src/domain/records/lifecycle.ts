@@ -1,5 +1,6 @@
 import { DomainError } from '../shared/errors.js';
-import type { ParticipantRole, RecordStatus, RecordType } from './entities.js';
+import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
+import { turnClosed, type TurnParticipant } from './signing-turn.js';
 
 /**
  * Every move a record can make, as data, with who may make it and the guards as code beside the
@@ -72,6 +73,8 @@ export type ParticipantState = {
   waivedAt: Date | null;
   removedAt?: Date | null;
   confirmedVersion: number | null;
+  /** Words a refusal that names them (whose turn it is). */
+  displayName?: string | null;
 };
 
 const active = (p: ParticipantState) => !p.declinedAt && !p.waivedAt && !p.removedAt;
@@ -96,13 +99,15 @@ export const PARTICIPANT_MOVES: readonly {
   applies: (participant: ParticipantState, version: number) => boolean;
   /** In words, for the README and error messages. */
   when: string;
+  /** Only on the participant whose turn it is to sign, by the record's signing order (signing-turn.ts). */
+  onTurn?: true;
 }[] = [
   { move: 'decline', statuses: PENDING, actor: 'participant', roles: ['party', 'witness'], applies: (p, v) => active(p) && !signedVersion(p, v), when: 'an active party or witness who has not signed the current version (their own row)' },
   { move: 'complete_without', statuses: PENDING, actor: 'initiator', roles: ['party'], types: NEGOTIATED, applies: stepsOut, when: 'a party who declined or was removed' },
   { move: 'waive_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: stepsOut, when: 'a witness who declined or was removed' },
   { move: 'waive_co_notarizer', statuses: PENDING, actor: 'initiator', roles: ['party'], types: ['notarization'], applies: stepsOut, when: 'a co-notarizer who declined or was removed' },
   { move: 'replace_witness', statuses: PENDING, actor: 'initiator', roles: ['witness'], applies: stepsOut, when: 'a witness who declined or was removed; the new witness is invited' },
-  { move: 'resend_invitation', statuses: PENDING, actor: 'initiator', roles: ['party', 'witness'], applies: (p, v) => active(p) && !signedVersion(p, v), when: 'a participant with an open invitation (rate-limited)' },
+  { move: 'resend_invitation', statuses: PENDING, actor: 'initiator', roles: ['party', 'witness'], applies: (p, v) => active(p) && !signedVersion(p, v), onTurn: true, when: 'a participant with an open invitation whose turn it is (rate-limited)' },
 ];
 
 /**
@@ -232,7 +237,14 @@ export type ActionContext = {
   readyForSubmission: boolean;
   /** The participant who proposed the pending counter, if one is pending. */
   counterProposerId: string | null;
+  /** The record's signing order (parallel when absent): in sequential order only the party whose turn it is signs. */
+  signingOrder?: SigningOrder;
 };
+
+/** The signing order lets `participant` sign (or be invited) now. */
+function onTurn(context: ActionContext, participant: TurnParticipant): boolean {
+  return turnClosed(context.signingOrder ?? 'parallel', context.participants, participant.id, context.currentVersion) === null;
+}
 
 function actorHolds(actor: Actor, context: ActionContext): boolean {
   const mine = context.participants.filter((p) => context.readerRows.has(p.id) && !p.removedAt);
@@ -257,7 +269,7 @@ export function availableActions(context: ActionContext): RecordAction[] {
   const { status, type, currentVersion } = context;
   const mine = context.participants.filter((p) => context.readerRows.has(p.id) || (p.role === 'initiator' && context.isInitiator));
   return RECORD_ACTIONS.filter((action) => {
-    if (action === 'sign') return mine.some((p) => active(p) && !signedVersion(p, currentVersion) && signingClosed(status, p.role) === null);
+    if (action === 'sign') return mine.some((p) => active(p) && !signedVersion(p, currentVersion) && signingClosed(status, p.role) === null && onTurn(context, p));
     if (action === 'decline') {
       const rule = PARTICIPANT_MOVES.find((row) => row.move === 'decline')!;
       return moveClosed(rule, status, type) === null && mine.some((p) => rule.roles.includes(p.role) && rule.applies(p, currentVersion));
@@ -278,7 +290,8 @@ export function participantActions(context: ActionContext, participant: Particip
       moveClosed(rule, context.status, context.type) === null &&
       rule.roles.includes(participant.role) &&
       actorHolds(rule.actor, context) &&
-      rule.applies(participant, context.currentVersion)
+      rule.applies(participant, context.currentVersion) &&
+      (!rule.onTurn || onTurn(context, participant))
     );
   });
 }

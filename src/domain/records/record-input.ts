@@ -1,6 +1,6 @@
 import { isValidEmail, normalizeEmail, normalizeMessengerHandle } from '../identity/contact-points.js';
 import { IssueCollector } from '../shared/errors.js';
-import type { ParticipantContactPointType, RecordType } from './entities.js';
+import { SIGNING_ORDERS, type ParticipantContactPointType, type RecordType, type SigningOrder } from './entities.js';
 import { BODY_LIMITS, LIMITS, countCharacters, countWords, normalizeText } from '../text-rules.js';
 import { cleanUnicode, lineIssue, optionalLine, textIssue } from '../shared/unicode.js';
 
@@ -22,12 +22,14 @@ export type CreateRecordInput = {
   onChainIncludeVerifiedParties: boolean;
   lapseDays?: number | null;
   requiredSignatureMethodCount?: number | null;
+  /** Invitations all at once (default) or one party at a time in list order; fixed once created. */
+  signingOrder?: SigningOrder | null;
   /** The team that will own it (the caller's `member` role needed); none: the caller's own. */
   teamId?: string | null;
 };
 
 /** A draft edit: only the given fields change; `null` clears an optional field. */
-export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type' | 'teamId'>]?: CreateRecordInput[K] | null };
+export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type' | 'teamId' | 'signingOrder'>]?: CreateRecordInput[K] | null };
 
 
 export type NormalizedParty = {
@@ -84,6 +86,12 @@ export function validateMethodCount(issues: IssueCollector, value: number | null
     issues.add(['requiredSignatureMethodCount'], 'Must be 1, 2 or 3', 'invalid_enum');
   }
   return value;
+}
+
+export function validateSigningOrder(issues: IssueCollector, value: string | null | undefined): SigningOrder {
+  if (value == null) return 'parallel';
+  if (!(SIGNING_ORDERS as readonly string[]).includes(value)) issues.add(['signingOrder'], `Must be one of ${SIGNING_ORDERS.join(', ')}`, 'invalid_enum');
+  return value as SigningOrder;
 }
 
 export function normalizeParties(

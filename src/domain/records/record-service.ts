@@ -15,6 +15,7 @@ import {
   validateLapseDays,
   validateMethodCount,
   validateParticipantsForType,
+  validateSigningOrder,
   type CreateRecordInput,
   type NormalizedParty,
   type UpdateRecordInput,
@@ -69,6 +70,7 @@ export class RecordService {
     const jurisdiction = optionalText(issues, input.jurisdiction, 'jurisdiction', LIMITS.jurisdiction);
     const lapseDays = validateLapseDays(issues, input.lapseDays);
     const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
+    const signingOrder = validateSigningOrder(issues, input.signingOrder);
     const rejectAliases = type === 'notarization';
     const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
     const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
@@ -90,6 +92,7 @@ export class RecordService {
       initiatedVia: via,
       requiredSignatureMethodCount: methodCount,
       lapseDays,
+      signingOrder,
       onChainFullText: input.onChainFullText,
       onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,

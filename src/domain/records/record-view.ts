@@ -1,4 +1,5 @@
-import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord } from './entities.js';
+import type { NotarizationDetails, Participant, ParticipantRole, RecordStatus, RecordType, SignedRecord, SigningOrder } from './entities.js';
+import { signersDue } from './signing-turn.js';
 import type { TeamRole } from '../vocabulary.js';
 import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
@@ -17,18 +18,18 @@ export type ParticipantData = Pick<
 export type RecordData = Pick<
   SignedRecord,
   | 'id' | 'reference' | 'type' | 'status' | 'title' | 'body' | 'bodyHash' | 'summary' | 'language' | 'jurisdiction' | 'initiatedVia'
-  | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
+  | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'signingOrder' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
   | 'notarization' | 'initiatorIdentity' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
 > & { participants: readonly ParticipantData[] };
 
 /** A loaded entity as RecordData. */
 export function recordData(record: SignedRecord): RecordData {
   const { id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion } = record;
-  const { requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
+  const { requiredSignatureMethodCount, lapseDays, signingOrder, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
   const { initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
   return {
     ...{ id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion },
-    ...{ requiredSignatureMethodCount, lapseDays, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
+    ...{ requiredSignatureMethodCount, lapseDays, signingOrder, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
     ...{ initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
     participants: record.participants.getItems(),
   };
@@ -99,6 +100,13 @@ export type RecordView = {
   currentVersion: number;
   requiredSignatureMethodCount: number;
   lapseDays: number | null;
+  signingOrder: SigningOrder;
+  /**
+   * Whose turn it is: the participants other than the initiator who may sign the current version
+   * now (in sequential order one party, or the witnesses once every party signed); empty unless the
+   * record is pending confirmation.
+   */
+  currentSignerIds: string[];
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
   parties: PartyView[];
@@ -189,6 +197,7 @@ export function toRecordView(
     readerRows: new Set(participants.filter((p) => isViewerParticipant(p, viewer)).map((p) => p.id)),
     readyForSubmission: readyForSubmission === true,
     counterProposerId: activeCounter?.status === 'pending' ? activeCounter.proposedByParticipantId : null,
+    signingOrder: record.signingOrder,
   };
 
   return {
@@ -208,6 +217,8 @@ export function toRecordView(
     currentVersion: record.currentVersion,
     requiredSignatureMethodCount: record.requiredSignatureMethodCount,
     lapseDays: record.lapseDays,
+    signingOrder: record.signingOrder,
+    currentSignerIds: record.status === 'pending_confirmation' ? signersDue(record.signingOrder, participants, record.currentVersion).map((p) => p.id) : [],
     onChainFullText: record.onChainFullText,
     onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
     parties: participants.map((p) => ({

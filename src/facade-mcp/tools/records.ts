@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { LIMITS } from '../../domain/text-rules.js';
-import { TEAM_ROLES } from '../../domain/vocabulary.js';
+import { SIGNING_ORDERS, TEAM_ROLES } from '../../domain/vocabulary.js';
 import { catalog, runEntry, type Graph } from '../../graph/catalog/index.js';
 import { operationFailure } from '../../graph/transport/failure.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
@@ -150,6 +150,10 @@ export const recordTools: ToolDefinition[] = [
         on_chain_include_verified_parties: z.boolean().describe('Publish verified party details on chain (more public)'),
         required_signature_method_count: methodCount.default(1),
         lapse_days: lapseDays.describe(`Days the others have to confirm (${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max})`),
+        signing_order: z
+          .enum(SIGNING_ORDERS)
+          .optional()
+          .describe('`parallel` (default): everyone is invited at submission; `sequential`: the parties are invited and sign one at a time in the order given (other_party first), then the witnesses'),
         team_id: teamId.describe('The team that will own it (from `list_teams`; the human needs the member or admin role in it, and allowed this connector to act for it). Omit for a personal record.'),
       })
       .refine((args) => (args.other_party_email === undefined) === (args.other_party_name === undefined), {
@@ -176,6 +180,7 @@ export const recordTools: ToolDefinition[] = [
         onChainIncludeVerifiedParties: args.on_chain_include_verified_parties,
         requiredSignatureMethodCount: args.required_signature_method_count,
         lapseDays: args.lapse_days ?? null,
+        signingOrder: args.signing_order ?? null,
         teamId: args.team_id ?? null,
       };
       const record = await runEntry(graph, records.createAgreement, { input });

@@ -13,6 +13,7 @@ import {
   NOTARIZATION_SIGNATURE_MODES,
   OTP_PURPOSES,
   RECORD_TYPES,
+  SIGNING_ORDERS,
 } from './vocabulary.js';
 
 export function requiredMethodCount(description?: string): Schema {
@@ -55,6 +56,7 @@ const onChainVerifiedParties = (): Schema =>
       'Put verified signer and witness details in the on-chain metadata. More public; must be acknowledged ' +
       'at finalization (`acknowledge_public_verified_parties`).',
   });
+const signingOrder = (description: string): Schema => enumOf(SIGNING_ORDERS, { default: 'parallel', description });
 const otpCode = (): Schema => str({ pattern: '^[0-9]{6}$', description: 'The six-digit code.' });
 
 function recordRequests(): Record<string, Schema> {
@@ -82,6 +84,10 @@ function recordRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: onChainVerifiedParties(),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        signing_order: signingOrder(
+          '`parallel`: every participant is invited at submission. `sequential`: the parties are invited one at a time in list order, ' +
+            'each when the one before signed; only the party whose turn it is may sign; witnesses are invited once every party signed.',
+        ),
         team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
@@ -97,6 +103,7 @@ function recordRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: onChainVerifiedParties(),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        signing_order: signingOrder('A declaration has no other party: its witnesses are invited at submission either way.'),
         team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],

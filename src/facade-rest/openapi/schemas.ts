@@ -37,6 +37,7 @@ import {
   PARTY_CONTACT_POINT_TYPES,
   RECORD_STATUSES,
   RECORD_TYPES,
+  SIGNING_ORDERS,
   SIGNATURE_EXECUTION_STATUSES,
   SIGNATURE_METHOD_STATUSES,
   SIGNATURE_METHOD_TYPES,
@@ -88,6 +89,16 @@ function recordSchemas(): Record<string, Schema> {
         llm_analysis: nullable(freeObject()),
         initiator_signature: nullable(ref('InitiatorSignatureState')),
         lapse_days: nullable(int({ minimum: 1, maximum: 30, description: 'Days a submitted record waits for confirmations (null: the service default).' })),
+        signing_order: enumOf(SIGNING_ORDERS, {
+          description: '`parallel`: everyone was invited at submission; `sequential`: the parties sign one at a time in list order, then the witnesses.',
+        }),
+        current_signer_ids: arrayOf(uuid(), {
+          uniqueItems: true,
+          maxItems: LIMITS.parties + LIMITS.witnesses,
+          description:
+            'Whose turn it is: ids of the participants (other than the initiator) who may sign the current version now. In sequential order one party, ' +
+            'or the witnesses once every party signed; empty unless the record is pending confirmation.',
+        }),
         on_chain_full_text: bool({ description: 'The sealed text itself, not only its hash, goes on chain.' }),
         on_chain_include_verified_parties: bool({ description: 'Verified signer and witness details go into the on-chain metadata.' }),
         ready_for_submission: nullable(bool()),

@@ -1,5 +1,5 @@
 import { registerEnumType } from 'type-graphql';
-import { CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES } from '../../domain/records/entities.js';
+import { CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS } from '../../domain/records/entities.js';
 import { OTP_PURPOSES } from '../../domain/identity/entities.js';
 import { API_KEY_SCOPES } from '../../domain/identity/principal.js';
 import { CONNECTOR_SCOPES } from '../../domain/identity/connector-grants.js';
@@ -21,6 +21,7 @@ export const ConnectorScopeEnum = asEnum(CONNECTOR_SCOPES);
 export const InitiatorSignatureStatusEnum = asEnum(['not_started', 'in_progress', 'finalized'] as const);
 export const RecordActionEnum = asEnum(RECORD_ACTIONS);
 export const ParticipantActionEnum = asEnum(PARTICIPANT_ACTIONS);
+export const SigningOrderEnum = asEnum(SIGNING_ORDERS);
 
 registerEnumType(RecordTypeEnum, { name: 'RecordType', description: 'agreement, declaration, witnessed_agreement or notarization' });
 registerEnumType(RecordStatusEnum, { name: 'RecordStatus', description: 'Lifecycle status of a record' });
@@ -33,3 +34,7 @@ registerEnumType(ConnectorScopeEnum, { name: 'ConnectorScope', description: 'Wha
 registerEnumType(InitiatorSignatureStatusEnum, { name: 'InitiatorSignatureStatus' });
 registerEnumType(RecordActionEnum, { name: 'RecordAction', description: 'A move a reader may ask for on a record, as the lifecycle table offers it' });
 registerEnumType(ParticipantActionEnum, { name: 'ParticipantAction', description: "An initiator's move on one participant, as the lifecycle table offers it" });
+registerEnumType(SigningOrderEnum, {
+  name: 'SigningOrder',
+  description: 'parallel: every participant is invited at submission; sequential: the parties one at a time in list order, each invited when the one before signed, then the witnesses',
+});

@@ -1,6 +1,6 @@
 import { Field, ID, InputType, Int } from 'type-graphql';
-import { PartyContactPointTypeEnum, RecordTypeEnum } from './enums.js';
-import type { RecordType } from '../../domain/records/entities.js';
+import { PartyContactPointTypeEnum, RecordTypeEnum, SigningOrderEnum } from './enums.js';
+import type { RecordType, SigningOrder } from '../../domain/records/entities.js';
 
 @InputType('NamedPartyInput')
 export class NamedPartyInput {
@@ -49,6 +49,9 @@ export class CreateAgreementInput {
   @Field(() => Int, { nullable: true, defaultValue: 1, description: '1, 2 or 3' })
   requiredSignatureMethodCount?: number | null;
 
+  @Field(() => SigningOrderEnum, { nullable: true, defaultValue: 'parallel', description: 'Invite everyone at once (default) or the parties one at a time in list order' })
+  signingOrder?: SigningOrder | null;
+
   @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
   teamId?: string | null;
 }
@@ -78,6 +81,9 @@ export class CreateDeclarationInput {
 
   @Field(() => Int, { nullable: true, defaultValue: 1 })
   requiredSignatureMethodCount?: number | null;
+
+  @Field(() => SigningOrderEnum, { nullable: true, defaultValue: 'parallel', description: 'sequential: the witnesses are invited once the declarant submitted, as parallel (a declaration has no other party)' })
+  signingOrder?: SigningOrder | null;
 
   @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
   teamId?: string | null;

@@ -12,6 +12,7 @@ import {
   RecordActionEnum,
   RecordStatusEnum,
   RecordTypeEnum,
+  SigningOrderEnum,
 } from './enums.js';
 
 @ObjectType('PartySignatureState', { simpleResolvers: true, description: "A participant's signature for the current version (no method details)" })
@@ -204,6 +205,15 @@ export class RecordObject {
 
   @Field(() => Int, { nullable: true, description: 'Days a submitted record waits for confirmations before it expires' })
   lapseDays!: number | null;
+
+  @Field(() => SigningOrderEnum)
+  signingOrder!: string;
+
+  @Field(() => [ID], {
+    description:
+      'Whose turn it is: the participants other than the initiator who may sign the current version now (sequential order: one party, or the witnesses once every party signed); empty unless pending confirmation',
+  })
+  currentSignerIds!: string[];
 
   @Field()
   onChainFullText!: boolean;

@@ -62,6 +62,8 @@ export type CreateAgreementInput = {
   parties?: Array<NamedPartyInput> | null | undefined;
   /** 1, 2 or 3 */
   requiredSignatureMethodCount?: number | null | undefined;
+  /** Invite everyone at once (default) or the parties one at a time in list order */
+  signingOrder?: SigningOrder | null | undefined;
   /** At most 500 characters */
   summary?: string | null | undefined;
   /** The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team. */
@@ -85,6 +87,8 @@ export type CreateDeclarationInput = {
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
   requiredSignatureMethodCount?: number | null | undefined;
+  /** sequential: the witnesses are invited once the declarant submitted, as parallel (a declaration has no other party) */
+  signingOrder?: SigningOrder | null | undefined;
   summary?: string | null | undefined;
   /** The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team. */
   teamId?: string | null | undefined;
@@ -230,6 +234,11 @@ export type SignatureMethodType =
   | 'messenger'
   | 'microblog_post'
   | 'webauthn_passkey';
+
+/** parallel: every participant is invited at submission; sequential: the parties one at a time in list order, each invited when the one before signed, then the witnesses */
+export type SigningOrder =
+  | 'parallel'
+  | 'sequential';
 
 /** A member's role: admin, member, viewer. Admins manage the team, its members, keys and webhooks and act on every team record as its initiator may (never signing); members create and run records; viewers read them. */
 export type TeamRole =

@@ -2064,6 +2064,13 @@ export interface components {
              * @description Days a submitted record waits for confirmations (null: the service default).
              */
             lapse_days?: number | null;
+            /**
+             * @description `parallel`: everyone was invited at submission; `sequential`: the parties sign one at a time in list order, then the witnesses.
+             * @enum {string}
+             */
+            signing_order?: "parallel" | "sequential";
+            /** @description Whose turn it is: ids of the participants (other than the initiator) who may sign the current version now. In sequential order one party, or the witnesses once every party signed; empty unless the record is pending confirmation. */
+            current_signer_ids?: string[];
             /** @description The sealed text itself, not only its hash, goes on chain. */
             on_chain_full_text?: boolean;
             /** @description Verified signer and witness details go into the on-chain metadata. */
@@ -3446,6 +3453,12 @@ export interface components {
              */
             required_signature_method_count?: 1 | 2 | 3;
             /**
+             * @description `parallel`: every participant is invited at submission. `sequential`: the parties are invited one at a time in list order, each when the one before signed; only the party whose turn it is may sign; witnesses are invited once every party signed.
+             * @default parallel
+             * @enum {string}
+             */
+            signing_order?: "parallel" | "sequential";
+            /**
              * Format: uuid
              * @description The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team.
              */
@@ -3474,6 +3487,12 @@ export interface components {
              * @enum {integer}
              */
             required_signature_method_count?: 1 | 2 | 3;
+            /**
+             * @description A declaration has no other party: its witnesses are invited at submission either way.
+             * @default parallel
+             * @enum {string}
+             */
+            signing_order?: "parallel" | "sequential";
             /**
              * Format: uuid
              * @description The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team.
