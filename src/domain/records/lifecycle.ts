@@ -1,6 +1,6 @@
 import { DomainError } from '../shared/errors.js';
 import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
-import { turnClosed, type TurnParticipant } from './signing-turn.js';
+import { turnClosed, type ParticipantState, type TurnParticipant } from './signing-turn.js';
 
 /**
  * Every move a record can make, as data, with who may make it and the guards as code beside the
@@ -66,16 +66,8 @@ export const TRANSITIONS: readonly Transition[] = [
 ];
 
 /** A participant as the rules need it (an entity, a row of the read model, or a view). */
-export type ParticipantState = {
-  id: string;
-  role: ParticipantRole;
-  declinedAt: Date | null;
-  waivedAt: Date | null;
-  removedAt?: Date | null;
-  confirmedVersion: number | null;
-  /** Words a refusal that names them (whose turn it is). */
-  displayName?: string | null;
-};
+/** A participant as the rules see it (declared with the turn rules, which need it too). */
+export type { ParticipantState };
 
 const active = (p: ParticipantState) => !p.declinedAt && !p.waivedAt && !p.removedAt;
 const signedVersion = (p: ParticipantState, version: number) => p.confirmedVersion === version;

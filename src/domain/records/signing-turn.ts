@@ -1,11 +1,23 @@
 import type { SigningOrder } from '../vocabulary.js';
-import type { ParticipantState } from './lifecycle.js';
+import type { ParticipantRole } from './entities.js';
 
 /**
  * Whose turn it is to sign, by the record's signing order. Pure rules over the participant rows,
  * which come in list order (participant `position`): the ceremony's refusal, the invitations a
  * change writes and the record view's `available_actions` all ask these, so they never disagree.
  */
+
+/** A participant as the lifecycle rules and the turn rules see it. */
+export type ParticipantState = {
+  id: string;
+  role: ParticipantRole;
+  declinedAt: Date | null;
+  waivedAt: Date | null;
+  removedAt?: Date | null;
+  confirmedVersion: number | null;
+  /** Words a refusal that names them (whose turn it is). */
+  displayName?: string | null;
+};
 
 /** A participant as the turn needs it; the name only words a refusal. */
 export type TurnParticipant = ParticipantState & { displayName?: string | null };
