@@ -11,7 +11,7 @@ const LEASE = {
     { name: 'months', label: 'Months' },
   ],
   parties: [{ label: 'Tenant' }, { label: 'Guarantor' }],
-  defaults: { required_signature_method_count: 1, lapse_days: 14 },
+  defaults: { required_signature_method_count: 1, lapse_days: 14, signing_order: 'sequential' },
 };
 
 describe('Templates', () => {
@@ -46,6 +46,7 @@ describe('Templates', () => {
       body: 'The tenant Tess Tenant leases the garden plot B-12 from the owner for 6 months, and keeps it tidy and watered throughout.',
       template: { id: templateId, version: 1 },
       lapse_days: 14,
+      signing_order: 'sequential',
       status: 'draft',
     });
     const id = made.body.id as string;

@@ -3,6 +3,7 @@ import { OptionalProps } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Identity } from '../identity/entities.js';
 import type { RecordType } from '../records/entities.js';
+import type { SigningOrder } from '../vocabulary.js';
 
 /** A placeholder of a template's text: `{{name}}` in its title or body. */
 export type TemplateField = { name: string; label: string; required: boolean; maxLength: number | null };
@@ -16,6 +17,8 @@ export type TemplateDefaults = {
   lapseDays: number | null;
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
+  /** Absent in templates written before signing orders existed: parallel. */
+  signingOrder?: SigningOrder;
 };
 
 /**

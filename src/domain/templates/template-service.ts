@@ -9,7 +9,7 @@ import { LIMITS, BODY_LIMITS } from '../text-rules.js';
 import { RECORD_TYPES } from '../vocabulary.js';
 import type { InitiatedVia, RecordType } from '../records/entities.js';
 import type { NamedPartyInput } from '../records/record-input.js';
-import { validateLapseDays, validateMethodCount } from '../records/record-input.js';
+import { validateLapseDays, validateMethodCount, validateSigningOrder } from '../records/record-input.js';
 import type { RecordService } from '../records/record-service.js';
 import type { RecordView } from '../records/record-view.js';
 import { readerOf, readerTeams, requireTeamRole, roleAtLeast } from '../teams/team-access.js';
@@ -39,7 +39,7 @@ export type TemplateView = {
   body: string;
   fields: TemplateField[];
   parties: TemplateParty[];
-  defaults: TemplateDefaults;
+  defaults: Required<TemplateDefaults>;
   version: number;
   createdAt: Date;
   updatedAt: Date;
@@ -143,6 +143,7 @@ export class TemplateService {
         onChainIncludeVerifiedParties: template.defaults.onChainIncludeVerifiedParties,
         lapseDays: template.defaults.lapseDays,
         requiredSignatureMethodCount: template.defaults.requiredSignatureMethodCount,
+        signingOrder: template.defaults.signingOrder ?? 'parallel',
         teamId,
       },
       via,
@@ -217,6 +218,7 @@ function checkTemplate(input: TemplateInput): Pick<Template, 'name' | 'recordTyp
     lapseDays: validateLapseDays(issues, input.defaults?.lapseDays),
     onChainFullText: input.defaults?.onChainFullText ?? false,
     onChainIncludeVerifiedParties: input.defaults?.onChainIncludeVerifiedParties ?? false,
+    signingOrder: validateSigningOrder(issues, input.defaults?.signingOrder),
   };
   issues.throwIfAny();
   return { name: name!, recordType, title, body, fields, parties, defaults };
@@ -224,6 +226,6 @@ function checkTemplate(input: TemplateInput): Pick<Template, 'name' | 'recordTyp
 
 function view(template: Template, teamId: string | null): TemplateView {
   const { id, name, recordType, title, body, fields, parties, defaults, version, createdAt, updatedAt } = template;
-  return { id, teamId, name, recordType, title, body, fields, parties, defaults, version, createdAt, updatedAt };
+  return { id, teamId, name, recordType, title, body, fields, parties, defaults: { ...defaults, signingOrder: defaults.signingOrder ?? 'parallel' }, version, createdAt, updatedAt };
 }
 

@@ -3,6 +3,7 @@ import { arrayOf, bool, dateTime, enumOf, int, jsonBody, nullable, obj, ref, str
 import { json, queryParam, route, type Route } from './operation.js';
 import { API } from './paths-records.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
+import { SIGNING_ORDERS } from '../../domain/vocabulary.js';
 import { TEMPLATE_NAME_MAX, TEMPLATES_PER_OWNER } from '../../domain/templates/template-service.js';
 import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, TEMPLATE_FIELDS_MAX } from '../../domain/templates/template-text.js';
 
@@ -89,6 +90,7 @@ export function templateSchemas(): Record<string, Schema> {
       lapse_days: nullable(int({ minimum: LIMITS.lapseDays.min, maximum: LIMITS.lapseDays.max })),
       on_chain_full_text: bool({ default: false }),
       on_chain_include_verified_parties: bool({ default: false }),
+      signing_order: enumOf(SIGNING_ORDERS, { default: 'parallel' }),
     },
     [],
   );

@@ -1,6 +1,7 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { NamedPartyInput } from './record.inputs.js';
+import type { SigningOrder } from '../../domain/vocabulary.js';
 
 @ObjectType('TemplateField', { simpleResolvers: true, description: 'A placeholder of the text: {{name}} in its title or body' })
 export class TemplateFieldObject {
@@ -39,6 +40,9 @@ export class TemplateDefaultsObject {
 
   @Field()
   onChainIncludeVerifiedParties!: boolean;
+
+  @Field(() => String, { description: 'parallel or sequential' })
+  signingOrder!: string;
 }
 
 @ObjectType('Template', { simpleResolvers: true, description: 'A record text with {{placeholders}}, its party roles and defaults, owned by a person or a team' })
@@ -117,6 +121,9 @@ export class TemplateDefaultsInput {
 
   @Field(() => Boolean, { nullable: true })
   onChainIncludeVerifiedParties?: boolean | null;
+
+  @Field(() => String, { nullable: true, description: 'parallel (default) or sequential' })
+  signingOrder?: SigningOrder | null;
 }
 
 @InputType('CreateTemplateInput')

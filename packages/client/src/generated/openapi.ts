@@ -3243,6 +3243,11 @@ export interface components {
                 on_chain_full_text: boolean;
                 /** @default false */
                 on_chain_include_verified_parties: boolean;
+                /**
+                 * @default parallel
+                 * @enum {string}
+                 */
+                signing_order: "parallel" | "sequential";
             };
             /** Format: int32 */
             version: number;
@@ -3293,6 +3298,11 @@ export interface components {
                 on_chain_full_text?: boolean;
                 /** @default false */
                 on_chain_include_verified_parties?: boolean;
+                /**
+                 * @default parallel
+                 * @enum {string}
+                 */
+                signing_order?: "parallel" | "sequential";
             };
             /** Format: uuid */
             team_id?: string | null;
@@ -3336,6 +3346,11 @@ export interface components {
                 on_chain_full_text?: boolean;
                 /** @default false */
                 on_chain_include_verified_parties?: boolean;
+                /**
+                 * @default parallel
+                 * @enum {string}
+                 */
+                signing_order?: "parallel" | "sequential";
             };
         };
         UseTemplateRequest: {
