@@ -9,6 +9,7 @@ import { migrate, openDatabase } from './domain/database.js';
 import type { Mailer } from './domain/mail/mailer.js';
 import type { MailQueue } from './domain/mail/mail-queue.js';
 import type { WebhookSender } from './domain/webhooks/sender.js';
+import type { Reminders } from './domain/records/reminders.js';
 import type { HousekeepingService } from './domain/maintenance/housekeeping-service.js';
 import type { StuckWorkWarnings } from './domain/maintenance/stuck-work-warnings.js';
 import type { OutboxDispatcher } from './domain/outbox/dispatcher.js';
@@ -60,6 +61,8 @@ export type App = {
     anchoring: AnchoringService | null;
     mail: MailQueue;
     webhooks: WebhookSender;
+    /** Reminder mails to participants who have not signed (swept on every instance while JOBS_ENABLED). */
+    reminders: Reminders;
     /** The `/mcp/oauth` token check: an Authorization header to a connector principal. */
     connectorAuth: ConnectorAuthenticator;
     /** The in-process GraphQL executor every facade runs the catalog with. */
@@ -128,6 +131,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   services.dispatcher.start();
   services.mailer.start();
   services.webhookSender.start();
+  if (config.jobsEnabled) services.reminders.start();
 
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   const address = server.address() as AddressInfo;
@@ -140,7 +144,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, connectorAuth, graph: executor },
+    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,
@@ -169,6 +173,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await step('job queue pool', jobs.close);
     if (metricsListener) await step('metrics listener', metricsListener.close);
     metrics?.close();
+    await step('reminders', () => services.reminders.stop());
     await step('webhook sender', () => services.webhookSender.close());
     await step('webhook wake-ups', services.stopWebhookWakeUps);
     await step('mail worker', async () => mailer.close?.());

@@ -81,6 +81,10 @@ const schema = z.object({
   RECORD_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   PRINCIPAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(300).default(10),
   DEFAULT_LAPSE_DAYS: z.coerce.number().int().min(1).max(30).default(14),
+  // Reminders to participants who have not signed (0 days between reminders turns them off service-wide).
+  REMINDER_EVERY_DAYS: z.coerce.number().int().min(0).max(30).default(3),
+  REMINDER_BEFORE_EXPIRY_DAYS: z.coerce.number().int().min(0).max(30).default(1),
+  REMINDER_MAX_PER_PARTY: z.coerce.number().int().min(0).max(20).default(3),
   METHOD_STARTS_PER_WINDOW: z.coerce.number().int().min(1).default(10),
   INVITATION_RESENDS_PER_HOUR: z.coerce.number().int().min(1).default(3),
   // Public proof-post providers: API bases (page hosts derive from them, see proof-post.ts).
@@ -211,6 +215,8 @@ export type Config = {
     clientMetadataDocuments: { enabled: boolean; allowedHosts: string[]; ca: string | null };
   };
   defaultLapseDays: number;
+  /** Reminders to participants who have not signed: the service defaults (a record may have its own days), and the cap per participant. `everyDays` 0: no reminders at all. */
+  reminders: { everyDays: number; beforeExpiryDays: number; maxPerParty: number };
   /** Starts of one signature method by one participant per 10 minutes. */
   methodStartsPerWindow: number;
   /** Invitation resends per participant per hour. */
@@ -381,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
     },
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
+    reminders: { everyDays: e.REMINDER_EVERY_DAYS, beforeExpiryDays: e.REMINDER_BEFORE_EXPIRY_DAYS, maxPerParty: e.REMINDER_MAX_PER_PARTY },
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
     invitationResendsPerHour: e.INVITATION_RESENDS_PER_HOUR,
     proofPosts: proofPostConfig(e),

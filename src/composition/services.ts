@@ -53,6 +53,7 @@ import { SealingService } from '../domain/sealing/sealing-service.js';
 import { VerificationService } from '../domain/verification/verification-service.js';
 import { LifecycleService } from '../domain/records/lifecycle-service.js';
 import { Invitations } from '../domain/records/invitations.js';
+import { Reminders } from '../domain/records/reminders.js';
 import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
@@ -235,6 +236,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     resendsPerHour: config.invitationResendsPerHour,
   };
   const lifecycle = new LifecycleService(orm, clock, invitations, domainEvents, rateLimiter, lifecycleSettings);
+  const reminders = new Reminders({ orm, mailer, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
   const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));
@@ -331,6 +333,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     stuckWork,
     stuckWorkWarnings,
     lifecycle,
+    reminders,
     sealArtifacts,
     archiveRenewal,
     sealCompletion,

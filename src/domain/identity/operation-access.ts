@@ -69,6 +69,7 @@ export const OPERATION_ACCESS = {
   'records.createAgreement': 'create',
   'records.createDeclaration': 'create',
   'records.update': 'create',
+  'records.setReminders': 'amend',
   'records.activity': 'retrieve',
 
   'ceremony.startExecution': 'verify',

@@ -33,6 +33,7 @@ import { Migration20261203090000_outbox_record_replay as M30 } from './Migration
 import { Migration20261204090000_teams as M31 } from './Migration20261204090000_teams.js';
 import { Migration20261205090000_templates as M32 } from './Migration20261205090000_templates.js';
 import { Migration20261205100000_signing_order as M33 } from './Migration20261205100000_signing_order.js';
+import { Migration20261206090000_reminders as M34 } from './Migration20261206090000_reminders.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -72,4 +73,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261204090000_teams', class: M31 },
   { name: 'Migration20261205090000_templates', class: M32 },
   { name: 'Migration20261205100000_signing_order', class: M33 },
+  { name: 'Migration20261206090000_reminders', class: M34 },
 ];

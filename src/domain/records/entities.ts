@@ -54,7 +54,7 @@ export class SignedRecord {
   [OptionalProps]?:
     | 'status' | 'title' | 'summary' | 'language' | 'jurisdiction' | 'currentVersion' | 'requiredSignatureMethodCount'
     | 'lapseDays' | 'metadata' | 'notarization' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt'
-    | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion' | 'signingOrder';
+    | 'updatedAt' | 'expiresAt' | 'sealedAt' | 'rowVersion' | 'signingOrder' | 'remindersEnabled' | 'reminderEveryDays' | 'reminderBeforeExpiryDays';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -101,6 +101,18 @@ export class SignedRecord {
   /** Whether invitations go out together or one party at a time (lifecycle.ts `signersDue`). Fixed at creation. */
   @Property({ type: 'text', default: 'parallel' })
   signingOrder: SigningOrder = 'parallel';
+
+  /** Whether participants who have not signed get reminders (reminders.ts); the initiator may turn them off and on. */
+  @Property({ type: 'boolean', default: true })
+  remindersEnabled: boolean = true;
+
+  /** Days between reminders; null: the service default (`REMINDER_EVERY_DAYS`). */
+  @Property({ type: 'smallint', nullable: true })
+  reminderEveryDays: number | null = null;
+
+  /** One more reminder when the record expires within this many days (0: none); null: `REMINDER_BEFORE_EXPIRY_DAYS`. */
+  @Property({ type: 'smallint', nullable: true })
+  reminderBeforeExpiryDays: number | null = null;
 
   @Property({ type: 'boolean' })
   onChainFullText!: boolean;
@@ -160,7 +172,7 @@ export class SignedRecord {
 export class Participant {
   [OptionalProps]?:
     | 'displayName' | 'contactPointValue' | 'identity' | 'invitedAt' | 'confirmedAt' | 'confirmedVersion' | 'declinedAt'
-    | 'declinedReason' | 'waivedAt' | 'removedAt' | 'invitationSentAt';
+    | 'declinedReason' | 'waivedAt' | 'removedAt' | 'invitationSentAt' | 'reminderCount' | 'lastRemindedAt' | 'expiryRemindedAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -202,6 +214,17 @@ export class Participant {
    */
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   invitationSentAt: Date | null = null;
+
+  /** Reminders sent so far (reminders.ts), counted in the transaction that writes each reminder mail. */
+  @Property({ type: 'smallint', default: 0 })
+  reminderCount: number = 0;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lastRemindedAt: Date | null = null;
+
+  /** When the one "before expiry" reminder went out (null: not yet). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  expiryRemindedAt: Date | null = null;
 
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   confirmedAt: Date | null = null;

@@ -112,6 +112,18 @@ export class LifecycleService {
     });
   }
 
+  /**
+   * Turns reminders to participants who have not signed off or on (reminders.ts), by the initiator or
+   * an admin of the record's team; any status (a record no longer pending gets none either way).
+   */
+  async setReminders(principal: Principal | null, idOrReference: string, enabled: boolean): Promise<string> {
+    return this.change(principal, idOrReference, 'records.setReminders', async (locked) => {
+      requireInitiator(locked);
+      locked.record.remindersEnabled = enabled;
+      return locked.record.id;
+    });
+  }
+
   /** pending -> rescinded, by the initiator. */
   async rescind(principal: Principal | null, idOrReference: string): Promise<string> {
     return this.change(principal, idOrReference, 'lifecycle.rescind', async (locked) => {

@@ -24,12 +24,14 @@ export type CreateRecordInput = {
   requiredSignatureMethodCount?: number | null;
   /** Invitations all at once (default) or one party at a time in list order; fixed once created. */
   signingOrder?: SigningOrder | null;
+  /** Reminders to participants who have not signed: on unless `enabled` is false; days null: the service defaults. */
+  reminders?: ReminderInput | null;
   /** The team that will own it (the caller's `member` role needed); none: the caller's own. */
   teamId?: string | null;
 };
 
 /** A draft edit: only the given fields change; `null` clears an optional field. */
-export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type' | 'teamId' | 'signingOrder'>]?: CreateRecordInput[K] | null };
+export type UpdateRecordInput = { [K in Exclude<keyof CreateRecordInput, 'type' | 'teamId' | 'signingOrder' | 'reminders'>]?: CreateRecordInput[K] | null };
 
 
 export type NormalizedParty = {
@@ -78,6 +80,19 @@ export function validateLapseDays(issues: IssueCollector, value: number | null |
     issues.add(['lapseDays'], `Must be a whole number of days from ${LIMITS.lapseDays.min} to ${LIMITS.lapseDays.max}`, 'out_of_range');
   }
   return value;
+}
+
+export type ReminderInput = { enabled?: boolean | null; everyDays?: number | null; beforeExpiryDays?: number | null };
+
+/** A record's own reminder schedule: days between reminders 1..30, days before expiry 0..30 (0: no such reminder); null: the service default. */
+export function validateReminders(issues: IssueCollector, value: ReminderInput | null | undefined): { remindersEnabled: boolean; reminderEveryDays: number | null; reminderBeforeExpiryDays: number | null } {
+  const days = (field: 'everyDays' | 'beforeExpiryDays', min: number): number | null => {
+    const given = value?.[field];
+    if (given == null) return null;
+    if (!Number.isInteger(given) || given < min || given > 30) issues.add(['reminders', field], `Must be a whole number of days from ${min} to 30`, 'out_of_range');
+    return given;
+  };
+  return { remindersEnabled: value?.enabled !== false, reminderEveryDays: days('everyDays', 1), reminderBeforeExpiryDays: days('beforeExpiryDays', 0) };
 }
 
 export function validateMethodCount(issues: IssueCollector, value: number | null | undefined): number {

@@ -52,7 +52,7 @@ type Row = Omit<RecordData, 'participants' | 'createdAt' | 'expiresAt' | 'sealed
 const SELECT = `
   select r.id, r.reference, r.type, r.status, r.title, r.body, r.body_hash as "bodyHash", r.summary, r.language, r.jurisdiction,
     r.initiated_via as "initiatedVia", r.current_version as "currentVersion", r.required_signature_method_count as "requiredSignatureMethodCount",
-    r.lapse_days as "lapseDays", r.signing_order as "signingOrder", r.on_chain_full_text as "onChainFullText", r.on_chain_include_verified_parties as "onChainIncludeVerifiedParties",
+    r.lapse_days as "lapseDays", r.signing_order as "signingOrder", r.reminders_enabled as "remindersEnabled", r.reminder_every_days as "reminderEveryDays", r.reminder_before_expiry_days as "reminderBeforeExpiryDays", r.on_chain_full_text as "onChainFullText", r.on_chain_include_verified_parties as "onChainIncludeVerifiedParties",
     r.metadata, r.notarization, r.initiator_identity_id as "initiatorIdentity", r.team_id as "teamId", r.template_id as "templateId", r.template_version as "templateVersion", r.supersedes_record_id as "supersedesRecordId",
     r.superseded_by_record_id as "supersededByRecordId", r.created_at as "createdAt", r.expires_at as "expiresAt", r.sealed_at as "sealedAt",
     (select coalesce(json_agg(json_build_object('id', p.id, 'role', p.role, 'position', p.position, 'displayName', p.display_name,

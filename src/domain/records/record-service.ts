@@ -15,6 +15,7 @@ import {
   validateLapseDays,
   validateMethodCount,
   validateParticipantsForType,
+  validateReminders,
   validateSigningOrder,
   type CreateRecordInput,
   type NormalizedParty,
@@ -71,6 +72,7 @@ export class RecordService {
     const lapseDays = validateLapseDays(issues, input.lapseDays);
     const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
     const signingOrder = validateSigningOrder(issues, input.signingOrder);
+    const reminders = validateReminders(issues, input.reminders);
     const rejectAliases = type === 'notarization';
     const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
     const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
@@ -93,6 +95,7 @@ export class RecordService {
       requiredSignatureMethodCount: methodCount,
       lapseDays,
       signingOrder,
+      ...reminders,
       onChainFullText: input.onChainFullText,
       onChainIncludeVerifiedParties: input.onChainIncludeVerifiedParties,
       initiatorIdentity: caller.identityId,

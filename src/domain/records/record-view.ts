@@ -18,7 +18,7 @@ export type ParticipantData = Pick<
 export type RecordData = Pick<
   SignedRecord,
   | 'id' | 'reference' | 'type' | 'status' | 'title' | 'body' | 'bodyHash' | 'summary' | 'language' | 'jurisdiction' | 'initiatedVia'
-  | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'signingOrder' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
+  | 'currentVersion' | 'requiredSignatureMethodCount' | 'lapseDays' | 'signingOrder' | 'remindersEnabled' | 'reminderEveryDays' | 'reminderBeforeExpiryDays' | 'onChainFullText' | 'onChainIncludeVerifiedParties' | 'metadata'
   | 'notarization' | 'initiatorIdentity' | 'teamId' | 'templateId' | 'templateVersion' | 'supersedesRecordId' | 'supersededByRecordId' | 'createdAt' | 'expiresAt' | 'sealedAt'
 > & { participants: readonly ParticipantData[] };
 
@@ -26,10 +26,12 @@ export type RecordData = Pick<
 export function recordData(record: SignedRecord): RecordData {
   const { id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion } = record;
   const { requiredSignatureMethodCount, lapseDays, signingOrder, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization } = record;
+  const { remindersEnabled, reminderEveryDays, reminderBeforeExpiryDays } = record;
   const { initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt } = record;
   return {
     ...{ id, reference, type, status, title, body, bodyHash, summary, language, jurisdiction, initiatedVia, currentVersion },
     ...{ requiredSignatureMethodCount, lapseDays, signingOrder, onChainFullText, onChainIncludeVerifiedParties, metadata, notarization },
+    ...{ remindersEnabled, reminderEveryDays, reminderBeforeExpiryDays },
     ...{ initiatorIdentity, teamId, templateId, templateVersion, supersedesRecordId, supersededByRecordId, createdAt, expiresAt, sealedAt },
     participants: record.participants.getItems(),
   };
@@ -107,6 +109,8 @@ export type RecordView = {
    * record is pending confirmation.
    */
   currentSignerIds: string[];
+  /** Reminders to participants who have not signed: whether they go out, and the record's own days (null: the service defaults). */
+  reminders: { enabled: boolean; everyDays: number | null; beforeExpiryDays: number | null };
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
   parties: PartyView[];
@@ -218,6 +222,7 @@ export function toRecordView(
     requiredSignatureMethodCount: record.requiredSignatureMethodCount,
     lapseDays: record.lapseDays,
     signingOrder: record.signingOrder,
+    reminders: { enabled: record.remindersEnabled, everyDays: record.reminderEveryDays, beforeExpiryDays: record.reminderBeforeExpiryDays },
     currentSignerIds: record.status === 'pending_confirmation' ? signersDue(record.signingOrder, participants, record.currentVersion).map((p) => p.id) : [],
     onChainFullText: record.onChainFullText,
     onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,

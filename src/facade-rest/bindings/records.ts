@@ -22,4 +22,5 @@ export const recordsRoutes: Record<string, RestOperation> = {
   getAgreement: bind(records.get, { input: (r) => ({ id: recordId(r), withSvg: withSvg(r) }) }),
   getNotarization: bind(notarizations.get, { input: (r) => ({ id: recordId(r), withSvg: withSvg(r) }) }),
   updateAgreement: bind(records.update, { input: (r) => ({ id: recordId(r), input: r.input }) }),
+  setReminders: bind(records.setReminders, { input: (r) => ({ id: recordId(r), enabled: (r.input as { enabled: boolean }).enabled }) }),
 };

@@ -10,7 +10,7 @@ import { domainOperationOf } from '../bindings/index.js';
 import { jsonContent, ref, type JsonObject, type Schema } from './helpers.js';
 import { IMAGE_REPRESENTATIONS, SIGNATURE_METHOD_TYPES, type ApiKeyScope } from './vocabulary.js';
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** public: no credentials; protected: bearer token or API key; bearer: bearer token only. */
 export type Access = 'public' | 'protected' | 'bearer';

@@ -74,6 +74,18 @@ function agreementRoutes(): Route[] {
       ok: record('The updated draft.'),
       errors: PROTECTED_ACTION,
     }),
+    route('put', `${AGR}/reminders`, {
+      id: 'setReminders',
+      summary: 'Turn reminders off or on',
+      tags: LIFECYCLE,
+      description:
+        'Reminder mails to the participants who have been invited and have not signed, on the record\'s schedule (`reminders` on create, or the ' +
+        'service defaults). The initiator (or an admin of the record\'s team) turns them off or on.',
+      params: [agrId()],
+      body: body('SetRemindersRequest'),
+      ok: record('The record with its reminders setting.'),
+      errors: PROTECTED_ACTION,
+    }),
     route('post', `${AGR}/submit`, {
       id: 'submitAgreement',
       summary: 'Submit a signed draft',

@@ -57,6 +57,18 @@ const onChainVerifiedParties = (): Schema =>
       'at finalization (`acknowledge_public_verified_parties`).',
   });
 const signingOrder = (description: string): Schema => enumOf(SIGNING_ORDERS, { default: 'parallel', description });
+const reminders = (): Schema =>
+  obj(
+    {
+      enabled: bool({ default: true, description: 'false: no reminders for this record (the initiator can turn them on later).' }),
+      every_days: nullable(int({ minimum: 1, maximum: 30, description: 'Days between reminders (null: the service default `REMINDER_EVERY_DAYS`).' })),
+      before_expiry_days: nullable(
+        int({ minimum: 0, maximum: 30, description: 'One more reminder when the record expires within this many days; 0: none (null: `REMINDER_BEFORE_EXPIRY_DAYS`).' }),
+      ),
+    },
+    [],
+    { description: 'Reminder mails to participants who have been invited and have not signed.' },
+  );
 const otpCode = (): Schema => str({ pattern: '^[0-9]{6}$', description: 'The six-digit code.' });
 
 function recordRequests(): Record<string, Schema> {
@@ -88,6 +100,7 @@ function recordRequests(): Record<string, Schema> {
           '`parallel`: every participant is invited at submission. `sequential`: the parties are invited one at a time in list order, ' +
             'each when the one before signed; only the party whose turn it is may sign; witnesses are invited once every party signed.',
         ),
+        reminders: nullable(reminders()),
         team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
@@ -104,6 +117,7 @@ function recordRequests(): Record<string, Schema> {
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
         signing_order: signingOrder('A declaration has no other party: its witnesses are invited at submission either way.'),
+        reminders: nullable(reminders()),
         team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['body', 'on_chain_full_text', 'on_chain_include_verified_parties'],
@@ -133,6 +147,8 @@ function recordRequests(): Record<string, Schema> {
     ),
     CancelAgreementRequest: obj({ reason: shortText(), summary: shortText() }),
     DeclineRequest: obj({ reason: reasonText() }),
+
+    SetRemindersRequest: obj({ enabled: bool({ description: 'false: no more reminders for this record; true: reminders again.' }) }, ['enabled']),
 
     SubmitCounterRequest: obj(
       {
@@ -192,6 +208,7 @@ function notarizationRequests(): Record<string, Schema> {
         on_chain_include_verified_parties: bool({ default: false }),
         lapse_days: lapseDays(),
         required_signature_method_count: requiredMethodCount(),
+        reminders: nullable(reminders()),
         team_id: nullable(uuid({ description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })),
       },
       ['content_type', 'content_hash'],

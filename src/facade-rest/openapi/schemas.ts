@@ -99,6 +99,14 @@ function recordSchemas(): Record<string, Schema> {
             'Whose turn it is: ids of the participants (other than the initiator) who may sign the current version now. In sequential order one party, ' +
             'or the witnesses once every party signed; empty unless the record is pending confirmation.',
         }),
+        reminders: obj(
+          {
+            enabled: bool({ description: 'Whether reminder mails go out to invited participants who have not signed.' }),
+            every_days: nullable(int({ minimum: 1, maximum: 30, description: "Days between reminders (null: the service's `REMINDER_EVERY_DAYS`)." })),
+            before_expiry_days: nullable(int({ minimum: 0, maximum: 30, description: "A last reminder this many days before expiry (null: the service's `REMINDER_BEFORE_EXPIRY_DAYS`; 0: none)." })),
+          },
+          ['enabled', 'every_days', 'before_expiry_days'],
+        ),
         on_chain_full_text: bool({ description: 'The sealed text itself, not only its hash, goes on chain.' }),
         on_chain_include_verified_parties: bool({ description: 'Verified signer and witness details go into the on-chain metadata.' }),
         ready_for_submission: nullable(bool()),

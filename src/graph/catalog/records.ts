@@ -5,6 +5,7 @@ import {
   CreateDeclarationDocument,
   GetRecordDocument,
   ListMyRecordsDocument,
+  SetRemindersDocument,
   UpdateAgreementDocument,
 } from './generated.js';
 
@@ -30,6 +31,8 @@ export const records = {
   createDeclaration: entry('records.createDeclaration', CreateDeclarationDocument, (data) => data.createDeclaration),
   get: entry('records.get', GetRecordDocument, (data) => data.record),
   update: entry('records.update', UpdateAgreementDocument, (data) => data.updateAgreement),
+  /** Reminders to participants who have not signed, off or on (initiator or team admin). */
+  setReminders: entry('records.setReminders', SetRemindersDocument, (data) => data.setReminders),
 };
 
 /** Notarizations are records: read through the record query, refused when the record is of another type. */

@@ -93,6 +93,11 @@ export class LifecycleResolver {
     return this.records.afterChange(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
   }
 
+  @Mutation(() => RecordObject, { description: described('Turns reminders to participants who have not signed off or on; initiator (or team admin) only', 'records.setReminders') })
+  async setReminders(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('enabled', () => Boolean) enabled: boolean): Promise<RecordView> {
+    return this.records.afterChange(principal, await this.lifecycle.setReminders(principal, id, enabled));
+  }
+
   @Mutation(() => RecordObject, { description: described('Submits a signed draft: invitations go out', 'lifecycle.submit') })
   async submitAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
     return this.records.afterChange(principal, await this.lifecycle.submit(principal, id));

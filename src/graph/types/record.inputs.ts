@@ -2,6 +2,18 @@ import { Field, ID, InputType, Int } from 'type-graphql';
 import { PartyContactPointTypeEnum, RecordTypeEnum, SigningOrderEnum } from './enums.js';
 import type { RecordType, SigningOrder } from '../../domain/records/entities.js';
 
+@InputType('RemindersInput', { description: 'Reminders to participants who have not signed; unset days take the service defaults' })
+export class RemindersInput {
+  @Field(() => Boolean, { nullable: true, defaultValue: true, description: 'false: no reminders for this record (the initiator can turn them on later)' })
+  enabled?: boolean | null;
+
+  @Field(() => Int, { nullable: true, description: 'Days between reminders, 1..30 (default REMINDER_EVERY_DAYS)' })
+  everyDays?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'One more reminder when the record expires within this many days, 0..30 (0: none; default REMINDER_BEFORE_EXPIRY_DAYS)' })
+  beforeExpiryDays?: number | null;
+}
+
 @InputType('NamedPartyInput')
 export class NamedPartyInput {
   @Field({ description: '1..50 characters' })
@@ -52,6 +64,9 @@ export class CreateAgreementInput {
   @Field(() => SigningOrderEnum, { nullable: true, defaultValue: 'parallel', description: 'Invite everyone at once (default) or the parties one at a time in list order' })
   signingOrder?: SigningOrder | null;
 
+  @Field(() => RemindersInput, { nullable: true, description: 'Reminders to participants who have not signed (on by default, on the service schedule)' })
+  reminders?: RemindersInput | null;
+
   @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
   teamId?: string | null;
 }
@@ -84,6 +99,9 @@ export class CreateDeclarationInput {
 
   @Field(() => SigningOrderEnum, { nullable: true, defaultValue: 'parallel', description: 'sequential: the witnesses are invited once the declarant submitted, as parallel (a declaration has no other party)' })
   signingOrder?: SigningOrder | null;
+
+  @Field(() => RemindersInput, { nullable: true, description: 'Reminders to participants who have not signed (on by default, on the service schedule)' })
+  reminders?: RemindersInput | null;
 
   @Field(() => ID, { nullable: true, description: "The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team." })
   teamId?: string | null;

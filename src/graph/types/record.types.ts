@@ -15,6 +15,18 @@ import {
   SigningOrderEnum,
 } from './enums.js';
 
+@ObjectType('RecordReminders', { simpleResolvers: true, description: 'Reminders to participants who have not signed' })
+export class RecordRemindersObject {
+  @Field(() => Boolean, { description: 'Whether reminders go out for this record (the initiator turns them off and on)' })
+  enabled!: boolean;
+
+  @Field(() => Int, { nullable: true, description: "Days between reminders (null: the service's REMINDER_EVERY_DAYS)" })
+  everyDays!: number | null;
+
+  @Field(() => Int, { nullable: true, description: "A last reminder this many days before expiry (null: the service's REMINDER_BEFORE_EXPIRY_DAYS; 0: none)" })
+  beforeExpiryDays!: number | null;
+}
+
 @ObjectType('PartySignatureState', { simpleResolvers: true, description: "A participant's signature for the current version (no method details)" })
 export class PartySignatureStateObject {
   @Field(() => InitiatorSignatureStatusEnum)
@@ -214,6 +226,9 @@ export class RecordObject {
       'Whose turn it is: the participants other than the initiator who may sign the current version now (sequential order: one party, or the witnesses once every party signed); empty unless pending confirmation',
   })
   currentSignerIds!: string[];
+
+  @Field(() => RecordRemindersObject)
+  reminders!: RecordRemindersObject;
 
   @Field()
   onChainFullText!: boolean;

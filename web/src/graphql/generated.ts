@@ -60,6 +60,8 @@ export type CreateAgreementInput = {
   onChainIncludeVerifiedParties: boolean;
   /** At most 14 non-initiator parties */
   parties?: Array<NamedPartyInput> | null | undefined;
+  /** Reminders to participants who have not signed (on by default, on the service schedule) */
+  reminders?: RemindersInput | null | undefined;
   /** 1, 2 or 3 */
   requiredSignatureMethodCount?: number | null | undefined;
   /** Invite everyone at once (default) or the parties one at a time in list order */
@@ -86,6 +88,8 @@ export type CreateDeclarationInput = {
   lapseDays?: number | null | undefined;
   onChainFullText: boolean;
   onChainIncludeVerifiedParties: boolean;
+  /** Reminders to participants who have not signed (on by default, on the service schedule) */
+  reminders?: RemindersInput | null | undefined;
   requiredSignatureMethodCount?: number | null | undefined;
   /** sequential: the witnesses are invited once the declarant submitted, as parallel (a declaration has no other party) */
   signingOrder?: SigningOrder | null | undefined;
@@ -201,6 +205,16 @@ export type RecordType =
   | 'declaration'
   | 'notarization'
   | 'witnessed_agreement';
+
+/** Reminders to participants who have not signed; unset days take the service defaults */
+export type RemindersInput = {
+  /** One more reminder when the record expires within this many days, 0..30 (0: none; default REMINDER_BEFORE_EXPIRY_DAYS) */
+  beforeExpiryDays?: number | null | undefined;
+  /** false: no reminders for this record (the initiator can turn them on later) */
+  enabled?: boolean | null | undefined;
+  /** Days between reminders, 1..30 (default REMINDER_EVERY_DAYS) */
+  everyDays?: number | null | undefined;
+};
 
 export type SignatureExecutionStatus =
   | 'finalized'

@@ -118,6 +118,28 @@ export interface paths {
         patch: operations["updateAgreement"];
         trace?: never;
     };
+    "/api/v1/agreements/{agr_id}/reminders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Turn reminders off or on
+         * @description Reminder mails to the participants who have been invited and have not signed, on the record's schedule (`reminders` on create, or the service defaults). The initiator (or an admin of the record's team) turns them off or on.
+         *
+         *     Bearer token or API key with the `amend` scope.
+         */
+        put: operations["setReminders"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/agreements/{agr_id}/submit": {
         parameters: {
             query?: never;
@@ -2071,6 +2093,20 @@ export interface components {
             signing_order?: "parallel" | "sequential";
             /** @description Whose turn it is: ids of the participants (other than the initiator) who may sign the current version now. In sequential order one party, or the witnesses once every party signed; empty unless the record is pending confirmation. */
             current_signer_ids?: string[];
+            reminders?: {
+                /** @description Whether reminder mails go out to invited participants who have not signed. */
+                enabled: boolean;
+                /**
+                 * Format: int32
+                 * @description Days between reminders (null: the service's `REMINDER_EVERY_DAYS`).
+                 */
+                every_days: number | null;
+                /**
+                 * Format: int32
+                 * @description A last reminder this many days before expiry (null: the service's `REMINDER_BEFORE_EXPIRY_DAYS`; 0: none).
+                 */
+                before_expiry_days: number | null;
+            };
             /** @description The sealed text itself, not only its hash, goes on chain. */
             on_chain_full_text?: boolean;
             /** @description Verified signer and witness details go into the on-chain metadata. */
@@ -3473,6 +3509,24 @@ export interface components {
              * @enum {string}
              */
             signing_order?: "parallel" | "sequential";
+            /** @description Reminder mails to participants who have been invited and have not signed. */
+            reminders?: {
+                /**
+                 * @description false: no reminders for this record (the initiator can turn them on later).
+                 * @default true
+                 */
+                enabled?: boolean;
+                /**
+                 * Format: int32
+                 * @description Days between reminders (null: the service default `REMINDER_EVERY_DAYS`).
+                 */
+                every_days?: number | null;
+                /**
+                 * Format: int32
+                 * @description One more reminder when the record expires within this many days; 0: none (null: `REMINDER_BEFORE_EXPIRY_DAYS`).
+                 */
+                before_expiry_days?: number | null;
+            } | null;
             /**
              * Format: uuid
              * @description The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team.
@@ -3508,6 +3562,24 @@ export interface components {
              * @enum {string}
              */
             signing_order?: "parallel" | "sequential";
+            /** @description Reminder mails to participants who have been invited and have not signed. */
+            reminders?: {
+                /**
+                 * @description false: no reminders for this record (the initiator can turn them on later).
+                 * @default true
+                 */
+                enabled?: boolean;
+                /**
+                 * Format: int32
+                 * @description Days between reminders (null: the service default `REMINDER_EVERY_DAYS`).
+                 */
+                every_days?: number | null;
+                /**
+                 * Format: int32
+                 * @description One more reminder when the record expires within this many days; 0: none (null: `REMINDER_BEFORE_EXPIRY_DAYS`).
+                 */
+                before_expiry_days?: number | null;
+            } | null;
             /**
              * Format: uuid
              * @description The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team.
@@ -3553,6 +3625,10 @@ export interface components {
         };
         DeclineRequest: {
             reason?: string | null;
+        };
+        SetRemindersRequest: {
+            /** @description false: no more reminders for this record; true: reminders again. */
+            enabled: boolean;
         };
         SubmitCounterRequest: {
             /** @description The full proposed body (not a diff). 10..7000 characters and 2..350 words after normalization (Unicode NFC, invisible characters removed, whitespace runs collapsed to one space, trimmed), at most 28000 characters as sent. */
@@ -3617,6 +3693,24 @@ export interface components {
              * @enum {integer}
              */
             required_signature_method_count?: 1 | 2 | 3;
+            /** @description Reminder mails to participants who have been invited and have not signed. */
+            reminders?: {
+                /**
+                 * @description false: no reminders for this record (the initiator can turn them on later).
+                 * @default true
+                 */
+                enabled?: boolean;
+                /**
+                 * Format: int32
+                 * @description Days between reminders (null: the service default `REMINDER_EVERY_DAYS`).
+                 */
+                every_days?: number | null;
+                /**
+                 * Format: int32
+                 * @description One more reminder when the record expires within this many days; 0: none (null: `REMINDER_BEFORE_EXPIRY_DAYS`).
+                 */
+                before_expiry_days?: number | null;
+            } | null;
             /**
              * Format: uuid
              * @description The team that will own it (the caller's member role in it needed); none: the caller's own. A team's API key creates for its team.
@@ -4210,6 +4304,141 @@ export interface operations {
         };
         responses: {
             /** @description The updated draft. */
+            200: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExternalAgreementResponse"];
+                };
+            };
+            /** @description Malformed request: unparsable JSON, or a malformed percent-escape in the URL (`error_code` `malformed_request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing or invalid authentication. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Role or scope failure. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Record or artifact not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Lifecycle conflict or stale state; `error_code` names the conflict (`stale_version`, `invalid_transition`, `idempotency_key_in_use`, ...). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is larger than this route accepts (`error_code` `payload_too_large`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation error. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Rate limited (OTP, provider, invitation or route limit). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure: `error_code` `internal_error`; the detail says nothing of the cause (the log has it, under the answer's `X-Request-Id`). A change either committed whole or not at all: re-read the state, or retry with the same `Idempotency-Key`. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A service this answer depends on (the database, or the chain) cannot be reached now, or the request missed its deadline; `error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    setReminders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: a random value (a UUID, for instance), unique per request, optionally quoted as a Structured Field string. A retry with the same key and the same request (method, path, query, body, caller) gets the stored status, headers and body again, with `Idempotent-Replayed: true`; the same key with a different request answers 422 (`idempotency_key_reused`); a retry while the first request still runs answers 409 `idempotency_key_in_use` with `Retry-After`. Answers of 429 and 5xx are not kept, so their retry runs again. Keys are kept for 24 hours per caller (identity, API key, or anonymous client address). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Record identifier (UUID) or AGR reference. */
+                agr_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetRemindersRequest"];
+            };
+        };
+        responses: {
+            /** @description The record with its reminders setting. */
             200: {
                 headers: {
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same `Idempotency-Key`. */

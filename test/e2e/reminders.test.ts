@@ -1,0 +1,79 @@
+import { ManualClock } from '../support/clock.js';
+import { signWithEmailOtp } from '../support/ceremony.js';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+
+const DAY_MS = 86_400_000;
+
+describe('Reminders to participants who have not signed', () => {
+  let t: TestApp;
+  let second: TestApp;
+  const clock = new ManualClock();
+
+  beforeAll(async () => {
+    // JOBS_ENABLED=false (the harness default): no background sweep; the test runs the sweeps itself.
+    const settings = { OTP_REQUESTS_PER_WINDOW: '100', METHOD_STARTS_PER_WINDOW: '100', REMINDER_EVERY_DAYS: '3', REMINDER_MAX_PER_PARTY: '3' };
+    t = await startTestApp(settings, { clock });
+    second = await startTestApp(settings, { clock, sameDatabaseAs: t });
+  });
+  afterAll(async () => {
+    await second?.stop();
+    await t?.stop();
+  });
+
+  const reminders = (address: string) => t.smtp.messages.filter((m) => m.to.includes(address) && m.subject.startsWith('Reminder:'));
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
+  /** Both instances sweep at the same moment. */
+  const sweepBoth = () => Promise.all([t.app.services.reminders.sweep(), second.app.services.reminders.sweep()]);
+
+  it('mails one reminder to the party who has not signed, none to the one who has, once across two instances, none once turned off', async () => {
+    const alice = await t.signIn('alice-remind@example.com');
+    const bob = await t.signIn('bob-remind@example.com');
+    const parties = [
+      { display_name: 'Bob', contact_point_value: 'bob-remind@example.com' },
+      { display_name: 'Carol', contact_point_value: 'carol-remind@example.com' },
+    ];
+    const created = await t.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody({ parties, reminders: { every_days: 2 } }) });
+    expect(created.status).toBe(201);
+    expect(created.body.reminders).toEqual({ enabled: true, every_days: 2, before_expiry_days: null });
+    const id = created.body.id as string;
+    expect((await signWithEmailOtp(t, alice, 'alice-remind@example.com', id)).status).toBe(200);
+    expect((await t.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice })).body.status).toBe('pending_confirmation');
+    expect((await signWithEmailOtp(t, bob, 'bob-remind@example.com', id)).body.status).toBe('pending_confirmation');
+
+    // Not due yet: nothing goes out.
+    expect(await sweepBoth()).toEqual([0, 0]);
+
+    clock.advance(2 * DAY_MS + 60_000);
+    const sent = await sweepBoth();
+    expect(sent[0] + sent[1]).toBe(1);
+    const mail = await t.smtp.waitFor('carol-remind@example.com', (m) => m.subject.startsWith('Reminder:'));
+    expect(mail.text).toContain(`/records/${created.body.agr_reference}`);
+    // Sweeping again at once finds nothing due: the reminder was counted with its mail.
+    expect(await sweepBoth()).toEqual([0, 0]);
+    await settle();
+    expect(reminders('carol-remind@example.com')).toHaveLength(1);
+    expect(reminders('bob-remind@example.com')).toHaveLength(0);
+
+    // The initiator turns reminders off: later sweeps send nothing. Sessions expired with the clock: sign in again.
+    const aliceAgain = await t.signIn('alice-remind@example.com');
+    const carol = await t.signIn('carol-remind@example.com');
+    const refused = await t.request('PUT', `/api/v1/agreements/${id}/reminders`, { token: carol, body: { enabled: false } });
+    expect(refused.status).toBe(403);
+    const off = await t.request('PUT', `/api/v1/agreements/${id}/reminders`, { token: aliceAgain, body: { enabled: false } });
+    expect(off.status).toBe(200);
+    expect(off.body.reminders).toMatchObject({ enabled: false });
+    clock.advance(3 * DAY_MS);
+    expect(await sweepBoth()).toEqual([0, 0]);
+
+    // On again: the reminder now due goes out, once.
+    const aliceThird = await t.signIn('alice-remind@example.com');
+    const on = await t.request('PUT', `/api/v1/agreements/${id}/reminders`, { token: aliceThird, body: { enabled: true } });
+    expect(on.body.reminders).toMatchObject({ enabled: true });
+    const again = await sweepBoth();
+    expect(again[0] + again[1]).toBe(1);
+    await t.smtp.waitFor('carol-remind@example.com', (m) => m.subject.startsWith('Reminder:') && m !== mail);
+    await settle();
+    expect(reminders('carol-remind@example.com')).toHaveLength(2);
+    expect(reminders('bob-remind@example.com')).toHaveLength(0);
+  });
+});
