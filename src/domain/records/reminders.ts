@@ -9,8 +9,6 @@ import { invitationMail } from './invitations.js';
 /** The service defaults (`REMINDER_*`); `everyDays` 0 turns reminders off for the whole service. */
 export type ReminderSettings = { everyDays: number; beforeExpiryDays: number; maxPerParty: number };
 
-const DAY_MS = 86_400_000;
-
 /** A reminder: the invitation's text again, under a subject that says it is one. */
 export function reminderMail(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): MailMessage {
   const invitation = invitationMail(record, participant, publicBaseUrl);
