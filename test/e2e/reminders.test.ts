@@ -22,8 +22,11 @@ describe('Reminders to participants who have not signed', () => {
 
   const reminders = (address: string) => t.smtp.messages.filter((m) => m.to.includes(address) && m.subject.startsWith('Reminder:'));
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
-  /** Both instances sweep at the same moment. */
-  const sweepBoth = () => Promise.all([t.app.services.reminders.sweep(), second.app.services.reminders.sweep()]);
+  /** Both instances sweep at the same moment, twice each; answers how many reminders each instance sent. */
+  const sweepBoth = async () => {
+    const [a1, b1, a2, b2] = await Promise.all([t, second, t, second].map((app) => app.app.services.reminders.sweep()));
+    return [a1! + a2!, b1! + b2!];
+  };
 
   it('mails one reminder to the party who has not signed, none to the one who has, once across two instances, none once turned off', async () => {
     const alice = await t.signIn('alice-remind@example.com');
@@ -75,5 +78,35 @@ describe('Reminders to participants who have not signed', () => {
     await settle();
     expect(reminders('carol-remind@example.com')).toHaveLength(2);
     expect(reminders('bob-remind@example.com')).toHaveLength(0);
+    const offAgain = await t.request('PUT', `/api/v1/agreements/${id}/reminders`, { token: aliceThird, body: { enabled: false } });
+    expect(offAgain.status).toBe(200);
+  });
+
+  it('in sequential order reminds only the party whose turn it is, and sends the "before expiry" reminder once', async () => {
+    const alice = await t.signIn('alice-remind@example.com');
+    const parties = [
+      { display_name: 'Dan', contact_point_value: 'dan-remind@example.com' },
+      { display_name: 'Erin', contact_point_value: 'erin-remind@example.com' },
+    ];
+    const body = agreementBody({ parties, signing_order: 'sequential', lapse_days: 3, reminders: { every_days: 30, before_expiry_days: 1 } });
+    const created = await t.request('POST', '/api/v1/agreements', { token: alice, body });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await signWithEmailOtp(t, alice, 'alice-remind@example.com', id)).status).toBe(200);
+    expect((await t.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice })).body.status).toBe('pending_confirmation');
+
+    clock.advance(DAY_MS);
+    expect(await sweepBoth()).toEqual([0, 0]);
+    // Within a day of the expiry: Dan (whose turn it is) gets the one "before expiry" reminder; Erin, not yet invited, none.
+    clock.advance(DAY_MS + 60_000);
+    const sent = await sweepBoth();
+    expect(sent[0] + sent[1]).toBe(1);
+    const mail = await t.smtp.waitFor('dan-remind@example.com', (m) => m.subject.startsWith('Reminder:'));
+    expect(mail.subject).toContain('lapses on');
+    clock.advance(12 * 3_600_000);
+    expect(await sweepBoth()).toEqual([0, 0]);
+    await settle();
+    expect(reminders('dan-remind@example.com')).toHaveLength(1);
+    expect(reminders('erin-remind@example.com')).toHaveLength(0);
   });
 });

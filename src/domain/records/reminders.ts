@@ -81,7 +81,8 @@ export class Reminders {
                    where ${DUE_SQL}
                    order by coalesce(p.last_reminded_at, p.invitation_sent_at) limit :limit
                    for update of p skip locked`;
-      const rows = await em.getConnection().execute<{ id: string; beforeExpiry: boolean }[]>(...named(sql, params));
+      // On the transaction's own connection (em.execute), so that the row locks last until the commit.
+      const rows = await em.execute<{ id: string; beforeExpiry: boolean }[]>(...named(sql, params));
       if (rows.length === 0) return 0;
       const participants = await em.find(Participant, { id: { $in: rows.map((r) => r.id) } }, { populate: ['record'] });
       const beforeExpiry = new Map(rows.map((r) => [r.id, r.beforeExpiry]));
