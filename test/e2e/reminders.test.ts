@@ -23,7 +23,7 @@ describe('Reminders to participants who have not signed', () => {
   const reminders = (address: string) => t.smtp.messages.filter((m) => m.to.includes(address) && m.subject.startsWith('Reminder:'));
   const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
   /** Both instances sweep at the same moment, twice each; answers how many reminders each instance sent. */
-  const sweepBoth = async () => {
+  const sweepBoth = async (): Promise<[number, number]> => {
     const [a1, b1, a2, b2] = await Promise.all([t, second, t, second].map((app) => app.app.services.reminders.sweep()));
     return [a1! + a2!, b1! + b2!];
   };
