@@ -293,6 +293,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
         mailer,
         settings: { publicBaseUrl: config.publicBaseUrl },
         accessChanged: async () => pubSub.publish(TEAM_ACCESS_CHANGED, {}),
+        credentialsChanged: credentials.changed,
       }),
       apiKeys,
       webhooks,

@@ -222,5 +222,12 @@ describe('Teams', () => {
     }
     // The team's own answers are there, for comparison.
     expect((await t.request('GET', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(200);
+
+    // A team that owns no record can be deleted: its keys stop working at once, on every instance.
+    const rivalKey = (await t.request('POST', `/api/v1/teams/${rivalId}/api-keys`, { token: outsider, body: { scopes: ['retrieve'] } })).body.key as string;
+    expect((await other.request('GET', '/api/v1/teams', { apiKey: rivalKey })).status).toBe(200);
+    expect((await t.request('DELETE', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(204);
+    expect((await other.request('GET', '/api/v1/teams', { apiKey: rivalKey })).status).toBe(401);
+    expect((await t.request('GET', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(404);
   });
 });

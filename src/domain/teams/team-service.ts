@@ -51,6 +51,8 @@ export class TeamService {
       settings: TeamSettings;
       /** Tells every instance that team access changed: live subscriptions check their readers again. */
       accessChanged: () => Promise<void>;
+      /** Tells every instance that credentials were revoked (a deleted team's keys): reused principals are dropped. */
+      credentialsChanged: () => Promise<void>;
     },
   ) {}
 
@@ -127,6 +129,7 @@ export class TeamService {
       await em.execute('delete from webhook_endpoints where identity_id = ?', [id]);
       await em.nativeDelete(Team, { id });
     });
+    await this.deps.credentialsChanged();
     await this.deps.accessChanged();
   }
 
