@@ -26,6 +26,8 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  // Set when DATABASE_URL is a pooler in transaction mode (PgBouncer): what needs a session of its own goes here.
+  DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   // At start-up, how long to wait for PostgreSQL (retrying with backoff, readiness 503) before giving up; 0: not at all.
   DATABASE_START_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -164,6 +166,13 @@ export type Config = {
   host: string;
   publicBaseUrl: string;
   databaseUrl: string;
+  /**
+   * What needs a session of its own (LISTEN, session advisory locks, the role's timeouts): DATABASE_DIRECT_URL,
+   * else DATABASE_URL.
+   */
+  databaseDirectUrl: string;
+  /** DATABASE_URL is a pooler in transaction mode (DATABASE_DIRECT_URL is set): no session state on it. */
+  databaseBehindPooler: boolean;
   databasePoolMax: number;
   /** Wait for a pooled connection, PostgreSQL statement_timeout and idle_in_transaction_session_timeout (ms). */
   databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
@@ -339,6 +348,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     publicBaseUrl,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL || e.DATABASE_URL,
+    databaseBehindPooler: Boolean(e.DATABASE_DIRECT_URL) && e.DATABASE_DIRECT_URL !== e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     databaseStartTimeoutSeconds: e.DATABASE_START_TIMEOUT_SECONDS,
     databaseTimeouts: {
