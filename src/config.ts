@@ -11,8 +11,9 @@ import { z } from 'zod';
 export const defaultSealWorkers = Math.min(4, Math.max(1, os.availableParallelism() - 1));
 
 /**
- * The environment, parsed and validated once. Every variable is documented in README.md
- * (Configuration); a bad value stops start-up with a message naming the variable.
+ * The environment, parsed and validated once. Every variable is documented in docs/configuration.md
+ * (test/unit/docs.test.ts checks its table against this schema); a bad value stops start-up with a
+ * message naming the variable.
  */
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -159,6 +160,9 @@ const schema = z.object({
   MCP_SECRET_INPUT: z.enum(['prefer_url', 'url_only']).default('prefer_url'),
   MCP_SECRET_INPUT_TTL_SECONDS: z.coerce.number().int().min(60).max(600).default(600),
 });
+
+/** Every environment variable the service reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export type Config = {
   env: 'development' | 'test' | 'production';
@@ -341,7 +345,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const lines = [...(parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)), ...productionRequirements(given)];
   if (!parsed.success || lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   const e = parsed.data;
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  // In development on this machine, `localhost`: browsers refuse an IP address as a passkey's relying party.
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(e.HOST);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.NODE_ENV === 'development' && loopback ? 'localhost' : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
     port: e.PORT,
