@@ -7,7 +7,7 @@ import { CreateAgreementDocument, CreateDeclarationDocument, CreateNotarizationD
 import { describeError } from '../lib/errors';
 import { TYPE_LABELS } from '../lib/format';
 import { sha256Hex, type HashedFile } from '../lib/hash';
-import { LIMITS, normalizeText } from '../lib/text';
+import { LIMITS, normalizeText, rangeOf } from '../lib/text';
 import { PartiesEditor, toNamedParties, type PartyDraft } from '../parties-editor';
 import { navigate } from '../router';
 import { canCreateFor, TEAM_ROLE_LABELS, useWorkspace } from '../teams';
@@ -212,7 +212,11 @@ export function CreatePage() {
             <Field label="Methods each signer completes" hint="Distinct methods, e.g. email code and passkey.">
               {(props) => (
                 <select {...props} value={methods} onChange={(e) => setMethods(Number(e.target.value))}>
-                  <option value={1}>1</option><option value={2}>2</option><option value={3}>3</option>
+                  {rangeOf(LIMITS.signatureMethods).map((count) => (
+                    <option key={count} value={count}>
+                      {count}
+                    </option>
+                  ))}
                 </select>
               )}
             </Field>
