@@ -112,6 +112,8 @@ export const namedParty = z.strictObject({
   contact_point_value: z.string().trim().min(3).max(LIMITS.contactPointValue).describe('Email address (or messenger handle with contact_point_type messenger)'),
   contact_point_type: z.enum(['email', 'messenger']).default('email').describe('How the person is invited and identified: `email` (default) or `messenger`'),
 });
+/** A named party as the catalog's NamedPartyInput takes it. */
+export const partyInput = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
 /** 1, 2 or 3 distinct signature methods per signer. */
 export const methodCount = z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('Distinct signature methods each signer must complete (1, 2 or 3)');
 export const methodType = z

@@ -3439,7 +3439,7 @@ export interface components {
             };
             /** Format: int32 */
             tool_count: number;
-            /** @description Names of the tools in the discovery catalogue (28 in all). */
+            /** @description Names of the tools in the discovery catalogue (31 in all). */
             tools: string[];
         };
         ValidationError: {
