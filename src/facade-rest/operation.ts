@@ -1,6 +1,7 @@
 import { snakeKeys } from '../graph/transport/case.js';
 import { runEntry, type AnyCatalogEntry, type Graph, type InputOf, type ResultOf } from '../graph/catalog/index.js';
 import type { IssueLocation } from './errors.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** What a REST handler sees of the request, after contract validation. */
 export type RestRequest = {
@@ -51,7 +52,7 @@ export function bind<E extends AnyCatalogEntry>(operation: E, http: RestBinding<
     run: async (request, graph) => {
       const result = (await runEntry(graph, operation, http.input(request))) as ResultOf<E>;
       if (http.reply) return http.reply(result);
-      const headers: Record<string, string> = http.secret ? { 'Cache-Control': 'no-store' } : {};
+      const headers: Record<string, string> = http.secret ? { 'Cache-Control': CACHE_CONTROL.secret } : {};
       if (status === 204) return { status, headers };
       return { status, headers, body: snakeKeys(http.body ? http.body(result) : result) };
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, rangeOf } from '../../src/domain/text-rules.js';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { INPUT_CONTACT_POINT_TYPES, PARTY_CONTACT_POINT_TYPES, RECORD_STATUSES, RECORD_TYPES, SCOPE_DESCRIPTIONS, scopesList, SIGNING_ORDERS } from '../../src/domain/vocabulary.js';
 import { TOOLS } from '../../src/facade-mcp/tools/index.js';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
@@ -88,5 +88,15 @@ describe('One fact, one definition: every transport states the vocabulary and li
     expect(readFileSync(new URL('../../web/src/pages/keys.tsx', import.meta.url), 'utf8')).toContain('SCOPE_DESCRIPTIONS[scope]');
     expect(readFileSync(new URL('../../src/facade-oauth/pages.ts', import.meta.url), 'utf8')).toContain('= SCOPE_DESCRIPTIONS');
     expect(Object.keys(SCOPE_DESCRIPTIONS)).toEqual(['create', 'retrieve', 'verify', 'amend', 'cancel', 'offline_access']);
+  });
+
+  it('every Cache-Control value comes from the one policy (domain/shared/cache-policy.ts)', () => {
+    const root = new URL('../../src/', import.meta.url);
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('cache-policy.ts'));
+    const literal = /Cache-Control'?\s*[:,]\s*(header\([^,]+,\s*)?'[^']*'/i;
+    const found = files.flatMap((file) => readFileSync(new URL(file, root), 'utf8').split('\n').filter((line) => literal.test(line)).map((line) => `${file}: ${line.trim()}`));
+    expect(found).toEqual([]);
+    expect(literal.test("res.setHeader('Cache-Control', 'no-store');")).toBe(true);
+    expect(literal.test("{ 'Cache-Control': 'private, no-cache' }")).toBe(true);
   });
 });
