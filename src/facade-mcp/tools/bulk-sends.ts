@@ -4,7 +4,7 @@ import { LIMITS } from '../../domain/text-rules.js';
 import { catalog, runEntry } from '../../graph/catalog/index.js';
 import type { BulkSendFieldsFragment } from '../../graph/catalog/generated.js';
 import { snakeKeys } from '../../graph/transport/case.js';
-import { humanStep, namedParty, nextAction, READ, tool, WRITE, type ToolDefinition } from '../tool.js';
+import { humanStep, namedParty, nextAction, OUTREACH, READ, tool, type ToolDefinition } from '../tool.js';
 
 const { bulkSends } = catalog;
 
@@ -54,7 +54,8 @@ export const bulkSendTools: ToolDefinition[] = [
       submit: z.boolean().optional().describe("Sign each draft with the API key and submit it (a person's API key only)"),
     }),
     output,
-    annotations: WRITE,
+    // With submit: true it invites (mails or messages) every row's parties.
+    annotations: OUTREACH,
     operations: [bulkSends.start],
     run: async (args, { graph }) => {
       const rows = args.rows.map((row) => ({ values: row.values, parties: row.parties.map((p) => ({ displayName: p.display_name, contactPointValue: p.contact_point_value, contactPointType: p.contact_point_type })) }));

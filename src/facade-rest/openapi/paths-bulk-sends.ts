@@ -89,7 +89,7 @@ export function bulkSendSchemas(): Record<string, Schema> {
             {
               row: int({ minimum: 1, maximum: BULK_SEND_LIMITS.rows, description: 'The data row number as in the file (1 = the first row after the header).' }),
               record_id: nullable(uuid()),
-              issues: arrayOf(ref('ValidationError'), { description: 'The 422 issues a single create from the template gives for this row.' }),
+              issues: arrayOf(ref('ValidationError'), { maxItems: 200, description: 'The 422 issues a single create from the template gives for this row.' }),
             },
             'all',
           ),
