@@ -33,7 +33,7 @@ function csvRows(template: TemplateContent, csv: string): BulkSendRowInput[] {
   if (Buffer.byteLength(csv) > BULK_SEND_LIMITS.csvBytes) throw DomainError.invalid(['csv'], `At most ${BULK_SEND_LIMITS.csvBytes} bytes`, 'too_long');
   let records: string[][];
   try {
-    records = parse(csv, { bom: true, skip_empty_lines: true, relax_column_count: false, trim: true }) as string[][];
+    records = parse(csv, { bom: true, skip_empty_lines: true, relax_column_count: false, trim: true });
   } catch (error) {
     const { lines, message } = error as { lines?: number; message?: string };
     throw DomainError.invalid(['csv'], `Not a CSV file${lines ? ` (line ${lines})` : ''}: ${(message ?? 'unreadable').replace(/^[A-Za-z ]+: /, '')}`, 'malformed_csv');
