@@ -16,6 +16,7 @@ type BulkSendData = { bulkSendId: string; traceparent?: string };
 export function defineBulkSendJob(agenda: Agenda, bulkSends: BulkSendService, logger: Logger): void {
   defineJob<BulkSendData>(agenda, BULK_SEND_JOB, async (job) => {
     const { bulkSendId } = job.attrs.data;
+    logger.info({ bulkSendId }, 'bulk send job started');
     const done = await bulkSends.process(bulkSendId);
     logger.info({ bulkSendId, ...done }, 'bulk send rows processed');
   });

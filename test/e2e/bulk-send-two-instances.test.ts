@@ -67,26 +67,30 @@ describe('Bulk send across two instances, one killed midway', () => {
   it('creates 197 records exactly once and reports the 3 bad rows', async () => {
     const owner = await seed.signIn('landlord@plots.example');
     const templateId = (await seed.request('POST', '/api/v1/templates', { token: owner, body: TEMPLATE })).body.id as string;
-    const first = await start();
+    // Both instances run jobs; the one that takes the bulk send's job dies (SIGKILL) mid-run.
+    const both = [await start(), await start()];
 
-    const started = await fetch(`${first.url}/api/v1/templates/${templateId}/bulk`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' }, body: CSV });
+    const started = await fetch(`${both[0]!.url}/api/v1/templates/${templateId}/bulk`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' }, body: CSV });
     expect(started.status).toBe(202);
     const { id, failed } = (await started.json()) as { id: string; failed: number };
     expect(failed).toBe(3);
     const created = async () => Number((await db.query('select created from bulk_sends where id = $1', [id])).rows[0].created);
 
-    // The first instance runs the job; the second starts while it does, then the first dies mid-run.
-    await waitFor(async () => (await created()) >= 1, 30_000);
-    const second = await start();
-    await waitFor(async () => (await created()) >= 40, 30_000);
-    first.child.kill('SIGKILL');
-    await first.exited;
+    for (const deadline = Date.now() + 30_000; (await created()) < 20; await new Promise((resolve) => setTimeout(resolve, 10))) {
+      if (Date.now() > deadline) throw new Error('the bulk send did not start');
+    }
+    const runs = (instance: ProductionProcess) => instance.logLines().some((line) => line.msg === 'bulk send job started' && line.bulkSendId === id);
+    const running = both.find(runs)!;
+    const other = both.find((instance) => instance !== running)!;
+    running.child.kill('SIGKILL');
+    await running.exited;
     const atKill = await created();
     expect(atKill).toBeLessThan(197);
+    expect(runs(other)).toBe(false);
 
     await waitFor(async () => (await db.query(`select status from bulk_sends where id = $1`, [id])).rows[0].status === 'completed', 60_000);
     // The second instance made the rest: its job run logged what it made.
-    expect(second.logLines().some((line) => line.msg === 'bulk send rows processed' && Number(line.created) > 0)).toBe(true);
+    expect(other.logLines().some((line) => line.msg === 'bulk send rows processed' && line.bulkSendId === id && Number(line.created) > 0)).toBe(true);
 
     const report = await seed.request('GET', `/api/v1/bulk-sends/${id}`, { token: owner });
     expect(report.body).toMatchObject({ status: 'completed', total: 200, processed: 200, created: 197, submitted: 0, failed: 3 });

@@ -37,6 +37,9 @@ export type BulkSendView = {
   finishedAt: Date | null;
 };
 
+/** Rows one job makes at once (each in its own transaction, each holding a pooled connection meanwhile). */
+const BULK_SEND_ROWS_AT_ONCE = 4;
+
 /** The bulk sends a listing shows at most (newest first). */
 export const BULK_SENDS_LISTED = 100;
 
@@ -138,26 +141,31 @@ export class BulkSendService {
     }
     let created = 0;
     let failed = 0;
-    for (;;) {
-      let claimed: { rowNumber: number } | null = null;
-      try {
-        const done = await inOneTransaction(this.deps.orm, this.deps.events, async (within) => {
-          const row = await claimRow(within.em, bulk.id);
-          if (!row) return false;
-          claimed = row;
-          await this.makeRecord(bulk, row, within);
-          return true;
-        });
-        if (!done) break;
-        created += 1;
-      } catch (error) {
-        // A row the service refuses now (a contact that became invalid, a team role lost): that row fails, the batch goes on.
-        if (!(error instanceof DomainError) || claimed === null) throw error;
-        await this.failRow(bulk.id, (claimed as { rowNumber: number }).rowNumber, issuesOf(error));
-        failed += 1;
+    // A few rows at once, each in its own transaction: a row's time is mostly the database's, and
+    // `skip locked` gives each loop a row no other holds.
+    const loop = async () => {
+      for (;;) {
+        let claimed: { rowNumber: number } | null = null;
+        try {
+          const done = await inOneTransaction(this.deps.orm, this.deps.events, async (within) => {
+            const row = await claimRow(within.em, bulk.id);
+            if (!row) return false;
+            claimed = row;
+            await this.makeRecord(bulk, row, within);
+            return true;
+          });
+          if (!done) return;
+          created += 1;
+        } catch (error) {
+          // A row the service refuses now (a contact that became invalid, a team role lost): that row fails, the batch goes on.
+          if (!(error instanceof DomainError) || claimed === null) throw error;
+          await this.failRow(bulk.id, (claimed as { rowNumber: number }).rowNumber, issuesOf(error));
+          failed += 1;
+        }
+        this.deps.progressed(bulk.id);
       }
-      this.deps.progressed(bulk.id);
-    }
+    };
+    await Promise.all(Array.from({ length: BULK_SEND_ROWS_AT_ONCE }, loop));
     const finished = await this.deps.orm.em
       .fork()
       .getConnection()
