@@ -167,6 +167,8 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
         'apply_draft_change',
         'apply_participant_change',
         'resend_invitation',
+        // With submit: true it invites every row's parties.
+        'bulk_send_template',
       ].sort(),
     );
     expect(tools.every((tool) => typeof tool.annotations?.openWorldHint === 'boolean')).toBe(true);
