@@ -191,6 +191,11 @@ export class BulkSendService {
 
   private async makeRecord(bulk: BulkSend, row: { rowNumber: number; input: BulkSendRowInput }, within: SharedTransaction): Promise<void> {
     const { em } = within;
+    // The job acts as the caller who asked: a key revoked (or expired) since then makes nothing more.
+    if (bulk.initiator.kind === 'api_key') {
+      const [key] = await em.execute<{ id: string }[]>(`select id from api_keys where id = ? and revoked_at is null and (expires_at is null or expires_at > ?)`, [bulk.initiator.apiKeyId, this.deps.clock.now()]);
+      if (!key) throw new DomainError('unauthenticated', 'The API key that started this bulk send was revoked or has expired');
+    }
     const draft = draftFromTemplate(bulk.template, row.input, bulk.teamId);
     const record = await this.deps.records.create(bulk.initiator, draft, bulk.via, { templateId: bulk.templateId, templateVersion: bulk.templateVersion }, within);
     if (bulk.submit) await this.deps.submit.signAndSubmit(bulk.initiator, record.id, bulk.id, within);
