@@ -13,6 +13,8 @@ export type RestRequest = {
   headers: Record<string, string | string[] | undefined>;
   /** The JSON body exactly as sent, for opaque payloads whose keys belong to another platform. */
   body: unknown;
+  /** A text body (text/csv) as sent, on the routes whose contract takes one; then `input` and `body` are empty. */
+  text?: string | undefined;
 };
 
 /** A JSON body, or a file (its bytes, sent as they are with the headers given). */
