@@ -12,6 +12,7 @@ import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js
 import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive-renewal.job.js';
 import { defineSealCompletionJob, scheduleSealCompletion } from '../jobs/seal-completion.job.js';
 import { createQueue } from '../jobs/queue.js';
+import { defineExportJob, enqueueExport } from '../jobs/export.job.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
 import type { Services } from './services.js';
@@ -47,6 +48,7 @@ export async function startJobs(
     { define: (a) => defineSealArtifactsJob(a, services.sealArtifacts, logger, config.sealing.workers) },
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
+    { define: (a) => defineExportJob(a, services.exports, logger) },
     { define: (a) => defineSealCompletionJob(a, services.sealCompletion, logger), schedule: scheduleSealCompletion(config.sealing.completionRetrySeconds) },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];
@@ -57,6 +59,7 @@ export async function startJobs(
   agenda.on('complete', (job: JobWithId, remote?: false) => void (remote || running.delete(String(job.attrs._id))));
   countJobs(agenda, services.instruments);
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
+  services.exports.onQueued((exportId) => enqueueExport(agenda, exportId));
   if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger, services.tracing));
   await agenda.start();
   for (const job of jobs) await job.schedule?.(agenda);

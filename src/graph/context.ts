@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/identity/principal.js';
+import type { ExportView } from '../domain/exports/export-service.js';
 import type { InitiatedVia } from '../domain/records/entities.js';
 import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
 
@@ -21,6 +22,8 @@ export type LiveUpdates = {
   signatureProgress(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<SignatureProgressEvent>>>;
   recordLifecycle(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<RecordLifecycleEvent>>>;
   recordActivity(principal: Principal | null, after: string | null, teamId?: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
+  /** An export's view, then each change of its progress (domain/exports). */
+  exportProgress(principal: Principal | null, exportId: string): Promise<AsyncIterable<ExportView>>;
 };
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */

@@ -13,6 +13,7 @@ import { WebhookResolver } from './resolvers/webhook.resolver.js';
 import { TeamResolver } from './resolvers/team.resolver.js';
 import { TemplateResolver } from './resolvers/template.resolver.js';
 import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
+import { ExportResolver } from './resolvers/export.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -29,6 +30,7 @@ export type Resolvers = {
   teams: TeamResolver;
   templates: TemplateResolver;
   secretInputs: SecretInputResolver;
+  exports: ExportResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -46,6 +48,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   TeamResolver,
   TemplateResolver,
   SecretInputResolver,
+  ExportResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

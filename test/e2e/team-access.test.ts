@@ -82,6 +82,8 @@ describe('Team access table', () => {
     apiKey: async () => (await t.request('POST', `/api/v1/teams/${teamId}/api-keys`, { ...credentials.admin, body: { scopes: ['retrieve'] } })).body.id as string,
     template: async () =>
       (await t.request('POST', '/api/v1/templates', { ...credentials.admin, body: { name: `T${(serial += 1)}`, body: 'We agree to the terms set out here today.', team_id: teamId } })).body.id as string,
+    // A team's export (jobs are off here: it stays queued).
+    export: async () => (await t.request('POST', '/api/v1/exports', { ...credentials.admin, body: { team_id: teamId } })).body.id as string,
   };
 
   /** Each operation as a REST call; destructive ones aim where the rules stop them after the access check. */
@@ -120,6 +122,11 @@ describe('Team access table', () => {
     'templates.create': async () => ['POST', '/api/v1/templates', { name: 'New', body: 'We agree to the terms set out here today.', team_id: teamId }],
     'templates.update': async () => ['PATCH', `/api/v1/templates/${await fresh.template()}`, { name: 'Renamed' }],
     'templates.delete': async () => ['DELETE', `/api/v1/templates/${await fresh.template()}`],
+    'exports.create': async () => ['POST', '/api/v1/exports', { team_id: teamId }],
+    'exports.list': async () => ['GET', `/api/v1/exports?team_id=${teamId}`],
+    'exports.get': async () => ['GET', `/api/v1/exports/${await fresh.export()}`],
+    // Not ready (no job runs here): 409 once past the access check.
+    'exports.issueDownload': async () => ['POST', `/api/v1/exports/${await fresh.export()}/download-links`],
     'teams.createWebhook': async () => ['POST', `/api/v1/teams/${teamId}/webhooks`, { url: `http://127.0.0.1:9/hook${(serial += 1)}`, events: ['record.sealed'] }],
   };
 

@@ -22,6 +22,7 @@ import { API, recordRoutes } from './paths-records.js';
 import { webhookRoutes } from './paths-webhooks.js';
 import { teamRoutes } from './paths-teams.js';
 import { templateRoutes } from './paths-templates.js';
+import { exportRoutes } from './paths-exports.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
@@ -323,6 +324,7 @@ export function allRoutes(): Route[] {
     ...webhookRoutes(),
     ...teamRoutes(),
     ...templateRoutes(),
+    ...exportRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];
