@@ -13,6 +13,8 @@ const TOOL_NAMES = [
   'get_agreement',
   'list_agreements',
   'list_teams',
+  'export_records',
+  'get_export',
   'get_agreement_card',
   'start_or_resume_signature_execution',
   'start_signature_method',

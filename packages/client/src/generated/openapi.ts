@@ -3604,7 +3604,7 @@ export interface components {
             };
             /** Format: int32 */
             tool_count: number;
-            /** @description Names of the tools in the discovery catalogue (28 in all). */
+            /** @description Names of the tools in the discovery catalogue (30 in all). */
             tools: string[];
         };
         ValidationError: {
