@@ -57,6 +57,12 @@ export const MANIFEST_COLUMNS = [
 /** Records the export job prepares (and the ZIP reads) per statement. */
 const PAGE = 100;
 
+/** Records whose files are read while the one before is written into the ZIP. */
+const READ_AHEAD = 4;
+
+/** One record's files as read for the ZIP (null: not asked for, or a notarization's PDF). */
+type RecordFiles = { pdf: { bytes: Buffer; sha256: string } | null; auditTrail: Buffer | null; metadata: Buffer | null };
+
 const FINISHED: readonly ExportStatus[] = ['ready', 'failed', 'expired'];
 
 type ExportRow = {
@@ -255,10 +261,11 @@ export class ExportService {
   }
 
   /**
-   * Streams the ZIP of an export into `out`: each record's files are read from the database only when
-   * the ZIP reaches them (yazl's lazy entries, under the output's backpressure), so memory holds one
-   * record's files at a time, whatever the export's size; the manifest comes last, from the rows kept
-   * as the files went by (a few hundred bytes per record).
+   * Streams the ZIP of an export into `out`: each record's files are read from the database only as
+   * the ZIP nears them (yazl's lazy entries, under the output's backpressure; the next records' reads
+   * start while one record is written, READ_AHEAD of them), and let go once written, so memory holds a
+   * few records' files at a time whatever the export's size. The manifest comes last, from rows kept
+   * as the records went by (a few hundred bytes each).
    */
   async writeZip(exportId: string, out: Writable): Promise<void> {
     const row = (await this.orm.em.fork().findOne(RecordExport, { id: exportId }))!;
@@ -268,11 +275,29 @@ export class ExportService {
     zip.on('error', (error: Error) => (zip.outputStream as unknown as Readable).destroy(error));
     const written = pipeline(zip.outputStream, out);
     const manifest: string[][] = [];
+    const records: ExportRow[] = [];
+    const loads = new Map<number, Promise<RecordFiles>>();
+    const load = (index: number): Promise<RecordFiles> | undefined => {
+      const record = records[index];
+      if (!record) return undefined;
+      let loading = loads.get(index);
+      if (!loading) {
+        loading = this.readFiles(record, include);
+        // A read ahead whose turn never comes (the download cut short) must not be an unhandled rejection.
+        loading.catch(() => undefined);
+        loads.set(index, loading);
+      }
+      return loading;
+    };
     const mtime = row.createdAt;
-    const lazy = (path: string, compress: boolean, bytes: () => Promise<Buffer>) =>
+    const lazy = (path: string, compress: boolean, index: number, part: (files: RecordFiles) => Buffer, last: boolean) =>
       zip.addReadStreamLazy(path, { mtime, compress }, (callback) => {
-        bytes().then(
-          (buffer) => callback(null, Readable.from([buffer])),
+        for (let ahead = 1; ahead <= READ_AHEAD; ahead += 1) void load(index + ahead);
+        load(index)!.then(
+          (files) => {
+            if (last) loads.delete(index);
+            callback(null, Readable.from([part(files)]));
+          },
           (error: Error) => callback(error, undefined as never),
         );
       });
@@ -290,10 +315,10 @@ export class ExportService {
       if (page.length === 0) break;
       after = page.at(-1)!.position;
       for (const record of page) {
+        const index = records.push(record) - 1;
         const folder = record.reference;
-        const hasPdf = include.has('pdf') && record.type !== 'notarization';
         const files = {
-          pdf: hasPdf ? `${folder}/${folder}.pdf` : '',
+          pdf: include.has('pdf') && record.type !== 'notarization' ? `${folder}/${folder}.pdf` : '',
           audit: include.has('audit_trail') ? `${folder}/audit-trail.json` : '',
           metadata: include.has('sealed_metadata') ? `${folder}/sealed-metadata.json` : '',
         };
@@ -303,31 +328,38 @@ export class ExportService {
           files.pdf, files.audit, files.metadata, note,
         ];
         manifest.push(line);
+        const lastPart = files.metadata ? 'metadata' : files.audit ? 'audit' : 'pdf';
         if (files.pdf) {
-          lazy(files.pdf, false, async () => {
-            const stored = await this.store.read(this.orm.em.fork(), record.record_id, 'sealed_pdf');
-            if (!stored) throw new Error(`the sealed PDF of ${record.reference} is missing`);
+          lazy(files.pdf, false, index, (read) => {
             // The hash of the bytes written (a renewal since the page was read has a new one).
-            line[5] = stored.artifact.sha256;
-            return stored.bytes;
-          });
+            line[5] = read.pdf!.sha256;
+            return read.pdf!.bytes;
+          }, lastPart === 'pdf');
         }
-        if (files.audit) {
-          lazy(files.audit, true, async () =>
-            auditTrailDocument({ id: record.record_id, reference: record.reference } as SignedRecord, await auditTrail(this.orm.em.fork(), record.record_id)),
-          );
-        }
-        if (files.metadata) {
-          lazy(files.metadata, true, async () => {
-            const [seal] = await preparedQuery<{ metadata: string }>(this.orm.em.fork(), 'select metadata from record_seals where record_id = ?', [record.record_id]);
-            return Buffer.from(seal!.metadata, 'utf8');
-          });
-        }
+        if (files.audit) lazy(files.audit, true, index, (read) => read.auditTrail!, lastPart === 'audit');
+        if (files.metadata) lazy(files.metadata, true, index, (read) => read.metadata!, true);
       }
     }
     zip.addReadStreamLazy('manifest.csv', { mtime }, (callback) => callback(null, Readable.from([Buffer.from(stringify([[...MANIFEST_COLUMNS], ...manifest]), 'utf8')])));
     zip.end();
     await written;
+  }
+
+  /** One record's files as the export holds them (each part read at once, on its own connection). */
+  private async readFiles(record: ExportRow, include: ReadonlySet<ExportPart>): Promise<RecordFiles> {
+    const [pdf, auditTrailJson, metadata] = await Promise.all([
+      include.has('pdf') && record.type !== 'notarization'
+        ? this.store.read(this.orm.em.fork(), record.record_id, 'sealed_pdf').then((stored) => {
+            if (!stored) throw new Error(`the sealed PDF of ${record.reference} is missing`);
+            return { bytes: stored.bytes, sha256: stored.artifact.sha256 };
+          })
+        : null,
+      include.has('audit_trail') ? auditTrail(this.orm.em.fork(), record.record_id).then((entries) => auditTrailDocument({ id: record.record_id, reference: record.reference } as SignedRecord, entries)) : null,
+      include.has('sealed_metadata')
+        ? preparedQuery<{ metadata: string }>(this.orm.em.fork(), 'select metadata from record_seals where record_id = ?', [record.record_id]).then(([seal]) => Buffer.from(seal!.metadata, 'utf8'))
+        : null,
+    ]);
+    return { pdf, auditTrail: auditTrailJson, metadata };
   }
 
   /** An export the caller may see: its own, or its team's (a member of it); any other is not found. */
