@@ -12,7 +12,7 @@ import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js
 import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive-renewal.job.js';
 import { defineSealCompletionJob, scheduleSealCompletion } from '../jobs/seal-completion.job.js';
 import { createQueue } from '../jobs/queue.js';
-import { defineExportJob, enqueueExport } from '../jobs/export.job.js';
+import { defineExportJob, defineExportSweepJob, enqueueExport, scheduleExportSweep } from '../jobs/export.job.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
 import type { Services } from './services.js';
@@ -49,6 +49,7 @@ export async function startJobs(
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
     { define: (a) => defineExportJob(a, services.exports, logger) },
+    { define: (a) => defineExportSweepJob(a, services.exports), schedule: scheduleExportSweep },
     { define: (a) => defineSealCompletionJob(a, services.sealCompletion, logger), schedule: scheduleSealCompletion(config.sealing.completionRetrySeconds) },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];

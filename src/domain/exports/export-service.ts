@@ -251,6 +251,13 @@ export class ExportService {
     this.publish(EXPORT_PROGRESS, exportId, { processed });
   }
 
+  /** Exports a job should be preparing (queued or running for a while): the sweep enqueues them again, as a lost job would leave them. */
+  async unfinished(): Promise<string[]> {
+    const since = new Date(this.clock.now().getTime() - 30_000);
+    const rows = await this.orm.em.fork().execute<{ id: string }[]>(`select id from exports where status in ('queued', 'running') and created_at < ? order by created_at limit 100`, [since]);
+    return rows.map((row) => row.id);
+  }
+
   /** Redeems a download link, once: the export it is for, while it is ready (unknown, used and expired links alike are 404). */
   async redeem(token: string): Promise<{ exportId: string; filename: string }> {
     const unknown = 'This download link is unknown, already used or expired';
@@ -274,6 +281,9 @@ export class ExportService {
     // A file that cannot be read ends the download broken (the client sees a truncated ZIP, never a wrong one).
     zip.on('error', (error: Error) => (zip.outputStream as unknown as Readable).destroy(error));
     const written = pipeline(zip.outputStream, out);
+    // A download cut short reads no more records: the next entry errs, and yazl stops.
+    let cancelled = false;
+    written.catch(() => (cancelled = true));
     const manifest: string[][] = [];
     const records: ExportRow[] = [];
     const loads = new Map<number, Promise<RecordFiles>>();
@@ -292,6 +302,7 @@ export class ExportService {
     const mtime = row.createdAt;
     const lazy = (path: string, compress: boolean, index: number, part: (files: RecordFiles) => Buffer, last: boolean) =>
       zip.addReadStreamLazy(path, { mtime, compress }, (callback) => {
+        if (cancelled) return callback(new Error('the download was cut short'), undefined as never);
         for (let ahead = 1; ahead <= READ_AHEAD; ahead += 1) void load(index + ahead);
         load(index)!.then(
           (files) => {
