@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { main } from '../../src/verifier/cli.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { connectMcp } from '../support/mcp.js';
 import { watchSubscription } from '../support/subscriptions.js';
 import { waitFor } from '../support/wait.js';
 
@@ -162,4 +163,28 @@ describe('Bulk export of sealed records', () => {
     const listed = await t.request('GET', '/api/v1/exports', { token: alice });
     expect(listed.body.exports.map((e: { id: string }) => e.id)).toContain(exportId);
   });
+
+  it('is asked for and followed by an assistant over MCP, down to its download link', async () => {
+    const key = await t.request('POST', '/api/v1/api-keys', { token: alice, body: { scopes: ['retrieve'] } });
+    const mcp = await connectMcp(t.url, { bearer: key.body.key });
+    try {
+      const asked = await mcp.call('export_records', { include: ['pdf'] });
+      expect(asked.isError).toBe(false);
+      expect(asked.structured.export).toMatchObject({ total: 50, include: ['pdf'] });
+      expect(asked.structured.next_action.tool).toBe('get_export');
+      const ready = await waitFor(async () => {
+        const followed = await mcp.call('get_export', asked.structured.next_action.arguments);
+        return followed.structured.export.status === 'ready' ? followed : null;
+      }, 120_000);
+      expect(ready.structured.download_url).toContain('/api/v1/export-downloads/');
+      expect((await fetch(t.url + new URL(ready.structured.download_url as string).pathname)).headers.get('content-type')).toBe('application/zip');
+      // Another person's export is not found.
+      const bobKey = await t.request('POST', '/api/v1/api-keys', { token: bob, body: { scopes: ['retrieve'] } });
+      const bobs = await connectMcp(t.url, { bearer: bobKey.body.key });
+      expect((await bobs.call('get_export', { id: exportId })).isError).toBe(true);
+      await bobs.close();
+    } finally {
+      await mcp.close();
+    }
+  }, 180_000);
 });
