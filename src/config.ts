@@ -160,6 +160,9 @@ const schema = z.object({
   MCP_SECRET_INPUT_TTL_SECONDS: z.coerce.number().int().min(60).max(600).default(600),
 });
 
+/** Every environment variable the service reads (deployment files are checked against it: test/unit/deployment-manifests.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export type Config = {
   env: 'development' | 'test' | 'production';
   port: number;
