@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { createTestDatabase } from '../support/database.js';
 import { containerScriptEnv, podman, podmanUnavailable } from '../support/podman.js';
 import { productionSettings } from '../support/production-process.js';
@@ -10,6 +11,8 @@ import { remoteApp } from '../support/remote-app.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { CaptureSmtp } from '../support/smtp.js';
 import { waitFor } from '../support/wait.js';
+
+type ComposeService = { environment: Record<string, string>; read_only?: boolean; tmpfs: string[]; cap_drop: string[]; security_opt: string[] };
 
 const repo = path.resolve(import.meta.dirname, '../..');
 /** A base made from Debian's packages with the project's Node 24 (scripts/container-base.sh); users build on the official node image. */
@@ -39,9 +42,9 @@ function freePort(): Promise<number> {
 
 /**
  * The image as operators run it (Containerfile): built (layers cached across runs on one machine) on a
- * base made from Debian's packages, run as its own user on a read-only root filesystem with only its
- * declared volume and /tmp writable, against the test's PostgreSQL and mail capture (host network: no
- * bridge in this sandbox). It becomes ready, signs people in and seals a record, and stops cleanly on
+ * base made from Debian's packages, run as compose.yaml runs it (its environment and seal-key path, as
+ * its own user on a read-only root filesystem with only its declared volume and /tmp writable), against
+ * the test's PostgreSQL and mail capture (host network: no bridge in this sandbox). It becomes ready, signs people in and seals a record, and stops cleanly on
  * `podman stop` (SIGTERM). Skipped where podman cannot run.
  */
 describeWithPodman('The container image', () => {
@@ -70,30 +73,34 @@ describeWithPodman('The container image', () => {
 
     [database, settings] = await Promise.all([createTestDatabase(), productionSettings()]);
     const smtpUrl = await smtp.start();
-    // The container's user (UID 10001) reads the seal key from a read-only mount of the settings' folder.
-    fs.chmodSync(settings.dir, 0o755);
+    // The container's user (UID 10001) reads the seal key, mounted read-only (a throwaway key).
     fs.chmodSync(settings.env.SEAL_P12_PATH!, 0o644);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
+    // As compose.yaml runs it (its environment, the seal key where its secret goes, read-only with its tmpfs and
+    // dropped capabilities), with the test's database, mail capture, secrets and port instead of compose's.
+    const app = (parse(fs.readFileSync(path.join(repo, 'compose.yaml'), 'utf8')) as { services: { app: ComposeService } }).services.app;
     const env = {
+      ...app.environment,
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
       SMTP_URL: smtpUrl,
       SERVER_SECRET: settings.env.SERVER_SECRET!,
-      SEAL_P12_PATH: '/run/secrets/rss/seal.p12',
       SEAL_P12_PASSWORD: settings.env.SEAL_P12_PASSWORD!,
       SEAL_WORKERS: '1',
     };
     const started = Date.now();
     await podman([
       'run', '--detach', '--name', container, '--network', 'host',
-      // Nothing but the declared volume (/app/.local, an anonymous volume here) and /tmp is writable.
-      '--read-only', '--read-only-tmpfs=false', '--tmpfs', '/tmp',
-      '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges',
+      // Nothing but the declared volume (/app/.local, an anonymous volume here) and compose's tmpfs is writable.
+      ...(app.read_only ? ['--read-only', '--read-only-tmpfs=false'] : []),
+      ...app.tmpfs.flatMap((dir) => ['--tmpfs', dir]),
+      ...app.cap_drop.flatMap((capability) => ['--cap-drop', capability]),
+      ...app.security_opt.flatMap((option) => ['--security-opt', option.replace(/:true$/, '')]),
       // No systemd here to run the health check on a timer: `podman healthcheck run` runs it below.
       '--health-interval', 'disable',
-      '--volume', `${settings.dir}:/run/secrets/rss:ro`,
+      '--volume', `${settings.env.SEAL_P12_PATH}:${app.environment.SEAL_P12_PATH}:ro`,
       ...Object.entries(env).flatMap(([name, value]) => ['--env', `${name}=${value}`]),
       IMAGE,
     ]);
