@@ -164,7 +164,7 @@ const schema = z.object({
   MCP_SECRET_INPUT_TTL_SECONDS: z.coerce.number().int().min(60).max(600).default(600),
 });
 
-/** Every environment variable the service reads. */
+/** Every environment variable the service reads (docs/configuration.md and the deployment files are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export type Config = {

@@ -25,6 +25,7 @@ try {
     // npm and scripts/with-db.mjs, and the stop is bounded by SHUTDOWN_TIMEOUT_MS anyway.
     if (stopping) return;
     stopping = true;
+    const since = Date.now();
     app.logger.info({ signal, drainMs: config.shutdown.drainMs, timeoutMs: config.shutdown.timeoutMs }, 'shutting down');
     // The last resort: whatever still runs after SHUTDOWN_TIMEOUT_MS is cut (in-flight work is handed back by its lease).
     setTimeout(() => {
@@ -35,6 +36,8 @@ try {
       // The spans of the stop's last moments are sent before the exit (bounded by the timer above).
       async () => {
         await tracing?.shutdown().catch(() => undefined);
+        // The log's record that the stop finished in time, and how long it took.
+        app.logger.info({ signal, ms: Date.now() - since }, 'stopped cleanly');
         process.exit(0);
       },
       (error: unknown) => {

@@ -4,6 +4,7 @@
  *
  *   npm run ops -- status [--json] [--limit <n>]
  *   npm run ops -- retry <agr_reference> [--json]
+ *   npm run ops -- migrate [--json]                  (in the image: record-ops migrate)
  *
  * It reads the environment as the service does (DATABASE_URL, the STUCK_* thresholds, CHAIN_RPC_URL,
  * MONGODB_URL) and needs no running instance to read; what `retry` enqueues, a running instance with
@@ -14,7 +15,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { openDatabase } from '../domain/database.js';
+import { migrate, openDatabase } from '../domain/database.js';
 import { readBacklog } from '../domain/maintenance/backlog.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
 import { WorkRetry } from '../domain/maintenance/work-retry.js';
@@ -26,7 +27,8 @@ import { backlogJson, renderBacklog } from './render.js';
 
 export const USAGE = `usage:
   npm run ops -- status [--json] [--limit <n>]   the backlog: seals waiting for artifacts, anchors, mail, webhooks, outbox
-  npm run ops -- retry <agr_reference> [--json]  re-enqueue a sealed record's missing artifacts, or its anchoring`;
+  npm run ops -- retry <agr_reference> [--json]  re-enqueue a sealed record's missing artifacts, or its anchoring
+  npm run ops -- migrate [--json]                apply pending migrations and exit (a deployment's job; then MIGRATE_ON_START=false)`;
 
 /** 0 done; 1 the database (or the job queue) failed; 2 wrong usage or configuration; 3 no such record; 4 nothing to retry. */
 export const EXIT = { ok: 0, failed: 1, usage: 2, unknownRecord: 3, nothingToRetry: 4 } as const;
@@ -62,7 +64,8 @@ export async function main(argv: string[], io: Io = stdio, env: NodeJS.ProcessEn
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) return usage('--limit must be a whole number from 1 to 10000');
   if (command === 'status' && rest.length > 0) return usage('status takes no reference');
   if (command === 'retry' && rest.length !== 1) return usage('retry needs one agr_reference (e.g. AGR-7K3M-9QXD)');
-  if (command !== 'status' && command !== 'retry') return usage(command ? `unknown command ${command}` : 'give a command');
+  if (command === 'migrate' && rest.length > 0) return usage('migrate takes no argument');
+  if (command !== 'status' && command !== 'retry' && command !== 'migrate') return usage(command ? `unknown command ${command}` : 'give a command');
 
   let config: Config;
   try {
@@ -74,6 +77,7 @@ export async function main(argv: string[], io: Io = stdio, env: NodeJS.ProcessEn
     }
     throw error;
   }
+  if (command === 'migrate') return await migrateNow(config, io, values.json);
   let orm: MikroORM;
   try {
     orm = await openDatabase({ url: config.databaseUrl, poolMax: 2, behindPooler: config.databaseBehindPooler, ...config.databaseTimeouts });
@@ -92,7 +96,37 @@ export async function main(argv: string[], io: Io = stdio, env: NodeJS.ProcessEn
   } catch (error) {
     // 42P01: a table is missing; the database is not the service's, or the service never started on it (migrations).
     const missingTable = (error as { code?: string }).code === '42P01';
-    io.err(`ops: ${(error as Error).message}${missingTable ? ' (is DATABASE_URL the service\'s database, migrated by a start of the service?)' : ''}\n`);
+    io.err(`ops: ${(error as Error).message}${missingTable ? ' (is DATABASE_URL the service\'s database, migrated by `migrate` or a start of the service?)' : ''}\n`);
+    return EXIT.failed;
+  } finally {
+    await orm.close();
+  }
+}
+
+/**
+ * The one-shot migration, for operators who run it as a job before a rollout (the instances then start
+ * with MIGRATE_ON_START=false): the pending migrations, applied as a start of the service applies them
+ * (one transaction, under the migration lock, so a starting instance waits), then the exit. It goes to
+ * DATABASE_DIRECT_URL when set: a pooler in transaction mode holds no session lock.
+ */
+async function migrateNow(config: Config, io: Io, json: boolean): Promise<number> {
+  let orm: MikroORM;
+  try {
+    orm = await openDatabase({ url: config.databaseDirectUrl, poolMax: 2, ...config.databaseTimeouts });
+  } catch (error) {
+    io.err(`ops: cannot open the database: ${(error as Error).message}\n`);
+    return EXIT.failed;
+  }
+  try {
+    const pending = (await orm.migrator.getPending()).map((migration) => migration.name);
+    await migrate(orm, config.databaseDirectUrl);
+    const left = await orm.migrator.getPending();
+    if (left.length > 0) throw new Error(`${left.length} migrations still pending after the migration`);
+    if (json) io.out(`${JSON.stringify({ applied: pending }, null, 2)}\n`);
+    else io.out(pending.length === 0 ? 'migrate: the database is up to date\n' : `migrate: applied ${pending.length} migrations: ${pending.join(', ')}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    io.err(`ops: migration failed: ${(error as Error).message}\n`);
     return EXIT.failed;
   } finally {
     await orm.close();

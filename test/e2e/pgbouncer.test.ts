@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
-import { contractViolation } from '../support/contract.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
 import { createTestDatabase } from '../support/database.js';
-import type { HttpResult, RequestOptions, TestApp } from '../support/harness.js';
 import { pgbouncerPath, startPgBouncer, type Pooler } from '../support/pgbouncer.js';
 import { productionSettings, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
+import { remoteApp } from '../support/remote-app.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
 import { CaptureSmtp } from '../support/smtp.js';
 import { until, watchSubscription } from '../support/subscriptions.js';
@@ -69,30 +68,8 @@ describeWithPgBouncer('Through PgBouncer in transaction mode', () => {
   it('signs in, signs, seals, anchors, delivers webhooks and tells a subscriber on the other instance', async () => {
     const urls = instances.map((instance) => instance.url);
     // Each request goes to the next instance, as a non-sticky balancer would send it.
-    let turn = 0;
-    const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
-      const url = urls[turn++ % urls.length]!;
-      const headers: Record<string, string> = { ...opts.headers };
-      if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-      if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
-      if (opts.body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(url + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-      const text = await response.text();
-      const body = (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
-      const violation = await contractViolation(method, url + path, response.status, body);
-      if (violation) throw new Error(`contract violation: ${violation}`);
-      return { status: response.status, body, headers: response.headers };
-    };
-    const signIn = async (email: string): Promise<string> => {
-      const before = smtp.messages.length;
-      const requested = await request('POST', '/api/v1/verification/request-otp', { body: { email, purpose: 'authenticate' } });
-      expect(requested.status).toBe(200);
-      const code = await smtp.codeFor(email, before);
-      const verified = await request('POST', '/api/v1/verification/verify-otp', { body: { verification_event_id: requested.body.verification_event_id, code } });
-      expect(verified.status).toBe(200);
-      return verified.body.access_token as string;
-    };
-    const service = { url: urls[0]!, smtp, request, signIn } as unknown as TestApp;
+    const service = remoteApp(urls, smtp);
+    const { request, signIn } = service;
 
     const alice = await signIn('alice@example.com');
     const endpoint = await request('POST', '/api/v1/webhooks', { token: alice, body: { url: `${receiver.url}/hook`, events: ['record.sealed', 'record.anchored'] } });
