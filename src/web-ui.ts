@@ -6,7 +6,7 @@ import { ICON_PATH, ICON_PNG } from './brand-icon.js';
 import { escapeHtml } from './facade-oauth/pages.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
-const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$|teams(?:\/[^/]+|\/invitations\/[^/]+)?\/?$)/;
+const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$|teams(?:\/[^/]+|\/invitations\/[^/]+)?\/?$|templates(?:\/[^/]+(?:\/(?:use|bulk))?)?\/?$|exports\/?$)/;
 
 /** The REST contract rendered for people, with a console to try calls (Scalar over `/api/openapi.json`). */
 const API_DOCS = '/api/docs';

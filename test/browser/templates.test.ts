@@ -1,0 +1,112 @@
+import type { Browser, Page } from 'playwright-core';
+import { signWithEmailOtp } from '../support/ceremony.js';
+import type { TestApp } from '../support/harness.js';
+import { collectCspViolations, launchChromium, newContext, screenshots, seriousViolations, signInThroughUi, startBrowserApp } from '../support/browser.js';
+
+/**
+ * Daily work at volume in the browser: a template with placeholders and two party roles (a server
+ * validation issue shown beside its field), a draft made from it with whose turn it is and the
+ * reminders switch on the record page.
+ */
+describe('Web UI: templates', () => {
+  let t: TestApp & { origin: string };
+  let browser: Browser;
+  let page: Page;
+  let csp: string[];
+  let templatePath: string;
+
+  beforeAll(async () => {
+    [t, browser] = await Promise.all([startBrowserApp(), launchChromium()]);
+    page = await (await newContext(browser, t.origin)).newPage();
+    csp = collectCspViolations(page);
+    await signInThroughUi(page, t, 'ada@acme.example');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.stop();
+  });
+
+  it('creates a template with placeholders and two party roles; a server issue shows beside its field', async () => {
+    await page.getByRole('link', { name: 'Templates', exact: true }).click();
+    await page.getByRole('heading', { name: 'Your templates', level: 1 }).waitFor();
+    await page.getByText('You have no templates yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: 'New template' }).click();
+    await page.getByRole('heading', { name: 'New template', level: 1 }).waitFor();
+    await page.getByLabel('Template name').fill('Studio lease');
+    await page.getByLabel('Title (optional)').fill('Lease for {{client}}');
+    await page.getByLabel('Text', { exact: true }).fill('The studio at {{address}} is let to {{client}} for {{rent}} euros a month, payable before the fifth day of each month.');
+    // The placeholders found in the text become fields in one click.
+    await page.getByRole('button', { name: 'Add their fields' }).click();
+    await page.getByLabel('Field 3 label').fill('Monthly rent');
+    await page.getByLabel('Field 3 max length').fill('8');
+    await page.getByLabel('Role 1 label').fill('Tenant');
+    await page.getByRole('button', { name: 'Add role' }).click();
+    await page.getByLabel('Role 2 label').fill('Guarantor');
+    await page.getByRole('radio', { name: 'One at a time, in list order' }).check();
+    // A bad field name is refused by the service, which names the field: the page shows it there.
+    await page.getByLabel('Field 1 name').fill('Client');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    const nameInput = page.getByLabel('Field 1 name');
+    await page.getByText('Lowercase letters, digits and _, starting with a letter (at most 40)').waitFor();
+    expect(await nameInput.getAttribute('aria-invalid')).toBe('true');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'template-edit-issue');
+
+    await nameInput.fill('client');
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { name: 'Studio lease', level: 1 }).waitFor();
+    templatePath = new URL(page.url()).pathname;
+    expect(templatePath).toMatch(/^\/templates\/[0-9a-f-]{36}$/);
+    await page.getByText(/^Version 1:/).waitFor();
+
+    await page.getByRole('link', { name: 'Templates', exact: true }).click();
+    const item = page.getByRole('list', { name: 'Templates' }).locator('li[data-template="Studio lease"]');
+    await item.getByText('3 fields').waitFor();
+    await item.getByText('2 roles').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'templates');
+  });
+
+  it('uses the template: the draft carries the filled text, then shows whose turn it is and turns reminders off', async () => {
+    await page.locator('li[data-template="Studio lease"]').getByRole('link', { name: 'Use Studio lease' }).click();
+    await page.getByRole('heading', { name: 'Use Studio lease', level: 1 }).waitFor();
+    await page.getByLabel('Address').fill('14 Rue des Acacias, Lyon');
+    await page.getByLabel('Client').fill('Élodie Marchand');
+    await page.getByLabel('Monthly rent').fill('850');
+    await page.getByLabel('Tenant name').fill('Élodie Marchand');
+    await page.getByLabel('Tenant email').fill('elodie@example.com');
+    await page.getByLabel('Guarantor name').fill('Bob Example');
+    await page.getByLabel('Guarantor email').fill('bob@example.com');
+    await page.getByRole('region', { name: 'Preview' }).getByText('is let to Élodie Marchand for 850 euros').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'template-use');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+
+    await page.getByRole('heading', { name: 'Lease for Élodie Marchand', level: 1 }).waitFor();
+    await page.getByText('The studio at 14 Rue des Acacias, Lyon is let to Élodie Marchand for 850 euros a month, payable before the fifth day of each month.').waitFor();
+    const details = page.locator('dl.facts');
+    await details.getByText('One at a time, in list order').waitFor();
+    await details.getByRole('link', { name: 'Version 1' }).waitFor();
+    const reference = new URL(page.url()).pathname.split('/')[2]!;
+
+    // Signed and submitted over the API: the tenant is invited first, the guarantor after.
+    const token = await t.signIn('ada@acme.example');
+    await signWithEmailOtp(t, token, 'ada@acme.example', reference);
+    expect((await t.request('POST', `/api/v1/agreements/${reference}/submit`, { token })).status).toBe(200);
+    await page.getByText('Now signing: Élodie Marchand').waitFor();
+    await page.locator('li[data-party="Élodie Marchand"]').getByText('Their turn').waitFor();
+    expect(await page.locator('li[data-party="Bob Example"]').getByText('Their turn').count()).toBe(0);
+
+    await page.getByText(/^Reminders: on/).waitFor();
+    await page.getByRole('button', { name: 'Turn reminders off' }).click();
+    await page.getByRole('button', { name: 'Turn reminders on' }).waitFor();
+    await page.getByText('Reminders: off').waitFor();
+    const record = await t.request('GET', `/api/v1/agreements/${reference}`, { token });
+    expect(record.body.reminders).toMatchObject({ enabled: false });
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'record-from-template');
+    expect(csp).toEqual([]);
+  });
+});
