@@ -4,8 +4,9 @@
 #   sh scripts/ensure-system.sh          what the service needs: the libraries `canvas` builds against
 #   sh scripts/ensure-system.sh --test   and what the tests need too: poppler-utils (pdfsig, pdftotext,
 #                                        pdfdetach, pdftoppm), qpdf (PDF structure checks), Chromium for
-#                                        the browser tests and nginx for the balancer test (the tests start their own; the package's
-#                                        system service is not started by this install)
+#                                        the browser tests, nginx for the balancer test and pgbouncer for the
+#                                        pooler test (the tests start their own; the packages' system
+#                                        services are not started by this install)
 #
 # As root it runs apt-get (as the local PostgreSQL script does for its server); otherwise it prints
 # the exact command to run and fails, so that nothing half-works later.
@@ -13,7 +14,7 @@ set -eu
 
 packages="build-essential libcairo2-dev libpango1.0-dev libjpeg-dev libgif-dev librsvg2-dev libpixman-1-dev"
 if [ "${1:-}" = "--test" ]; then
-  packages="$packages poppler-utils qpdf chromium nginx-light"
+  packages="$packages poppler-utils qpdf chromium nginx-light pgbouncer"
 fi
 
 missing=""
@@ -37,7 +38,7 @@ fi
 
 echo "ensure-system: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-# Packages with a system service (nginx) must not start it on install: the tests run their own.
+# Packages with a system service (nginx, pgbouncer) must not start it on install: the tests run their own.
 policy_added=""
 if [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && policy_added=1

@@ -5,7 +5,7 @@ import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
-import { migrate, openDatabase } from './domain/database.js';
+import { applyRoleTimeouts, migrate, openDatabase } from './domain/database.js';
 import type { Mailer } from './domain/mail/mailer.js';
 import type { MailQueue } from './domain/mail/mail-queue.js';
 import type { WebhookSender } from './domain/webhooks/sender.js';
@@ -85,8 +85,10 @@ export type App = {
 export async function startApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
-  const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax, ...config.databaseTimeouts });
-  if (config.migrateOnStart) await migrate(orm, config.databaseUrl);
+  // Before any statement goes through the pooler: the server sessions it opens take the role's settings.
+  if (config.databaseBehindPooler) await applyRoleTimeouts(config.databaseDirectUrl, config.databaseTimeouts, (message) => logger.warn(message));
+  const orm = await openDatabase({ url: config.databaseUrl, poolMax: config.databasePoolMax, behindPooler: config.databaseBehindPooler, ...config.databaseTimeouts });
+  if (config.migrateOnStart) await migrate(orm, config.databaseDirectUrl);
   // The metrics registry first: the services report their outcomes into it (or nowhere, metrics off).
   const registry = createMetricsRegistry({ token: config.metricsToken, port: config.metricsPort });
   const services = await buildServices(config, { ...options, instruments: registry?.instruments }, orm, logger, clock);
@@ -181,7 +183,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await step('activity watch', services.caches.stop);
     await step('credential watch', services.credentials.stop);
     await step('pubsub', () => pubSub.close());
-    await step('pubsub pool', () => services.pubSubPool.end());
+    await step('session pool', () => services.sessionPool.end());
     await step('readiness probe', () => ready.close());
     await step('database', () => orm.close());
   }

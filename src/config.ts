@@ -11,8 +11,9 @@ import { z } from 'zod';
 export const defaultSealWorkers = Math.min(4, Math.max(1, os.availableParallelism() - 1));
 
 /**
- * The environment, parsed and validated once. Every variable is documented in README.md
- * (Configuration); a bad value stops start-up with a message naming the variable.
+ * The environment, parsed and validated once. Every variable is documented in docs/configuration.md
+ * (test/unit/docs.test.ts checks its table against this schema); a bad value stops start-up with a
+ * message naming the variable.
  */
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -26,6 +27,8 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.url().optional(),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  // Set when DATABASE_URL is a pooler in transaction mode (PgBouncer): what needs a session of its own goes here.
+  DATABASE_DIRECT_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   // At start-up, how long to wait for PostgreSQL (retrying with backoff, readiness 503) before giving up; 0: not at all.
   DATABASE_START_TIMEOUT_SECONDS: z.coerce.number().int().min(0).max(3600).default(300),
   DATABASE_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
@@ -158,12 +161,22 @@ const schema = z.object({
   MCP_SECRET_INPUT_TTL_SECONDS: z.coerce.number().int().min(60).max(600).default(600),
 });
 
+/** Every environment variable the service reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
+
 export type Config = {
   env: 'development' | 'test' | 'production';
   port: number;
   host: string;
   publicBaseUrl: string;
   databaseUrl: string;
+  /**
+   * What needs a session of its own (LISTEN, session advisory locks, the role's timeouts): DATABASE_DIRECT_URL,
+   * else DATABASE_URL.
+   */
+  databaseDirectUrl: string;
+  /** DATABASE_URL is a pooler in transaction mode (DATABASE_DIRECT_URL is set): no session state on it. */
+  databaseBehindPooler: boolean;
   databasePoolMax: number;
   /** Wait for a pooled connection, PostgreSQL statement_timeout and idle_in_transaction_session_timeout (ms). */
   databaseTimeouts: { acquireTimeoutMs: number; statementTimeoutMs: number; idleInTransactionTimeoutMs: number };
@@ -332,13 +345,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const lines = [...(parsed.success ? [] : parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`)), ...productionRequirements(given)];
   if (!parsed.success || lines.length > 0) throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   const e = parsed.data;
-  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  // In development on this machine, `localhost`: browsers refuse an IP address as a passkey's relying party.
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(e.HOST);
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://${e.NODE_ENV === 'development' && loopback ? 'localhost' : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
     publicBaseUrl,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL || e.DATABASE_URL,
+    databaseBehindPooler: Boolean(e.DATABASE_DIRECT_URL) && e.DATABASE_DIRECT_URL !== e.DATABASE_URL,
     databasePoolMax: e.DATABASE_POOL_MAX,
     databaseStartTimeoutSeconds: e.DATABASE_START_TIMEOUT_SECONDS,
     databaseTimeouts: {

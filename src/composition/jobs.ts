@@ -31,6 +31,7 @@ export async function startJobs(
   const { services, orm, clock, logger } = deps;
   const queue = await createQueue({
     databaseUrl: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
     mongodbUrl: config.mongodbUrl,
     logger,
     pubSub: deps.pubSub,

@@ -147,12 +147,13 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const stuckWorkWarnings = new StuckWorkWarnings(orm, stuckWork, logger);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore(orm, clock, serverSecret);
-  // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY.
+  // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY. LISTEN and session
+  // locks need sessions of their own: the direct URL (DATABASE_DIRECT_URL behind a pooler).
   // A connection the server drops (restart, failover) must not crash the process.
-  const pubSubPool = resilientPool({ connectionString: config.databaseUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
+  const sessionPool = resilientPool({ connectionString: config.databaseDirectUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
     logger.warn({ err: error }, 'pubsub pool connection lost'),
   );
-  const pubSub = new PostgresPubSub(pubSubPool, config.databaseUrl, logger);
+  const pubSub = new PostgresPubSub(sessionPool, config.databaseDirectUrl, logger);
   await pubSub.start();
   // The read caches, with every signal that drops them (one module: read-caches.ts).
   const caches = readCaches(config.caches, orm, pubSub);
@@ -188,7 +189,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]), (id) => webhookSecrets.eventId(id))];
   const tracing = options.tracing ?? noTracing;
-  const dispatcher = new OutboxDispatcher(pubSubPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
+  const dispatcher = new OutboxDispatcher(sessionPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
   const renderer = tracedRenderer(threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv }), tracing);
   // The seal key is checked now, never at the first seal: a production start without one fails here.
@@ -242,7 +243,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
-    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments)
+    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments, config.databaseBehindPooler ? sessionPool : null)
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
   const sealArtifacts = new SealArtifacts(
@@ -321,7 +322,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     messengerInbox,
     caches,
     pubSub,
-    pubSubPool,
+    sessionPool,
     outboxSubscribers,
     dispatcher,
     mailer,

@@ -78,7 +78,16 @@ export type DatabaseOptions = {
   idleInTransactionTimeoutMs?: number;
   /** Emit MikroORM's query log at debug level through this function. */
   debugLog?: (message: string) => void;
+  /**
+   * `url` is a pooler in transaction mode (PgBouncer): consecutive statements may reach different
+   * server sessions, and the pooler refuses startup parameters. No timeouts are sent at connect (they
+   * are the role's: applyRoleTimeouts) and no statement is prepared by name.
+   */
+  behindPooler?: boolean;
 };
+
+/** Pools whose statements must go unnamed (behind a pooler in transaction mode): see preparedQuery. */
+const unnamedPools = new WeakSet<pg.Pool>();
 
 export function ormConfig(options: DatabaseOptions): Options {
   return defineConfig({
@@ -94,14 +103,15 @@ export function ormConfig(options: DatabaseOptions): Options {
     // Passed to pg's Pool: a request never waits forever for a connection, and the server ends
     // statements and idle transactions that run away.
     driverOptions: {
-      // Every pooled connection runs preparedQuery's statements as named prepared statements.
-      onPoolCreated: (pool: pg.Pool) => pool.on('connect', preparedOnConnection),
+      // Every pooled connection runs preparedQuery's statements as named prepared statements (a
+      // pooler in transaction mode would send them to a session that never prepared them).
+      onPoolCreated: (pool: pg.Pool) => (options.behindPooler ? unnamedPools.add(pool) : pool.on('connect', preparedOnConnection)),
       connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
-      statement_timeout: options.statementTimeoutMs ?? 30_000,
       // The client's own deadline, a little past the server's: a frozen or unreachable server never
       // ends a statement itself, and a request must not wait on it forever.
       query_timeout: (options.statementTimeoutMs || 30_000) + 5000,
-      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000,
+      // Startup parameters, which a pooler refuses ("unsupported startup parameter"): there, the role's settings.
+      ...(options.behindPooler ? {} : serverTimeouts(options)),
     },
     debug: Boolean(options.debugLog),
     logger: options.debugLog,
@@ -118,6 +128,40 @@ export function ormConfig(options: DatabaseOptions): Options {
     forceUtcTimezone: true,
     ignoreUndefinedInQuery: true,
   });
+}
+
+/** The server's own deadlines: a statement that runs away, a transaction left idle. */
+function serverTimeouts(options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'idleInTransactionTimeoutMs'>): { statement_timeout: number; idle_in_transaction_session_timeout: number } {
+  return { statement_timeout: options.statementTimeoutMs ?? 30_000, idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? 60_000 };
+}
+
+/**
+ * Behind a pooler in transaction mode, the server timeouts cannot be startup parameters, and a `SET`
+ * would outlive the transaction on a session others share: they become the role's defaults in this
+ * database (`ALTER ROLE … IN DATABASE … SET`), which every new server session takes. Set over the
+ * direct connection, only when they differ. A role not allowed to is told what to ask its DBA for.
+ */
+export async function applyRoleTimeouts(directUrl: string, options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'idleInTransactionTimeoutMs'>, warn: (message: string) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: directUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ database: string; settings: string[] | null }>(
+      `select current_database() as database,
+              (select setconfig from pg_db_role_setting s join pg_roles r on r.oid = s.setrole join pg_database d on d.oid = s.setdatabase
+                where r.rolname = current_user and d.datname = current_database()) as settings`,
+    );
+    const { database, settings } = rows[0]!;
+    const wanted = Object.entries(serverTimeouts(options)).map(([name, ms]) => `${name}=${ms}ms`);
+    const missing = wanted.filter((setting) => !(settings ?? []).includes(setting));
+    for (const setting of missing) {
+      const [name, value] = setting.split('=') as [string, string];
+      const sql = `alter role current_user in database ${client.escapeIdentifier(database)} set ${name} = '${value}'`;
+      await client.query(sql).catch((error: Error) => warn(`could not set ${name} on the database role (${error.message}); run as its owner: ${sql.replace('current_user', client.escapeIdentifier(client.user ?? 'current_user'))}`));
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** The `host` query parameter of a postgres:// URL, when it names one. */
@@ -201,7 +245,8 @@ export async function preparedQuery<Row>(em: EntityManager, sql: string, values:
     return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, bound))).rows;
   }
   const pool = await em.getConnection().getNativeClient();
-  return (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows;
+  const named = unnamedPools.has(pool) ? { text: statement.text } : statement;
+  return (await pool.query<Row & pg.QueryResultRow>({ ...named, values })).rows;
 }
 
 /** What a transaction context of the ORM runs a compiled statement with (Kysely's transaction). */

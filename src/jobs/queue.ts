@@ -1,5 +1,6 @@
 import { Agenda, type AgendaBackend, type Job, type JobDefinition } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
+import pg from 'pg';
 import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
 import { resilientPool } from '../domain/database.js';
@@ -8,6 +9,8 @@ import { PubSubJobChannel } from './job-channel.js';
 
 export type QueueOptions = {
   databaseUrl: string;
+  /** For the schema lock, a session's: DATABASE_DIRECT_URL behind a pooler (default: databaseUrl). */
+  directUrl?: string;
   mongodbUrl?: string;
   logger: Logger;
   /**
@@ -44,7 +47,7 @@ const SCHEMA_LOCK = 7204122;
  * MONGODB_URL is set. Several instances may share one queue; each job runs on one of them.
  */
 export async function createQueue(options: QueueOptions): Promise<{ agenda: Agenda; close: () => Promise<void> }> {
-  const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl, options.logger);
+  const { backend, close } = options.mongodbUrl ? await mongoBackend(options.mongodbUrl) : await postgresBackend(options.databaseUrl, options.directUrl ?? options.databaseUrl, options.logger);
   const agenda = new Agenda({
     backend,
     ...(options.pubSub ? { notificationChannel: new PubSubJobChannel(options.pubSub) } : {}),
@@ -60,19 +63,22 @@ export async function createQueue(options: QueueOptions): Promise<{ agenda: Agen
   return { agenda, close };
 }
 
-async function postgresBackend(url: string, logger: Logger): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
+async function postgresBackend(url: string, directUrl: string, logger: Logger): Promise<{ backend: AgendaBackend; close: () => Promise<void> }> {
   // Connections dropped by the server are replaced on next use; never crash on them.
   const pool = resilientPool({ connectionString: url, max: 4 }, (error) => logger.warn({ err: error }, 'job queue pool connection lost'));
-  // The backend creates its tables on connect; two instances doing it at once collide, so one at a time.
-  const lock = await pool.connect();
+  // The backend creates its tables on connect; two instances doing it at once collide, so one at a time
+  // (a session lock: on its own direct connection, which a pooler in transaction mode would not keep).
+  const lock = new pg.Client({ connectionString: directUrl });
+  lock.on('error', () => undefined);
+  await lock.connect();
   try {
     await lock.query('select pg_advisory_lock($1)', [SCHEMA_LOCK]);
     const probe = new PostgresBackend({ pool, disableNotifications: true });
     await probe.connect();
     await probe.disconnect();
   } finally {
-    await lock.query('select pg_advisory_unlock($1)', [SCHEMA_LOCK]);
-    lock.release();
+    await lock.query('select pg_advisory_unlock($1)', [SCHEMA_LOCK]).catch(() => undefined);
+    await lock.end().catch(() => undefined);
   }
   // No notification channel of the backend's own (a second LISTEN connection): PubSubJobChannel.
   const backend = new PostgresBackend({ pool, ensureSchema: false, disableNotifications: true });

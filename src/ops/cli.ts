@@ -76,7 +76,7 @@ export async function main(argv: string[], io: Io = stdio, env: NodeJS.ProcessEn
   }
   let orm: MikroORM;
   try {
-    orm = await openDatabase({ url: config.databaseUrl, poolMax: 2, ...config.databaseTimeouts });
+    orm = await openDatabase({ url: config.databaseUrl, poolMax: 2, behindPooler: config.databaseBehindPooler, ...config.databaseTimeouts });
   } catch (error) {
     io.err(`ops: cannot open the database: ${(error as Error).message}\n`);
     return EXIT.failed;
@@ -119,7 +119,7 @@ async function retry(reference: string, deps: { orm: MikroORM; config: Config; i
   const notes: string[] = [];
   if (plan.artifactsMissing) {
     const logger = createLogger('warn', process.stderr);
-    const queue = await createQueue({ databaseUrl: config.databaseUrl, mongodbUrl: config.mongodbUrl, logger });
+    const queue = await createQueue({ databaseUrl: config.databaseUrl, directUrl: config.databaseDirectUrl, mongodbUrl: config.mongodbUrl, logger });
     try {
       await enqueueSealArtifacts(queue.agenda, plan.recordId);
     } finally {

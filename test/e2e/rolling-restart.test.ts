@@ -15,7 +15,7 @@ import { waitFor } from '../support/wait.js';
  * through it without pause, half through GraphQL as the web UI does and half through REST, and each
  * instance stopped with SIGTERM and started again, one after the other. Not one request may fail.
  *
- * The balancer is configured as the README says: its upstream keep-alive timeout (2 s) shorter than
+ * The balancer is configured as docs/clean-stop.md says: its upstream keep-alive timeout (2 s) shorter than
  * the drain delay (2.5 s here), so it has closed its idle connections to a stopping instance before
  * the listener closes; passive health (max_fails=1, fail_timeout=1s); and writes passed to the next
  * instance when a connection fails (`non_idempotent`: safe, every write carries an Idempotency-Key).

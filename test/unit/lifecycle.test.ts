@@ -39,11 +39,11 @@ describe('Record lifecycle table', () => {
   });
 });
 
-/** The rows of the first markdown table after `header` in the README, as cells. */
+/** The rows of the first markdown table after `header` on the records page (docs/records.md), as cells. */
 function readmeTable(header: string): string[][] {
-  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+  const readme = readFileSync(join(import.meta.dirname, '../../docs/records.md'), 'utf8');
   const start = readme.indexOf(header);
-  if (start < 0) throw new Error(`README has no table headed ${header}`);
+  if (start < 0) throw new Error(`docs/records.md has no table headed ${header}`);
   const lines = readme.slice(start).split('\n');
   const rows: string[][] = [];
   for (const line of lines.slice(2)) {
@@ -56,7 +56,7 @@ function readmeTable(header: string): string[][] {
 const unquote = (cell: string) => cell.replace(/`/g, '');
 const list = (cell: string) => unquote(cell).split(', ');
 
-describe("The README's lifecycle tables say what the rows say", () => {
+describe("The docs' lifecycle tables say what the rows say", () => {
   it('lists every transition with its actor and guard, and nothing else', () => {
     const documented = readmeTable('| From | Trigger | To | Who | Condition |').flatMap(([from, trigger, to, who, condition]) =>
       list(from!).map((status) => `${status} ${unquote(trigger!)} ${unquote(to!)} ${who} ${condition}`),

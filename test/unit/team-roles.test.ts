@@ -10,8 +10,8 @@ const viewer = (identityId: string, role?: TeamRole): Viewer => ({ identityId, t
 const teamRecord = { initiatorIdentity: 'maker', teamId: TEAM, participants: [{ role: 'initiator' as const, removedAt: null, identity: 'maker', contactPointType: 'email' as const, contactPointValue: 'maker@acme.example' }] };
 
 describe('Team roles, from the one access declaration', () => {
-  it('the README shows the table made from the declaration', () => {
-    expect(readFileSync(new URL('../../README.md', import.meta.url), 'utf8')).toContain(teamRolesTable());
+  it('the teams page shows the table made from the declaration', () => {
+    expect(readFileSync(new URL('../../docs/teams.md', import.meta.url), 'utf8')).toContain(teamRolesTable());
   });
 
   it('ranks admin over member over viewer', () => {

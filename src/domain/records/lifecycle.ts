@@ -7,7 +7,7 @@ import { turnClosed, type ParticipantState, type TurnParticipant } from './signi
  * rows. Every path that changes a record's status (or edits it in a state-dependent way) asks this
  * table first; anything not listed is an illegal move, which is a domain `invalid_transition` (409
  * over REST). The moves a reader may make now (`availableActions`) are computed from the same rows,
- * and the README's lifecycle table is checked against them (test/unit/lifecycle.test.ts).
+ * and the lifecycle tables of docs/records.md is checked against them (test/unit/lifecycle.test.ts).
  */
 export const LIFECYCLE_TRIGGERS = [
   'edit_draft',
@@ -89,7 +89,7 @@ export const PARTICIPANT_MOVES: readonly {
   types?: readonly RecordType[];
   /** The participant it concerns qualifies (the record is at `version`). */
   applies: (participant: ParticipantState, version: number) => boolean;
-  /** In words, for the README and error messages. */
+  /** In words, for the docs and error messages. */
   when: string;
   /** Only on the participant whose turn it is to sign, by the record's signing order (signing-turn.ts). */
   onTurn?: true;

@@ -103,8 +103,8 @@ export async function teamOfNewRecord(
 }
 
 /**
- * The README's table of what each role may do, made from the declaration (operation-access.ts
- * TEAM_OPERATION_ROLES); test/unit/team-roles.test.ts fails when the README's copy differs.
+ * The teams page's table (docs/teams.md) of what each role may do, made from the declaration (operation-access.ts
+ * TEAM_OPERATION_ROLES); test/unit/team-roles.test.ts fails when the page's copy differs.
  */
 export function teamRolesTable(): string {
   const rows = Object.entries(TEAM_OPERATION_ROLES).map(([operation, needed]) => {

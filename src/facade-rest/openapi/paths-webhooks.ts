@@ -178,7 +178,7 @@ export function webhookSchemas(): Record<string, Schema> {
   };
 }
 
-/** What each event type says, for the contract's `webhooks` section (README's table in the same words). */
+/** What each event type says, for the contract's `webhooks` section (docs/webhooks.md's table in the same words). */
 const EVENT_DESCRIPTIONS: Record<WebhookEventType, string> = {
   'record.created': 'A record (or an amendment or cancellation draft) was created.',
   'record.submitted': 'The initiator submitted it for signatures.',
