@@ -52,7 +52,19 @@ export const LIMITS = {
   notarizationLabel: 200,
   agentIdentifier: 120,
   lapseDays: { min: 1, max: 30 },
+  /** Days between reminders, and before expiry for the last one (0: none). */
+  reminderEveryDays: { min: 1, max: 30 },
+  reminderBeforeExpiryDays: { min: 0, max: 30 },
+  /** Distinct signature methods each signer completes. */
+  signatureMethods: { min: 1, max: 3 },
+  /** Entries per page of a listing. */
+  pageSize: { min: 1, max: 100, default: 20 },
 } as const;
+
+/** Every whole number of a `{min, max}` range, for enumerations (1, 2, 3 methods). */
+export function rangeOf(range: { readonly min: number; readonly max: number }): number[] {
+  return Array.from({ length: range.max - range.min + 1 }, (_, index) => range.min + index);
+}
 
 /** The body rule in words, for schema descriptions and tool documentation. */
 export const BODY_RULE =

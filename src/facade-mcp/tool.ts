@@ -3,6 +3,7 @@ import type { Principal, Scope } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
 import type { SecretInputMode } from '../domain/mcp/sessions.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
+import { INPUT_CONTACT_POINT_TYPES } from '../domain/vocabulary.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
 import type { AnyCatalogEntry, Graph } from '../graph/catalog/index.js';
 import type { RetryAction } from './errors.js';
@@ -110,10 +111,15 @@ export const lapseDays = z
 export const namedParty = z.strictObject({
   display_name: z.string().trim().min(1).max(LIMITS.displayName).describe(`The person's name as it appears on the record (1..${LIMITS.displayName} characters)`),
   contact_point_value: z.string().trim().min(3).max(LIMITS.contactPointValue).describe('Email address (or messenger handle with contact_point_type messenger)'),
-  contact_point_type: z.enum(['email', 'messenger']).default('email').describe('How the person is invited and identified: `email` (default) or `messenger`'),
+  contact_point_type: z.enum(INPUT_CONTACT_POINT_TYPES).default('email').describe('How the person is invited and identified: `email` (default) or `messenger`'),
 });
 /** 1, 2 or 3 distinct signature methods per signer. */
-export const methodCount = z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('Distinct signature methods each signer must complete (1, 2 or 3)');
+export const methodCount = z
+  .number()
+  .int()
+  .min(LIMITS.signatureMethods.min)
+  .max(LIMITS.signatureMethods.max)
+  .describe(`Distinct signature methods each signer must complete (${LIMITS.signatureMethods.min}..${LIMITS.signatureMethods.max})`);
 export const methodType = z
   .enum(['email_otp', 'codehost_gist', 'microblog_post', 'forum_post', 'webauthn_passkey', 'messenger', 'api_key'])
   .describe('The signature method');

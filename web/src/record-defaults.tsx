@@ -1,6 +1,6 @@
 import { Field } from './components';
 import { SIGNING_ORDER_LABELS } from './lib/templates';
-import { LIMITS } from './lib/text';
+import { LIMITS, rangeOf } from './lib/text';
 import { TEAM_ROLE_LABELS } from './teams';
 import type { SigningOrder, TeamRowFragment } from './graphql/generated';
 
@@ -34,7 +34,7 @@ export function MethodsAndLapse({ methods, onMethods, lapseDays, onLapseDays, er
       <Field label="Methods each signer completes" hint="Distinct methods, e.g. email code and passkey." error={errors.methods}>
         {(props) => (
           <select {...props} value={methods} onChange={(e) => onMethods(Number(e.target.value))}>
-            <option value={1}>1</option><option value={2}>2</option><option value={3}>3</option>
+            {rangeOf(LIMITS.signatureMethods).map((count) => <option key={count} value={count}>{count}</option>)}
           </select>
         )}
       </Field>

@@ -19,8 +19,6 @@ export interface IdenticonPattern {
   cells: boolean[][];
 }
 
-export const IDENTICON_GRID = GRID;
-
 /** The pure identicon: colours and a symmetric 5x5 grid of cells taken from the digest's first bytes. */
 export function identiconPattern(hexDigest: string): IdenticonPattern {
   const bytes = Buffer.from(hexDigest, 'hex');

@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { ContactPoint } from './entities.js';
 import type { OtpService } from './otp-service.js';
-import { requireBearer, type Principal } from './principal.js';
+import { requireSession, type Principal } from './principal.js';
 import { recordVerifiedContactPoint } from './contact-points.js';
 
 /**
@@ -19,7 +19,7 @@ export class IdentityService {
   ) {}
 
   async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
-    const caller = requireBearer(principal);
+    const caller = requireSession(principal);
     return contactPointsOf(this.orm.em.fork(), caller.identityId);
   }
 
@@ -29,7 +29,7 @@ export class IdentityService {
    * graphs merge into the caller's.
    */
   async link(principal: Principal | null, verificationEventId: string, code: string): Promise<ContactPoint> {
-    const caller = requireBearer(principal);
+    const caller = requireSession(principal);
     let merged = false;
     const linked = await this.otp.verify(verificationEventId, code, 'contact_point_link', async (tx, event) => {
       const now = this.clock.now();

@@ -8,9 +8,6 @@ export type Scope = (typeof API_KEY_SCOPES)[number];
 /** A signed-in person's session acts with every record scope: said here, once, where sessions are made. */
 export const SESSION_SCOPES: readonly Scope[] = API_KEY_SCOPES;
 
-/** How the caller proved access. */
-export type PrincipalKind = Principal['kind'];
-
 /**
  * Who is calling, with the scopes it may act with, always explicit. Authentication proves access
  * only: no principal kind can ever satisfy a signature method (the spec's Authentication 8).
@@ -73,9 +70,6 @@ export function requireSession(principal: Principal | null): SessionPrincipal {
   }
   return caller;
 }
-
-/** The contract's word for session-only operations ("bearer only"). */
-export const requireBearer = requireSession;
 
 /** The principal's kind and credential: what an answer or a confirmation made for exactly this caller is bound to. */
 export function credentialKey(principal: Principal | null): string {

@@ -20,13 +20,6 @@ import { toCounterView, type CounterView } from './counter-view.js';
 
 export type { CounterView };
 
-/** Pending counters of the given records, by record id (at most one each). */
-export async function activeCounters(em: EntityManager, records: SignedRecord[]): Promise<Map<string, CounterView>> {
-  if (records.length === 0) return new Map();
-  const counters = await em.find(CounterProposal, { record: { $in: records.map((r) => r.id) }, status: 'pending' });
-  return new Map(counters.map((c) => [c.record.id, toCounterView(c)]));
-}
-
 /** Words added and removed between two bodies, after normalization: a short human summary. */
 export function diffSummary(before: string, after: string): string {
   const count = (text: string) => {

@@ -1,7 +1,7 @@
 import { isValidEmail, normalizeEmail, normalizeMessengerHandle } from '../identity/contact-points.js';
 import { IssueCollector } from '../shared/errors.js';
 import { SIGNING_ORDERS, type ParticipantContactPointType, type RecordType, type SigningOrder } from './entities.js';
-import { BODY_LIMITS, LIMITS, countCharacters, countWords, normalizeText } from '../text-rules.js';
+import { BODY_LIMITS, LIMITS, countCharacters, countWords, normalizeText, rangeOf } from '../text-rules.js';
 import { cleanUnicode, lineIssue, optionalLine, textIssue } from '../shared/unicode.js';
 
 export type NamedPartyInput = {
@@ -86,19 +86,24 @@ export type ReminderInput = { enabled?: boolean | null; everyDays?: number | nul
 
 /** A record's own reminder schedule: days between reminders 1..30, days before expiry 0..30 (0: no such reminder); null: the service default. */
 export function validateReminders(issues: IssueCollector, value: ReminderInput | null | undefined): { remindersEnabled: boolean; reminderEveryDays: number | null; reminderBeforeExpiryDays: number | null } {
-  const days = (field: 'everyDays' | 'beforeExpiryDays', min: number): number | null => {
+  const days = (field: 'everyDays' | 'beforeExpiryDays', { min, max }: { min: number; max: number }): number | null => {
     const given = value?.[field];
     if (given == null) return null;
-    if (!Number.isInteger(given) || given < min || given > 30) issues.add(['reminders', field], `Must be a whole number of days from ${min} to 30`, 'out_of_range');
+    if (!Number.isInteger(given) || given < min || given > max) issues.add(['reminders', field], `Must be a whole number of days from ${min} to ${max}`, 'out_of_range');
     return given;
   };
-  return { remindersEnabled: value?.enabled !== false, reminderEveryDays: days('everyDays', 1), reminderBeforeExpiryDays: days('beforeExpiryDays', 0) };
+  return {
+    remindersEnabled: value?.enabled !== false,
+    reminderEveryDays: days('everyDays', LIMITS.reminderEveryDays),
+    reminderBeforeExpiryDays: days('beforeExpiryDays', LIMITS.reminderBeforeExpiryDays),
+  };
 }
 
 export function validateMethodCount(issues: IssueCollector, value: number | null | undefined): number {
   if (value == null) return 1;
-  if (value !== 1 && value !== 2 && value !== 3) {
-    issues.add(['requiredSignatureMethodCount'], 'Must be 1, 2 or 3', 'invalid_enum');
+  const { min, max } = LIMITS.signatureMethods;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    issues.add(['requiredSignatureMethodCount'], `Must be ${rangeOf(LIMITS.signatureMethods).join(', ').replace(/, (\d+)$/, ' or $1')}`, 'invalid_enum');
   }
   return value;
 }

@@ -171,10 +171,11 @@ export class RecordService {
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
     const caller = requireAccess(principal, 'records.list');
-    const limit = input.limit ?? 20;
+    const limit = input.limit ?? LIMITS.pageSize.default;
     const offset = input.offset ?? 0;
     const issues = new IssueCollector();
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) issues.add(['limit'], 'Must be from 1 to 100', 'out_of_range');
+    const { min, max } = LIMITS.pageSize;
+    if (!Number.isInteger(limit) || limit < min || limit > max) issues.add(['limit'], `Must be from ${min} to ${max}`, 'out_of_range');
     if (!Number.isInteger(offset) || offset < 0 || offset > MAX_LIST_OFFSET) issues.add(['offset'], `Must be an integer from 0 to ${MAX_LIST_OFFSET}`, 'out_of_range');
     // GraphQL's filters take any string (REST's contract enumerates them): a value that is no status or type matches no record.
     for (const field of ['status', 'type'] as const) {

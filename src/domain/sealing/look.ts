@@ -14,8 +14,6 @@ export const PALETTE = {
 export const SHARE_CARD_WIDTH = 1200;
 export const SHARE_CARD_HEIGHT = 630;
 
-export type RecordTypeName = 'agreement' | 'declaration' | 'witnessed_agreement' | 'notarization';
-
 export function recordTypeLabel(recordType: string): string {
   switch (recordType) {
     case 'agreement':

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { LIMITS } from '../../domain/text-rules.js';
-import { SIGNING_ORDERS, TEAM_ROLES } from '../../domain/vocabulary.js';
+import { RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS, TEAM_ROLES } from '../../domain/vocabulary.js';
 import { catalog, runEntry, type Graph } from '../../graph/catalog/index.js';
 import { operationFailure } from '../../graph/transport/failure.js';
 import type { CreateAgreementInput } from '../../graph/catalog/generated.js';
@@ -207,14 +207,20 @@ export const recordTools: ToolDefinition[] = [
     name: 'list_agreements',
     title: 'List records',
     description:
-      'Lists the records of the caller\'s identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature); with `team_id`, the records of that team (from `list_teams`). Filter by `status` or `type`; page with `limit` (1..100, default 20) and `offset`. Only document identicons are ever inlined. Needs the `retrieve` scope.',
+      `Lists the records of the caller's identity graph, newest first, as compact entries (reference, type, status, title, version, initiator signature); with \`team_id\`, the records of that team (from \`list_teams\`). Filter by \`status\` or \`type\`; page with \`limit\` (${LIMITS.pageSize.min}..${LIMITS.pageSize.max}, default ${LIMITS.pageSize.default}) and \`offset\`. Only document identicons are ever inlined. Needs the \`retrieve\` scope.`,
     input: z.strictObject({
       status: z
-        .enum(['draft', 'pending_confirmation', 'counter_under_review', 'sealed', 'superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded'])
+        .enum(RECORD_STATUSES)
         .optional()
         .describe('Only records in this status'),
-      type: z.enum(['agreement', 'declaration', 'witnessed_agreement', 'notarization']).optional().describe('Only records of this type'),
-      limit: z.number().int().min(1).max(100).default(20).describe('Entries per page (1..100, default 20)'),
+      type: z.enum(RECORD_TYPES).optional().describe('Only records of this type'),
+      limit: z
+        .number()
+        .int()
+        .min(LIMITS.pageSize.min)
+        .max(LIMITS.pageSize.max)
+        .default(LIMITS.pageSize.default)
+        .describe(`Entries per page (${LIMITS.pageSize.min}..${LIMITS.pageSize.max}, default ${LIMITS.pageSize.default})`),
       offset: z.number().int().min(0).max(MAX_LIST_OFFSET).default(0).describe(`Entries to skip (0..${MAX_LIST_OFFSET}), for the next page`),
       team_id: teamId.describe("A team's records (from `list_teams`) instead of the human's own"),
       visual_representation: visualRepresentation,

@@ -3,6 +3,7 @@ import { arrayOf, dateTime, enumOf, freeObject, int, jsonBody, nullable, obj, re
 import { json, queryParam, route, type Route } from './operation.js';
 import { API } from './paths-records.js';
 import { RECORD_STATUSES, RECORD_TYPES, TEAM_ROLES } from '../../domain/vocabulary.js';
+import { LIMITS } from '../../domain/text-rules.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { ACTIVITY_PAGE_MAX, INVITATION_TTL_DAYS, MEMBERS_PER_TEAM, MEMBERSHIPS_MAX, PENDING_INVITATIONS_PER_TEAM, TEAM_NAME_MAX } from '../../domain/teams/team-service.js';
 import { TEAM_ACTIVITY_ACTIONS } from '../../domain/teams/team-activity.js';
@@ -169,7 +170,7 @@ export function teamRoutes(): Route[] {
         teamId(),
         queryParam('status', enumOf(RECORD_STATUSES), 'Only records with this status.'),
         queryParam('type', enumOf(RECORD_TYPES), 'Only records of this type.'),
-        queryParam('limit', int({ minimum: 1, maximum: 100, default: 20 }), 'Page size, 1 to 100.'),
+        queryParam('limit', int({ minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max, default: LIMITS.pageSize.default }), `Page size, ${LIMITS.pageSize.min} to ${LIMITS.pageSize.max}.`),
         queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Records to skip, 0 to ${MAX_LIST_OFFSET}.`),
       ],
       ok: json('IdentityAgreementsResponse', 200, 'A page of records.'),

@@ -4,6 +4,7 @@ import { json, queryParam, route, type Route } from './operation.js';
 import { API } from './paths-records.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { SIGNING_ORDERS } from '../../domain/vocabulary.js';
+import { requiredMethodCount } from './request-schemas.js';
 import { TEMPLATE_NAME_MAX, TEMPLATES_PER_OWNER } from '../../domain/templates/template-service.js';
 import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, TEMPLATE_FIELDS_MAX } from '../../domain/templates/template-text.js';
 
@@ -86,7 +87,7 @@ export function templateSchemas(): Record<string, Schema> {
   const party = obj({ label: str({ minLength: 1, maxLength: LIMITS.displayName }), role: enumOf(['party', 'witness'], { default: 'party' }) }, ['label']);
   const defaults = obj(
     {
-      required_signature_method_count: int({ minimum: 1, maximum: 3, default: 1 }),
+      required_signature_method_count: requiredMethodCount(),
       lapse_days: nullable(int({ minimum: LIMITS.lapseDays.min, maximum: LIMITS.lapseDays.max })),
       on_chain_full_text: bool({ default: false }),
       on_chain_include_verified_parties: bool({ default: false }),

@@ -23,6 +23,7 @@ import { webhookRoutes } from './paths-webhooks.js';
 import { teamRoutes } from './paths-teams.js';
 import { templateRoutes } from './paths-templates.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
+import { LIMITS } from '../../domain/text-rules.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 
 const body = (schema: string) => jsonBody(ref(schema), true);
@@ -138,7 +139,7 @@ function identityRoutes(): Route[] {
         // Enumerated, so that a typed client refuses a misspelled status at compile time instead of listing nothing.
         queryParam('status', enumOf(RECORD_STATUSES), 'Only records with this status.'),
         queryParam('type', enumOf(RECORD_TYPES), 'Only records of this type.'),
-        queryParam('limit', int({ minimum: 1, maximum: 100, default: 20 }), 'Page size, 1 to 100.'),
+        queryParam('limit', int({ minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max, default: LIMITS.pageSize.default }), `Page size, ${LIMITS.pageSize.min} to ${LIMITS.pageSize.max}.`),
         queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Records to skip, 0 to ${MAX_LIST_OFFSET}.`),
       ],
       ok: json('IdentityAgreementsResponse', 200, 'A page of records.'),

@@ -2,7 +2,7 @@
  * Request bodies of the REST API (components.schemas). Constraints are the spec's limits; unknown
  * properties are rejected only where the spec says so (CreateNotarizationRequest), elsewhere ignored.
  */
-import { BODY_LIMITS, BODY_RULE, LIMITS } from '../../domain/text-rules.js';
+import { BODY_LIMITS, BODY_RULE, LIMITS, rangeOf } from '../../domain/text-rules.js';
 import { API_KEY_NAME_MAX } from '../../domain/identity/api-key-service.js';
 import { arrayOf, bool, dateTime, enumOf, freeObject, int, nullable, obj, ref, str, uuid, type Schema } from './helpers.js';
 import {
@@ -17,7 +17,7 @@ import {
 } from './vocabulary.js';
 
 export function requiredMethodCount(description?: string): Schema {
-  const schema: Schema = { type: 'integer', enum: [1, 2, 3], default: 1 };
+  const schema: Schema = { type: 'integer', enum: rangeOf(LIMITS.signatureMethods), default: LIMITS.signatureMethods.min };
   if (description !== undefined) schema.description = description;
   return schema;
 }

@@ -88,7 +88,7 @@ function recordSchemas(): Record<string, Schema> {
         notarization: nullable(ref('NotarizationPayload'), { description: 'Present for notarizations.' }),
         llm_analysis: nullable(freeObject()),
         initiator_signature: nullable(ref('InitiatorSignatureState')),
-        lapse_days: nullable(int({ minimum: 1, maximum: 30, description: 'Days a submitted record waits for confirmations (null: the service default).' })),
+        lapse_days: nullable(int({ minimum: LIMITS.lapseDays.min, maximum: LIMITS.lapseDays.max, description: 'Days a submitted record waits for confirmations (null: the service default).' })),
         signing_order: enumOf(SIGNING_ORDERS, {
           description: '`parallel`: everyone was invited at submission; `sequential`: the parties sign one at a time in list order, then the witnesses.',
         }),
@@ -102,8 +102,8 @@ function recordSchemas(): Record<string, Schema> {
         reminders: obj(
           {
             enabled: bool({ description: 'Whether reminder mails go out to invited participants who have not signed.' }),
-            every_days: nullable(int({ minimum: 1, maximum: 30, description: "Days between reminders (null: the service's `REMINDER_EVERY_DAYS`)." })),
-            before_expiry_days: nullable(int({ minimum: 0, maximum: 30, description: "A last reminder this many days before expiry (null: the service's `REMINDER_BEFORE_EXPIRY_DAYS`; 0: none)." })),
+            every_days: nullable(int({ minimum: LIMITS.reminderEveryDays.min, maximum: LIMITS.reminderEveryDays.max, description: "Days between reminders (null: the service's `REMINDER_EVERY_DAYS`)." })),
+            before_expiry_days: nullable(int({ minimum: LIMITS.reminderBeforeExpiryDays.min, maximum: LIMITS.reminderBeforeExpiryDays.max, description: "A last reminder this many days before expiry (null: the service's `REMINDER_BEFORE_EXPIRY_DAYS`; 0: none)." })),
           },
           ['enabled', 'every_days', 'before_expiry_days'],
         ),
@@ -563,7 +563,7 @@ function identitySchemas(): Record<string, Schema> {
       {
         agreements: arrayOf(ref('ExternalAgreementResponse'), { maxItems: 100 }),
         total: int({ minimum: 0 }),
-        limit: int({ minimum: 1, maximum: 100 }),
+        limit: int({ minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max }),
         offset: int({ minimum: 0 }),
       },
       'all',

@@ -2,9 +2,9 @@
  * The service's own text rules (src/domain/text-rules.ts), imported rather than copied: what the
  * page counts as people type is what the service will count, invisible characters included.
  */
-import { BODY_LIMITS, LIMITS as SERVICE_LIMITS, countCharacters as countNormalized, countWords as countNormalizedWords, normalizeText } from '../../../src/domain/text-rules.js';
+import { BODY_LIMITS, LIMITS as SERVICE_LIMITS, countCharacters as countNormalized, countWords as countNormalizedWords, normalizeText, rangeOf } from '../../../src/domain/text-rules.js';
 
-export { normalizeText };
+export { normalizeText, rangeOf };
 
 /** Characters of a text after the service's normalization. */
 export function countCharacters(text: string): number {

@@ -3271,8 +3271,9 @@ export interface components {
                 /**
                  * Format: int32
                  * @default 1
+                 * @enum {integer}
                  */
-                required_signature_method_count: number;
+                required_signature_method_count: 1 | 2 | 3;
                 /** Format: int32 */
                 lapse_days: number | null;
                 /** @default false */
@@ -3326,8 +3327,9 @@ export interface components {
                 /**
                  * Format: int32
                  * @default 1
+                 * @enum {integer}
                  */
-                required_signature_method_count?: number;
+                required_signature_method_count?: 1 | 2 | 3;
                 /** Format: int32 */
                 lapse_days?: number | null;
                 /** @default false */
@@ -3374,8 +3376,9 @@ export interface components {
                 /**
                  * Format: int32
                  * @default 1
+                 * @enum {integer}
                  */
-                required_signature_method_count?: number;
+                required_signature_method_count?: 1 | 2 | 3;
                 /** Format: int32 */
                 lapse_days?: number | null;
                 /** @default false */
