@@ -3,7 +3,7 @@ import { useMutation, useQuery } from 'urql';
 import { Alert, Field, PageTitle } from '../components';
 import { CreateTemplateDocument, TemplateDocument, UpdateTemplateDocument, type TemplateRowFragment } from '../graphql/generated';
 import { describeError, fieldIssues } from '../lib/errors';
-import { FIELD_LABEL_MAX, placeholdersOf, TEMPLATE_FIELDS_MAX, TEMPLATE_TYPE_LABELS, type TemplateRecordType } from '../lib/templates';
+import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, placeholdersOf, TEMPLATE_FIELDS_MAX, TEMPLATE_TYPE_LABELS, type TemplateRecordType } from '../lib/templates';
 import { LIMITS } from '../lib/text';
 import { Link, navigate } from '../router';
 import { canCreateFor, useWorkspace } from '../teams';
@@ -144,7 +144,7 @@ function TemplateForm({ template }: { template: TemplateRowFragment | null }) {
                 {(props) => <input {...props} type="text" maxLength={FIELD_LABEL_MAX} value={field.label} onChange={(e) => updateField(index, { label: e.target.value })} />}
               </Field>
               <Field label={`Field ${index + 1} max length`} error={issues.at(`fields.${index}.maxLength`)}>
-                {(props) => <input {...props} type="number" min={1} max={2000} value={field.maxLength} onChange={(e) => updateField(index, { maxLength: e.target.value })} />}
+                {(props) => <input {...props} type="number" min={1} max={FIELD_VALUE_MAX} value={field.maxLength} onChange={(e) => updateField(index, { maxLength: e.target.value })} />}
               </Field>
               <label className="check"><input type="checkbox" checked={field.required} onChange={(e) => updateField(index, { required: e.target.checked })} /> Required<span className="visually-hidden"> field {index + 1}</span></label>
               <button type="button" className="button secondary" onClick={() => setFields(fields.filter((_, i) => i !== index))}>
