@@ -2,13 +2,13 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert, Field, PageTitle } from '../components';
 import { CreateTemplateDocument, TemplateDocument, UpdateTemplateDocument, type TemplateRowFragment } from '../graphql/generated';
-import { describeError, fieldIssues } from '../lib/errors';
+import { fieldIssues } from '../lib/errors';
 import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, placeholdersOf, TEMPLATE_FIELDS_MAX, TEMPLATE_TYPE_LABELS, type TemplateRecordType } from '../lib/templates';
 import { LIMITS } from '../lib/text';
 import { Link, navigate } from '../router';
 import { canCreateFor, useWorkspace } from '../teams';
 import { MethodsAndLapse, OwnerField, SigningOrderChoice, type SigningOrder } from '../record-defaults';
-import { TEMPLATES_CONTEXT } from './templates';
+import { TemplateUnavailable, TEMPLATES_CONTEXT } from './templates';
 
 type FieldDraft = { name: string; label: string; required: boolean; maxLength: string };
 type RoleDraft = { label: string; role: 'party' | 'witness' };
@@ -22,13 +22,7 @@ export function TemplateEditPage({ id }: { id: string | null }) {
   if (!id) return <TemplateForm template={null} />;
   const template = result.data?.template;
   if (!template) {
-    return (
-      <section>
-        <PageTitle title="Template">{result.fetching ? 'Loading template…' : 'Template not available'}</PageTitle>
-        <Alert>{describeError(result.error)}</Alert>
-        <Link href="/templates">Back to the templates</Link>
-      </section>
-    );
+    return <TemplateUnavailable title="Template" fetching={result.fetching} error={result.error} />;
   }
   return <TemplateForm template={template} key={`${template.id}:${template.version}`} />;
 }

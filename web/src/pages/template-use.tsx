@@ -2,10 +2,11 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery } from 'urql';
 import { Alert, Count, Field, PageTitle } from '../components';
 import { TemplateDocument, UseTemplateDocument, type TemplateRowFragment } from '../graphql/generated';
-import { describeError, fieldIssues } from '../lib/errors';
+import { fieldIssues } from '../lib/errors';
 import { fill, FIELD_VALUE_MAX, SIGNING_ORDER_LABELS, templateTypeLabel } from '../lib/templates';
 import { LIMITS } from '../lib/text';
 import { Link, navigate } from '../router';
+import { TemplateUnavailable } from './templates';
 
 type PartyValue = { displayName: string; email: string };
 
@@ -17,13 +18,7 @@ export function UseTemplatePage({ id }: { id: string }) {
   const [result] = useQuery({ query: TemplateDocument, variables: { id } });
   const template = result.data?.template;
   if (!template) {
-    return (
-      <section>
-        <PageTitle title="Use a template">{result.fetching ? 'Loading template…' : 'Template not available'}</PageTitle>
-        <Alert>{describeError(result.error)}</Alert>
-        <Link href="/templates">Back to the templates</Link>
-      </section>
-    );
+    return <TemplateUnavailable title="Use a template" fetching={result.fetching} error={result.error} />;
   }
   return <UseTemplateForm template={template} key={`${template.id}:${template.version}`} />;
 }

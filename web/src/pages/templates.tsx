@@ -1,4 +1,4 @@
-import { useMutation, useQuery } from 'urql';
+import { useMutation, useQuery, type CombinedError } from 'urql';
 import { Alert, ConfirmAction, PageTitle } from '../components';
 import { DeleteTemplateDocument, TemplatesDocument, type TemplateRowFragment } from '../graphql/generated';
 import { describeError } from '../lib/errors';
@@ -6,6 +6,17 @@ import { formatDate } from '../lib/format';
 import { templateTypeLabel } from '../lib/templates';
 import { Link } from '../router';
 import { canCreateFor, useWorkspace } from '../teams';
+
+/** The page of a template that is loading, or that the caller may not see (the service answers not found). */
+export function TemplateUnavailable({ title, fetching, error }: { title: string; fetching: boolean; error: CombinedError | undefined }) {
+  return (
+    <section>
+      <PageTitle title={title}>{fetching ? 'Loading template…' : 'Template not available'}</PageTitle>
+      <Alert>{describeError(error)}</Alert>
+      <Link href="/templates">Back to the templates</Link>
+    </section>
+  );
+}
 
 /** Every mutation answering a Template (or deleting one) reads the list again, even while it is empty. */
 export const TEMPLATES_CONTEXT = { additionalTypenames: ['Template'] };
