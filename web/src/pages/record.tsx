@@ -237,11 +237,11 @@ function Reminders({ record, initiator, onChanged }: { record: RecordDetailFragm
     const result = await setReminders({ id: record.id, enabled: !enabled });
     if (!result.error) onChanged();
   };
-  const schedule = record.reminders.everyDays ? `every ${record.reminders.everyDays} days` : 'on the service schedule';
+  const schedule = record.reminders.everyDays ? `every ${record.reminders.everyDays} days` : 'on the service’s schedule';
   return (
     <div className="reminders">
       <p className="small" id="reminders-state">
-        <strong>Reminders:</strong> {enabled ? `on, ${schedule}, to those who have not signed${record.signingOrder === 'sequential' ? ' (only whose turn it is)' : ''}` : 'off'}
+        <strong>Reminders:</strong> {enabled ? `on: sent ${schedule} to ${record.signingOrder === 'sequential' ? 'whoever’s turn it is' : 'those who have not signed'}` : 'off'}
       </p>
       {initiator && (
         <button type="button" className="button secondary small" aria-describedby="reminders-state" disabled={state.fetching} onClick={() => void toggle()}>
