@@ -75,18 +75,21 @@ describe('Operation access: declared once in the domain, the same in every trans
    * Services name the operation they run (requireAccess and allows take a declared operation, never a
    * scope: the compiler refuses one); this scan catches the other ways to write a scope into a check.
    */
-  it('is the only place a scope is written for an access check', () => {
+  it('is the only place a scope or a session-only rule is written for an access check', () => {
     const root = join(import.meta.dirname, '../../src');
     const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('generated.ts'));
     const scope = '(create|retrieve|verify|amend|cancel)';
     const checks = [
       /\brequireScope\(/,
+      // Session-only moves name their operation too (requireAccess), and a REST route's access is its operation's.
+      /\brequireSession\(|\brequireBearer\b/,
+      /^\s*access: '(public|bearer|protected)'/,
       new RegExp(`\\.scopes\\.includes\\(\\s*'${scope}'`),
       new RegExp(`requiredScopes:\\s*\\[\\s*'${scope}'`),
     ];
     const found: string[] = [];
     for (const file of files) {
-      if (file === join('domain', 'identity', 'operation-access.ts')) continue;
+      if (file === join('domain', 'identity', 'operation-access.ts') || file === join('domain', 'identity', 'principal.ts')) continue;
       readFileSync(join(root, file), 'utf8')
         .split('\n')
         .forEach((line, index) => {
@@ -97,6 +100,8 @@ describe('Operation access: declared once in the domain, the same in every trans
     // The scan sees what it is for.
     expect(checks.some((check) => check.test("const caller = requireScope(principal, 'retrieve');"))).toBe(true);
     expect(checks.some((check) => check.test("if (!caller.scopes.includes('verify')) throw denied();"))).toBe(true);
+    expect(checks.some((check) => check.test('    const caller = requireSession(principal);'))).toBe(true);
+    expect(checks.some((check) => check.test("      access: 'bearer',"))).toBe(true);
   });
 });
 

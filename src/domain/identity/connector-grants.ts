@@ -7,7 +7,8 @@ import { recordVerifiedContactPoint } from './contact-points.js';
 import { Connector } from './connector-entities.js';
 import type { OAuthPayloadStore } from './oauth-storage.js';
 import type { IssuedOtp, OtpService } from './otp-service.js';
-import { requireSession, type Principal, type Scope } from './principal.js';
+import type { Principal, Scope } from './principal.js';
+import { requireAccess } from './operation-access.js';
 
 export { CONNECTOR_SCOPES, type ConnectorScope };
 
@@ -162,7 +163,7 @@ export class ConnectorGrants {
 
   /** The caller's live connections, newest first. */
   async list(principal: Principal | null): Promise<Connector[]> {
-    const caller = requireSession(principal);
+    const caller = requireAccess(principal, 'identity.listConnectors');
     return this.orm.em.fork().find(
       Connector,
       { identity: caller.identityId, revokedAt: null, expiresAt: { $gt: this.clock.now() } },
@@ -172,7 +173,7 @@ export class ConnectorGrants {
 
   /** Disconnects one of the caller's connectors: its tokens stop working at once. */
   async disconnect(principal: Principal | null, connectorId: string): Promise<void> {
-    const caller = requireSession(principal);
+    const caller = requireAccess(principal, 'identity.disconnectConnector');
     const em = this.orm.em.fork();
     const connector = isUuid(connectorId) ? await em.findOne(Connector, { id: connectorId, identity: caller.identityId, revokedAt: null }) : null;
     if (!connector) throw DomainError.notFound('Connector');

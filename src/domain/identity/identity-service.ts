@@ -2,7 +2,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Clock } from '../shared/clock.js';
 import { ContactPoint } from './entities.js';
 import type { OtpService } from './otp-service.js';
-import { requireSession, type Principal } from './principal.js';
+import type { Principal } from './principal.js';
+import { requireAccess } from './operation-access.js';
 import { recordVerifiedContactPoint } from './contact-points.js';
 
 /**
@@ -19,7 +20,7 @@ export class IdentityService {
   ) {}
 
   async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
-    const caller = requireSession(principal);
+    const caller = requireAccess(principal, 'identity.listContactPoints');
     return contactPointsOf(this.orm.em.fork(), caller.identityId);
   }
 
@@ -29,7 +30,7 @@ export class IdentityService {
    * graphs merge into the caller's.
    */
   async link(principal: Principal | null, verificationEventId: string, code: string): Promise<ContactPoint> {
-    const caller = requireSession(principal);
+    const caller = requireAccess(principal, 'identity.linkContactPoint');
     let merged = false;
     const linked = await this.otp.verify(verificationEventId, code, 'contact_point_link', async (tx, event) => {
       const now = this.clock.now();

@@ -1,5 +1,5 @@
 import { DomainError } from '../shared/errors.js';
-import { requireAuthenticated, requireSession, type Principal, type Scope } from './principal.js';
+import { requireAuthenticated, requireSession, type Principal, type Scope, type SessionPrincipal } from './principal.js';
 import type { TeamRole } from '../vocabulary.js';
 
 /**
@@ -182,6 +182,8 @@ export function allows(principal: Principal, operation: ScopedOperation): boolea
  * which name the operation they run and never a scope. Throws `unauthenticated` without a caller and
  * `missing_scope` (naming the scope the declaration gives) when its credential lacks it.
  */
+export function requireAccess(principal: Principal | null, operation: SessionOperation): SessionPrincipal;
+export function requireAccess(principal: Principal | null, operation: ScopedOperation | SessionOperation): Principal;
 export function requireAccess(principal: Principal | null, operation: ScopedOperation | SessionOperation): Principal {
   const access: OperationAccess = OPERATION_ACCESS[operation];
   if (access === 'session') return requireSession(principal);

@@ -4,7 +4,8 @@ import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { AccessToken } from './entities.js';
 import type { OtpService } from './otp-service.js';
 import { recordVerifiedContactPoint } from './contact-points.js';
-import { requireSession, type Principal } from './principal.js';
+import type { Principal } from './principal.js';
+import { requireAccess } from './operation-access.js';
 
 export const ACCESS_TOKEN_PREFIX = 'rss_at_';
 export const API_KEY_PREFIX = 'rss_key_';
@@ -28,7 +29,7 @@ export class SessionService {
    * they are (they are revoked on their own). Answers how many sessions were ended.
    */
   async signOut(principal: Principal | null, everywhere = false): Promise<{ sessionsEnded: number }> {
-    const caller = requireSession(principal);
+    const caller = requireAccess(principal, 'identity.signOut');
     const now = this.clock.now();
     const which = everywhere ? { identity: caller.identityId } : { id: caller.tokenId };
     const ended = await this.orm.em.fork().nativeUpdate(AccessToken, { ...which, revokedAt: null, expiresAt: { $gt: now } }, { revokedAt: now });

@@ -4,7 +4,7 @@
  * required API-key scope, taken from the domain's declaration (domain/identity/operation-access.ts)
  * through the route's binding, both in the description and as `x-required-scopes`.
  */
-import { scopeOf } from '../../domain/identity/operation-access.js';
+import { accessOf, scopeOf } from '../../domain/identity/operation-access.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../domain/idempotency/idempotency-store.js';
 import { domainOperationOf } from '../bindings/index.js';
 import { jsonContent, ref, type JsonObject, type Schema } from './helpers.js';
@@ -33,7 +33,6 @@ export type RouteSpec = {
   summary: string;
   tags: string[];
   description?: string;
-  access?: Access;
   params?: JsonObject[];
   body?: JsonObject;
   ok: Success;
@@ -201,8 +200,19 @@ function declaredScope(operationId: string): ApiKeyScope | undefined {
   return (operation && scopeOf(operation)) ?? undefined;
 }
 
+/**
+ * A route's credentials, from the declaration of the domain operation it runs (operation-access.ts):
+ * public, a session's only, or a session or an API key with the operation's scope. The meta routes
+ * (health, readiness, MCP diagnostics) run none and are public.
+ */
+function declaredAccess(operationId: string): Access {
+  const operation = domainOperationOf(operationId);
+  const access = operation ? accessOf(operation) : 'public';
+  return access === 'public' ? 'public' : access === 'session' ? 'bearer' : 'protected';
+}
+
 export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
-  const access = spec.access ?? 'protected';
+  const access = declaredAccess(spec.id);
   const mutating = method !== 'get';
   const scope = declaredScope(spec.id);
   if (access === 'protected' && scope === undefined) {

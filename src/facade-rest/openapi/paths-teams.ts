@@ -23,7 +23,6 @@ export const TEAMS_TAG: [string, string] = [
 
 export function teamRoutes(): Route[] {
   const tags = [TEAMS_TAG[0]];
-  const bearer = { access: 'bearer' as const, tags };
   return [
     route('get', `${API}/teams`, {
       tags,
@@ -34,7 +33,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 429],
     }),
     route('post', `${API}/teams`, {
-      ...bearer,
+      tags,
       id: 'createTeam',
       summary: 'Create a team',
       description: 'The caller becomes its first admin.',
@@ -44,7 +43,7 @@ export function teamRoutes(): Route[] {
     }),
     route('get', `${API}/teams/{team_id}`, { tags, id: 'getTeam', summary: 'Get a team', params: [teamId()], ok: json('TeamSchema', 200, 'The team.'), errors: [401, 403, 404, 429] }),
     route('patch', `${API}/teams/{team_id}`, {
-      ...bearer,
+      tags,
       id: 'updateTeam',
       summary: 'Rename a team',
       description: 'Admins only.',
@@ -54,7 +53,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('delete', `${API}/teams/{team_id}`, {
-      ...bearer,
+      tags,
       id: 'deleteTeam',
       summary: 'Delete a team',
       description: 'Admins only. A team that owns records cannot be deleted (409): records are never lost. Its keys are revoked and its webhooks deleted.',
@@ -63,7 +62,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('get', `${API}/teams/{team_id}/members`, {
-      ...bearer,
+      tags,
       id: 'listTeamMembers',
       summary: 'List members',
       params: [teamId()],
@@ -71,7 +70,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('patch', `${API}/teams/{team_id}/members/{member_id}`, {
-      ...bearer,
+      tags,
       id: 'updateTeamMember',
       summary: "Change a member's role",
       description: 'Admins only. A team always keeps one admin (409).',
@@ -81,7 +80,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('delete', `${API}/teams/{team_id}/members/{member_id}`, {
-      ...bearer,
+      tags,
       id: 'removeTeamMember',
       summary: 'Remove a member, or leave',
       description:
@@ -92,7 +91,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('get', `${API}/teams/{team_id}/invitations`, {
-      ...bearer,
+      tags,
       id: 'listTeamInvitations',
       summary: 'List pending invitations',
       description: 'Admins only.',
@@ -101,7 +100,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('post', `${API}/teams/{team_id}/invitations`, {
-      ...bearer,
+      tags,
       id: 'inviteTeamMember',
       summary: 'Invite someone',
       description: `Admins only. Mails the address a link \`PUBLIC_BASE_URL/teams/invitations/<token>\`; the person signed in with that address accepts it. Single use; expires after ${INVITATION_TTL_DAYS} days; a new invitation to the same address replaces the pending one.`,
@@ -111,7 +110,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('delete', `${API}/teams/{team_id}/invitations/{invitation_id}`, {
-      ...bearer,
+      tags,
       id: 'revokeTeamInvitation',
       summary: 'Revoke an invitation',
       description: 'Admins only. Its link stops working.',
@@ -124,13 +123,12 @@ export function teamRoutes(): Route[] {
       summary: 'Read an invitation',
       tags,
       description: "What the mailed link offers: the team's name, the role and the invited address. The token is the proof; nothing else of the team is shown.",
-      access: 'public',
       params: [invitationToken()],
       ok: json('TeamInvitationPreviewSchema', 200, 'The invitation.'),
       errors: [404, 429],
     }),
     route('post', `${API}/team-invitations/{token}/accept`, {
-      ...bearer,
+      tags,
       id: 'acceptTeamInvitation',
       summary: 'Accept an invitation',
       description: 'Signed in with the invited address (403 otherwise). 409 when it was already used, declined, revoked, or has expired.',
@@ -139,7 +137,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('post', `${API}/team-invitations/{token}/decline`, {
-      ...bearer,
+      tags,
       id: 'declineTeamInvitation',
       summary: 'Decline an invitation',
       description: 'Signed in with the invited address.',
@@ -148,7 +146,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 409, 429],
     }),
     route('get', `${API}/teams/{team_id}/activity`, {
-      ...bearer,
+      tags,
       id: 'listTeamActivity',
       summary: "The team's activity log",
       description:
@@ -177,7 +175,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('get', `${API}/teams/{team_id}/api-keys`, {
-      ...bearer,
+      tags,
       id: 'listTeamApiKeys',
       summary: "List the team's API keys",
       description: 'Admins only.',
@@ -186,7 +184,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('post', `${API}/teams/{team_id}/api-keys`, {
-      ...bearer,
+      tags,
       id: 'createTeamApiKey',
       summary: 'Create a team API key',
       description:
@@ -198,7 +196,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('delete', `${API}/teams/{team_id}/api-keys/{key_id}`, {
-      ...bearer,
+      tags,
       id: 'revokeTeamApiKey',
       summary: 'Revoke a team API key',
       description: 'Admins only. Takes effect at once.',
@@ -207,7 +205,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('get', `${API}/teams/{team_id}/webhooks`, {
-      ...bearer,
+      tags,
       id: 'listTeamWebhooks',
       summary: "List the team's webhook endpoints",
       description: 'Admins only. Each is managed with the webhook routes (`/webhooks/{webhook_id}`) by any admin of the team.',
@@ -216,7 +214,7 @@ export function teamRoutes(): Route[] {
       errors: [401, 403, 404, 429],
     }),
     route('post', `${API}/teams/{team_id}/webhooks`, {
-      ...bearer,
+      tags,
       id: 'createTeamWebhook',
       summary: 'Register a team webhook endpoint',
       description: "Admins only. It receives the events of the team's records (Standard Webhooks, as every endpoint). The signing `secret` is returned once.",

@@ -27,7 +27,6 @@ export function webhookRoutes(): Route[] {
       summary: 'List webhook endpoints',
       tags,
       description: 'Endpoints of the caller\'s identity, newest first; never their secrets.',
-      access: 'bearer',
       ok: json('WebhookListResponse', 200, 'The endpoints.'),
       errors: [401, 403, 429],
     }),
@@ -40,7 +39,6 @@ export function webhookRoutes(): Route[] {
         '(`webhook-id`, `webhook-timestamp`, `webhook-signature`). The signing `secret` is returned once, in this response only. ' +
         'The URL must be https and lead to public addresses, except hosts the operator allows (`WEBHOOK_ALLOWED_HOSTS`). ' +
         `At most ${WEBHOOKS_PER_IDENTITY} endpoints per identity (409 past that).`,
-      access: 'bearer',
       body: body('CreateWebhookRequest'),
       ok: json('WebhookCreatedResponse', 201, 'The endpoint and its secret.'),
       errors: [401, 403, 409, 429],
@@ -49,7 +47,6 @@ export function webhookRoutes(): Route[] {
       id: 'getWebhook',
       summary: 'Get a webhook endpoint',
       tags,
-      access: 'bearer',
       params: [webhookId()],
       ok: json('WebhookSchema', 200, 'The endpoint.'),
       errors: [401, 403, 404, 429],
@@ -61,7 +58,6 @@ export function webhookRoutes(): Route[] {
       description:
         'Changes the URL, the events or the description; `enabled: false` pauses it (its pending deliveries fail), ' +
         '`enabled: true` enables a disabled endpoint again (redeliver what it missed).',
-      access: 'bearer',
       params: [webhookId()],
       body: body('UpdateWebhookRequest'),
       ok: json('WebhookSchema', 200, 'The endpoint.'),
@@ -72,7 +68,6 @@ export function webhookRoutes(): Route[] {
       summary: 'Delete a webhook endpoint',
       tags,
       description: 'Deletes the endpoint and its deliveries: nothing more is sent to it, not even a retry.',
-      access: 'bearer',
       params: [webhookId()],
       ok: { status: 204, description: 'Deleted.' },
       errors: [401, 403, 404, 429],
@@ -84,7 +79,6 @@ export function webhookRoutes(): Route[] {
       description:
         'A new secret, returned once. For 24 hours deliveries carry two signatures (the new secret\'s and the previous one\'s), ' +
         'so that receivers can switch without losing an event.',
-      access: 'bearer',
       params: [webhookId()],
       ok: json('WebhookCreatedResponse', 200, 'The endpoint and its new secret.'),
       errors: [401, 403, 404, 429],
@@ -94,7 +88,6 @@ export function webhookRoutes(): Route[] {
       summary: 'List deliveries',
       tags,
       description: 'The endpoint\'s deliveries, newest first, kept 30 days after they settle.',
-      access: 'bearer',
       params: [
         webhookId(),
         queryParam('limit', int({ minimum: 1, maximum: DELIVERY_PAGE_MAX, default: 20 }), `Page size, 1 to ${DELIVERY_PAGE_MAX}.`),
@@ -108,7 +101,6 @@ export function webhookRoutes(): Route[] {
       summary: 'Redeliver',
       tags,
       description: 'Sends a delivered or failed delivery again, as a new series of attempts (same event id). 409 while it is pending or the endpoint is disabled.',
-      access: 'bearer',
       params: [webhookId(), deliveryId()],
       ok: json('WebhookDeliverySchema', 202, 'Queued.'),
       errors: [401, 403, 404, 409, 429],
@@ -118,7 +110,6 @@ export function webhookRoutes(): Route[] {
       summary: 'Send a test event',
       tags,
       description: 'Queues a `webhook.test` event for the endpoint, signed like every delivery. 409 when the endpoint is disabled.',
-      access: 'bearer',
       params: [webhookId()],
       ok: json('WebhookDeliverySchema', 202, 'Queued.'),
       errors: [401, 403, 404, 409, 429],

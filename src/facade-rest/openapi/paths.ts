@@ -35,7 +35,6 @@ function metaRoutes(): Route[] {
       id: 'getHealth',
       summary: 'Liveness',
       tags,
-      access: 'public',
       ok: json('HealthResponse', 200, 'The service is up.'),
       errors: [],
     }),
@@ -45,7 +44,6 @@ function metaRoutes(): Route[] {
       tags,
       description:
         'Ready when the service\'s dependencies (database, mail, queue) answer. An instance that is stopping answers 503 at once with `checks.shutdown: stopping` while it still serves for its drain delay, so that a balancer takes it out of rotation.',
-      access: 'public',
       ok: json('HealthReadyResponse', 200, 'The service is ready.'),
       other: [json('HealthReadyResponse', 503, 'Not ready: a dependency does not answer, or the instance is stopping; `checks` names which.')],
       errors: [],
@@ -55,7 +53,6 @@ function metaRoutes(): Route[] {
       summary: 'MCP diagnostics',
       tags,
       description: 'Non-secret diagnostics of the MCP endpoints (`/mcp`, `/mcp/oauth`).',
-      access: 'public',
       ok: json('McpDiagnosticsResponse', 200, 'MCP diagnostics.'),
       errors: [],
     }),
@@ -72,7 +69,6 @@ function authenticationRoutes(): Route[] {
       description:
         'Sends a six-digit code to the email address for the given purpose (`authenticate` to obtain a bearer ' +
         'token). The code is never in a response. Codes of different purposes cannot replace each other.',
-      access: 'public',
       body: body('OTPRequest'),
       ok: json('OTPRequestResponse', 200, 'The verification event to verify the code against.'),
       errors: PUBLIC,
@@ -87,7 +83,6 @@ function authenticationRoutes(): Route[] {
         'token. A code is single use. Credentials sent with it are not read: a code proves control of its address ' +
         'by itself. To add an address to a signed-in identity, verify a `contact_point_link` code with ' +
         '`POST /api/v1/identity/link` instead.',
-      access: 'public',
       body: body('OTPVerifyRequest'),
       ok: json('OTPVerifyResponse', 200, 'The code was verified.'),
       errors: [401, 404, 409, 429],
@@ -101,7 +96,6 @@ function authenticationRoutes(): Route[] {
         'Ends the caller\'s session at once, on every instance: its bearer token answers 401 from the next request on. ' +
         'With `everywhere`, every session of the identity ends (other browsers and devices); API keys and connected ' +
         'assistants stay (revoke them on their own). The body is optional.',
-      access: 'bearer',
       body: jsonBody(ref('SignOutRequest'), false),
       ok: json('SignOutResponse', 200, 'The sessions ended.'),
       errors: [401, 403, 429],
@@ -116,7 +110,6 @@ function identityRoutes(): Route[] {
       id: 'listContactPoints',
       summary: 'List the identity\'s contact points',
       tags,
-      access: 'bearer',
       ok: json('ContactPointListResponse', 200, 'Verified contact points of the caller\'s identity graph.'),
       errors: [401, 403, 429],
     }),
@@ -125,7 +118,6 @@ function identityRoutes(): Route[] {
       summary: 'Link a contact point',
       tags,
       description: 'Links a contact point verified with a dedicated `contact_point_link` OTP to the caller\'s identity.',
-      access: 'bearer',
       body: body('LinkContactPointRequest'),
       ok: json('ContactPointLinkResponse', 200, 'The linked contact point.'),
       errors: [401, 403, 404, 409, 429],
@@ -156,7 +148,6 @@ function apiKeyRoutes(): Route[] {
       summary: 'List API keys',
       tags,
       description: 'Non-revoked keys of the caller\'s identity; never the full key.',
-      access: 'bearer',
       ok: json('APIKeyListResponse', 200, 'The API keys.'),
       errors: [401, 403, 429],
     }),
@@ -165,7 +156,6 @@ function apiKeyRoutes(): Route[] {
       summary: 'Create an API key',
       tags,
       description: 'The full key is returned once, in this response only. Scopes are exact, not hierarchical.',
-      access: 'bearer',
       body: body('CreateAPIKeyRequest'),
       ok: json('APIKeyCreatedSchema', 201, 'The new key, including the full key.'),
       errors: [401, 403, 429],
@@ -175,7 +165,6 @@ function apiKeyRoutes(): Route[] {
       summary: 'Revoke an API key',
       tags,
       description: 'The key must belong to the caller\'s identity. Revocation takes effect immediately.',
-      access: 'bearer',
       params: [keyId()],
       ok: { status: 204, description: 'Revoked.' },
       errors: [401, 403, 404, 429],
@@ -192,7 +181,6 @@ function connectorRoutes(): Route[] {
       tags,
       description:
         'Hosted assistants connected to the caller\'s identity through the OAuth connector flow (`/mcp/oauth`), live connections only, newest first.',
-      access: 'bearer',
       ok: json('ConnectorListResponse', 200, 'The connected assistants.'),
       errors: [401, 403, 429],
     }),
@@ -201,7 +189,6 @@ function connectorRoutes(): Route[] {
       summary: 'Disconnect an assistant',
       tags,
       description: 'Ends the connection: its access and refresh tokens stop working at once. The connector must belong to the caller\'s identity.',
-      access: 'bearer',
       params: [connectorId()],
       ok: { status: 204, description: 'Disconnected.' },
       errors: [401, 403, 404, 429],
@@ -220,7 +207,6 @@ function publicRoutes(): Route[] {
       description:
         'Certificate and current-authority lookup by reference. Without an artifact this is not proof of a match ' +
         '(verdict `certificate`). An unknown reference answers verdict `not_found`.',
-      access: 'public',
       params: [agrReference(), imageRepresentation()],
       ok: result,
       errors: PUBLIC,
@@ -231,7 +217,6 @@ function publicRoutes(): Route[] {
       summary: 'Verify an artifact against a record',
       tags,
       description: 'Verifies exactly one of: text, body, content hash, document hash or transaction hash.',
-      access: 'public',
       params: [agrReference(), imageRepresentation()],
       body: body('VerifyBodyRequest'),
       ok: result,
@@ -244,7 +229,6 @@ function publicRoutes(): Route[] {
       summary: 'Get the public view of a record',
       tags,
       description: 'Never exposes signature identicons, cards, bodies or private participant data.',
-      access: 'public',
       params: [agrReference(), imageRepresentation()],
       ok: json('ExternalPublicAgreementResponse', 200, 'The public record.'),
       errors: [404, 429],
@@ -265,7 +249,6 @@ function shareCardAndInboundRoutes(): Route[] {
       description:
         'Returns the card image and redeems the single-use ticket atomically. Unknown, expired or redeemed tickets ' +
         'answer 404.',
-      access: 'public',
       params: [ticketToken()],
       ok: binary('image/png', 'The card image.', {
         'Cache-Control': header('Never cached.', 'no-store'),
@@ -280,7 +263,6 @@ function shareCardAndInboundRoutes(): Route[] {
       description:
         'Returns the sealed, signed PDF and redeems the single-use ticket atomically (tickets are issued by the MCP tool ' +
         '`get_agreement_card` and the GraphQL mutation `createDocumentTicket`). Unknown, expired or redeemed tickets answer 404.',
-      access: 'public',
       params: [ticketToken()],
       ok: binary('application/pdf', 'The sealed PDF.', {
         'Cache-Control': header('Never cached.', 'no-store'),
@@ -296,7 +278,6 @@ function shareCardAndInboundRoutes(): Route[] {
         'Webhook for messaging-platform updates that complete signing challenges. Authenticated by a shared ' +
         'secret, in the `secret` query parameter or the `X-Telegram-Bot-Api-Secret-Token` header; a missing or wrong ' +
         'secret (or none configured on the service) answers 403. Updates are deduplicated on `update_id`.',
-      access: 'public',
       params: [
         queryParam('secret', { type: 'string' }, 'Shared webhook secret.'),
         headerParam('X-Telegram-Bot-Api-Secret-Token', { type: 'string' }, 'Shared webhook secret.'),
