@@ -61,7 +61,7 @@ export type App = {
     anchoring: AnchoringService | null;
     mail: MailQueue;
     webhooks: WebhookSender;
-    /** Reminder mails to participants who have not signed (swept on every instance while JOBS_ENABLED). */
+    /** Reminders (mail or messenger) to participants who have not signed (swept on every instance while JOBS_ENABLED). */
     reminders: Reminders;
     /** The `/mcp/oauth` token check: an Authorization header to a connector principal. */
     connectorAuth: ConnectorAuthenticator;

@@ -237,7 +237,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     resendsPerHour: config.invitationResendsPerHour,
   };
   const lifecycle = new LifecycleService(orm, clock, invitations, domainEvents, rateLimiter, lifecycleSettings);
-  const reminders = new Reminders({ orm, mailer, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
+  const reminders = new Reminders({ orm, mailer, invitations, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
   const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));

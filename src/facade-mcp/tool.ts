@@ -113,6 +113,8 @@ export const namedParty = z.strictObject({
   contact_point_value: z.string().trim().min(3).max(LIMITS.contactPointValue).describe('Email address (or messenger handle with contact_point_type messenger)'),
   contact_point_type: z.enum(INPUT_CONTACT_POINT_TYPES).default('email').describe('How the person is invited and identified: `email` (default) or `messenger`'),
 });
+/** A named party as the catalog's NamedPartyInput takes it. */
+export const partyInput = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
 /** 1, 2 or 3 distinct signature methods per signer. */
 export const methodCount = z
   .number()

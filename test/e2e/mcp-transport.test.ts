@@ -3,7 +3,7 @@ import { BODY_LIMITS } from '../../src/domain/text-rules.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp, INITIALIZE, postMcp } from '../support/mcp.js';
 
-/** The 13 named tools and the seven preview/execute pairs. */
+/** The 17 named tools and the seven preview/execute pairs. */
 const TOOL_NAMES = [
   'get_authentication_status',
   'request_authentication_otp',
@@ -13,6 +13,9 @@ const TOOL_NAMES = [
   'get_agreement',
   'list_agreements',
   'list_teams',
+  'list_templates',
+  'get_template',
+  'create_record_from_template',
   'get_agreement_card',
   'start_or_resume_signature_execution',
   'start_signature_method',
@@ -65,7 +68,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const listed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(listed.status).toBe(200);
     expect(listed.headers.get('content-type')).toContain('text/event-stream');
-    expect(listed.json().result.tools).toHaveLength(28);
+    expect(listed.json().result.tools).toHaveLength(31);
 
     const called = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_authentication_status', arguments: {} } }, session);
     expect(called.json().result.structuredContent).toMatchObject({ authenticated: false, scopes: [], auth_method: null, session_bound: false });
@@ -129,14 +132,14 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const sessionId = opened.headers.get('mcp-session-id')!;
     const elsewhere = await postMcp(second.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(elsewhere.status).toBe(200);
-    expect(elsewhere.json().result.tools).toHaveLength(28);
+    expect(elsewhere.json().result.tools).toHaveLength(31);
     const ended = await fetch(new URL('/mcp', second.url), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
     expect(ended.status).toBe(200);
     const back = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(back.status).toBe(404);
   });
 
-  it('lists all 28 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
+  it('lists all 31 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
     const mcp = await connectMcp(t.url);
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
@@ -192,7 +195,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       status: 'ok',
-      tool_count: 28,
+      tool_count: 31,
       endpoints: { direct: '/mcp', oauth: '/mcp/oauth' },
       auth_modes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'],
     });

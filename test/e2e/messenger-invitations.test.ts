@@ -1,32 +1,16 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { startMessengerPlatform } from '../support/provider-servers.js';
 
 const SECRET = 'messenger-webhook-secret-0123456789';
 const BOT_TOKEN = '123456:bot-token-never-logged';
 
-/** Plays the messenger platform's bot API on 127.0.0.1: records every sendMessage call. */
-async function fakePlatform() {
-  const sent: { path: string; body: { chat_id: string; text: string } }[] = [];
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      sent.push({ path: req.url ?? '', body: JSON.parse(raw || '{}') });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { sent, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 describe('Messenger invitations', () => {
   let t: TestApp;
-  let platform: Awaited<ReturnType<typeof fakePlatform>>;
+  let platform: Awaited<ReturnType<typeof startMessengerPlatform>>;
 
   beforeAll(async () => {
-    platform = await fakePlatform();
+    platform = await startMessengerPlatform();
     t = await startTestApp({ MESSENGER_WEBHOOK_SECRET: SECRET, MESSENGER_API_BASE: platform.url, MESSENGER_BOT_TOKEN: BOT_TOKEN });
   });
   afterAll(async () => {

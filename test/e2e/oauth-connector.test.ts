@@ -80,7 +80,7 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     const mcp = new Client({ name: 'hosted-assistant', version: '1.0.0' });
     await mcp.connect(transport);
     expect(transport.sessionId).toEqual(expect.any(String));
-    expect((await mcp.listTools()).tools).toHaveLength(28);
+    expect((await mcp.listTools()).tools).toHaveLength(31);
     const status = (await mcp.callTool({ name: 'get_authentication_status', arguments: {} })) as CallToolResult;
     expect(status.structuredContent).toMatchObject({ authenticated: true, auth_method: 'oauth', scopes: ['create', 'retrieve', 'verify', 'amend', 'cancel'] });
     const created = (await mcp.callTool({

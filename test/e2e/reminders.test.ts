@@ -1,23 +1,36 @@
 import { ManualClock } from '../support/clock.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { startMessengerPlatform } from '../support/provider-servers.js';
 
 const DAY_MS = 86_400_000;
+const MESSENGER_SECRET = 'messenger-webhook-secret-0123456789';
 
 describe('Reminders to participants who have not signed', () => {
   let t: TestApp;
   let second: TestApp;
+  let platform: Awaited<ReturnType<typeof startMessengerPlatform>>;
   const clock = new ManualClock();
 
   beforeAll(async () => {
+    platform = await startMessengerPlatform();
     // JOBS_ENABLED=false (the harness default): no background sweep; the test runs the sweeps itself.
-    const settings = { OTP_REQUESTS_PER_WINDOW: '100', METHOD_STARTS_PER_WINDOW: '100', REMINDER_EVERY_DAYS: '3', REMINDER_MAX_PER_PARTY: '3' };
+    const settings = {
+      OTP_REQUESTS_PER_WINDOW: '100',
+      METHOD_STARTS_PER_WINDOW: '100',
+      REMINDER_EVERY_DAYS: '3',
+      REMINDER_MAX_PER_PARTY: '3',
+      MESSENGER_WEBHOOK_SECRET: MESSENGER_SECRET,
+      MESSENGER_API_BASE: platform.url,
+      MESSENGER_BOT_TOKEN: '123456:reminder-bot-token',
+    };
     t = await startTestApp(settings, { clock });
     second = await startTestApp(settings, { clock, sameDatabaseAs: t });
   });
   afterAll(async () => {
     await second?.stop();
     await t?.stop();
+    await platform?.close();
   });
 
   const reminders = (address: string) => t.smtp.messages.filter((m) => m.to.includes(address) && m.subject.startsWith('Reminder:'));
@@ -108,5 +121,40 @@ describe('Reminders to participants who have not signed', () => {
     await settle();
     expect(reminders('dan-remind@example.com')).toHaveLength(1);
     expect(reminders('erin-remind@example.com')).toHaveLength(0);
+  });
+
+  it('reminds a messenger participant by a message from the bot and an email participant by mail, once each across two instances', async () => {
+    // Bob writes to the bot first (a bot can only write to people who did).
+    const hello = await t.request('POST', `/api/v1/inbound/messenger?secret=${MESSENGER_SECRET}`, {
+      body: { update_id: 71, message: { message_id: 1, from: { id: 7171, username: 'Bob_Remind' }, chat: { id: 7171, type: 'private' }, date: 1, text: '/start' } },
+    });
+    expect(hello.status).toBe(200);
+    const alice = await t.signIn('alice-remind@example.com');
+    const parties = [
+      { display_name: 'Bob', contact_point_type: 'messenger', contact_point_value: '@Bob_Remind' },
+      { display_name: 'Fay', contact_point_value: 'fay-remind@example.com' },
+    ];
+    const created = await t.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody({ parties, title: 'Bike loan', reminders: { every_days: 2 } }) });
+    expect(created.status).toBe(201);
+    const { id, agr_reference: reference } = created.body as { id: string; agr_reference: string };
+    expect((await signWithEmailOtp(t, alice, 'alice-remind@example.com', id)).status).toBe(200);
+    expect((await t.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice })).body.status).toBe('pending_confirmation');
+    const toBob = () => platform.sent.filter((call) => call.body.chat_id === '7171');
+    expect(toBob()).toHaveLength(1);
+    expect(toBob()[0]!.body.text).not.toContain('Reminder');
+
+    clock.advance(2 * DAY_MS + 60_000);
+    const sent = await sweepBoth();
+    expect(sent[0] + sent[1]).toBe(2);
+    expect(await sweepBoth()).toEqual([0, 0]);
+    expect(toBob()).toHaveLength(2);
+    const reminder = toBob()[1]!;
+    expect(reminder.path).toBe('/bot123456:reminder-bot-token/sendMessage');
+    expect(reminder.body.text).toMatch(/^Reminder: you are invited to sign “Bike loan”/);
+    expect(reminder.body.text).toContain(`/records/${reference}`);
+    await t.smtp.waitFor('fay-remind@example.com', (m) => m.subject.startsWith('Reminder:'));
+    await settle();
+    expect(reminders('fay-remind@example.com')).toHaveLength(1);
+    expect(t.logs()).not.toContain('reminder-bot-token');
   });
 });

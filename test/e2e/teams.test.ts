@@ -1,5 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { ManualClock } from '../support/clock.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -20,13 +22,15 @@ describe('Teams', () => {
   let viewer: string;
   let teamId: string;
   let memberId: string;
+  // Follows real time; only the last case moves it (invitations lapse after 7 days).
+  const clock = new ManualClock();
 
   beforeAll(async () => {
     receiver = new WebhookReceiver();
     await receiver.start();
     const settings = { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_POLL_MS: '100', WEBHOOK_RETRY_SCHEDULE: '150ms,150ms' };
-    t = await startTestApp(settings);
-    other = await startTestApp(settings, { sameDatabaseAs: t });
+    t = await startTestApp(settings, { clock });
+    other = await startTestApp(settings, { clock, sameDatabaseAs: t });
     [admin, member, viewer] = await Promise.all([t.signIn('ada@acme.example'), t.signIn('max@acme.example'), t.signIn('vic@acme.example')]);
   }, 90_000);
   afterAll(async () => {
@@ -94,6 +98,7 @@ describe('Teams', () => {
   });
 
   let teamWebhookSecret: string;
+  let teamWebhookId: string;
   let recordId: string;
 
   it("seals a member's team agreement with an outside party; the viewer reads it and cannot change it; the team's webhook hears it", async () => {
@@ -103,6 +108,7 @@ describe('Teams', () => {
     });
     expect(hook.status).toBe(201);
     teamWebhookSecret = hook.body.secret;
+    teamWebhookId = hook.body.id;
 
     const created = await t.request('POST', '/api/v1/agreements', {
       token: member,
@@ -190,6 +196,30 @@ describe('Teams', () => {
     });
   });
 
+  it("lets an admin read, change and delete the team's webhook through /webhooks/{id}; a member of another role cannot, nor a removed member", async () => {
+    const [, viewerRow] = (await t.request('GET', `/api/v1/teams/${teamId}/members`, { token: admin })).body.members;
+    expect((await t.request('PATCH', `/api/v1/teams/${teamId}/members/${viewerRow.id}`, { token: admin, body: { role: 'member' } })).status).toBe(200);
+    const path = `/api/v1/webhooks/${teamWebhookId}`;
+    // Not the admin's personal endpoint, yet theirs to manage; the team's other roles are told it does not exist.
+    expect((await t.request('GET', '/api/v1/webhooks', { token: admin })).body.webhooks).toEqual([]);
+    for (const token of [viewer, member]) {
+      expect((await t.request('GET', path, { token })).status).toBe(404);
+      expect((await t.request('PATCH', path, { token, body: { enabled: false } })).status).toBe(404);
+      expect((await t.request('DELETE', path, { token })).status).toBe(404);
+    }
+    const read = await other.request('GET', path, { token: admin });
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ id: teamWebhookId, url: `${receiver.url}/acme`, enabled: true });
+    const changed = await t.request('PATCH', path, { token: admin, body: { events: ['record.sealed'], description: 'Acme sealed records' } });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ events: ['record.sealed'], description: 'Acme sealed records' });
+    expect((await other.request('DELETE', path, { token: admin })).status).toBe(204);
+    expect((await t.request('GET', path, { token: admin })).status).toBe(404);
+    expect((await t.request('GET', `/api/v1/teams/${teamId}/webhooks`, { token: admin })).body.webhooks).toEqual([]);
+    const actions = (await t.request('GET', `/api/v1/teams/${teamId}/activity`, { token: admin })).body.entries.map((e: { action: string }) => e.action);
+    expect(actions.slice(-2)).toEqual(['webhook_changed', 'webhook_deleted']);
+  });
+
   it("tells nobody outside a team that it exists: another team's ids answer 404 everywhere", async () => {
     const outsider = await t.signIn('owner@rival.example');
     const rival = await t.request('POST', '/api/v1/teams', { token: outsider, body: { name: 'Rival Inc' } });
@@ -223,11 +253,60 @@ describe('Teams', () => {
     // The team's own answers are there, for comparison.
     expect((await t.request('GET', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(200);
 
-    // A team that owns no record can be deleted: its keys stop working at once, on every instance.
-    const rivalKey = (await t.request('POST', `/api/v1/teams/${rivalId}/api-keys`, { token: outsider, body: { scopes: ['retrieve'] } })).body.key as string;
+    // A team that owns no record can be deleted: its keys stop working at once, on every instance, and its webhooks go with it.
+    const rivalKey = (await t.request('POST', `/api/v1/teams/${rivalId}/api-keys`, { token: outsider, body: { scopes: ['create', 'retrieve'] } })).body.key as string;
+    const rivalHook = (await t.request('POST', `/api/v1/teams/${rivalId}/webhooks`, { token: outsider, body: { url: `${receiver.url}/rival`, events: ['record.created'] } })).body.id as string;
+    expect((await t.request('POST', `/api/v1/teams/${rivalId}/invitations`, { token: outsider, body: { email: 'hire@rival.example', role: 'member' } })).status).toBe(201);
     expect((await other.request('GET', '/api/v1/teams', { apiKey: rivalKey })).status).toBe(200);
     expect((await t.request('DELETE', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(204);
     expect((await other.request('GET', '/api/v1/teams', { apiKey: rivalKey })).status).toBe(401);
+    expect((await t.request('POST', '/api/v1/notarizations', { apiKey: rivalKey, body: { content_type: 'hash', content_hash: createHash('sha256').update('rival').digest('hex'), label: 'x' } })).status).toBe(401);
     expect((await t.request('GET', `/api/v1/teams/${rivalId}`, { token: outsider })).status).toBe(404);
+    expect((await t.request('GET', `/api/v1/webhooks/${rivalHook}`, { token: outsider })).status).toBe(404);
+    const db = new pg.Client({ connectionString: t.databaseUrl });
+    await db.connect();
+    try {
+      expect((await db.query('select id from webhook_endpoints where id = $1 or identity_id = $2', [rivalHook, rivalId])).rows).toEqual([]);
+      expect((await db.query('select revoked_at from api_keys where identity_id = $1', [rivalId])).rows).toEqual([{ revoked_at: expect.any(Date) }]);
+      expect((await db.query('select id from team_invitations where team_id = $1', [rivalId])).rows).toEqual([]);
+    } finally {
+      await db.end();
+    }
+  });
+
+  /** Every invitation link mailed to `email` so far, oldest first. */
+  const invitationTokens = (email: string): string[] =>
+    t.smtp.messages.filter((m) => m.to.includes(email) && m.subject.startsWith('You are invited to join')).map((m) => /(rss_tinv_[A-Za-z0-9_-]+)/.exec(m.text)![1]!);
+
+  it('replaces a pending invitation with a new one to the same address, and lets an invitation link lapse after 7 days', async () => {
+    const invite = () => t.request('POST', `/api/v1/teams/${teamId}/invitations`, { token: admin, body: { email: 'late@acme.example', role: 'viewer' } });
+    const first = await invite();
+    await t.smtp.waitFor('late@acme.example', (m) => m.subject.startsWith('You are invited to join'));
+    const second = await invite();
+    expect(second.status).toBe(201);
+    await t.smtp.waitFor('late@acme.example', () => invitationTokens('late@acme.example').length === 2);
+    const [oldToken, newToken] = invitationTokens('late@acme.example') as [string, string];
+    expect(second.body.expires_at).toBe(new Date(Date.parse(second.body.created_at) + 7 * 86_400_000).toISOString());
+    const pending = (await t.request('GET', `/api/v1/teams/${teamId}/invitations`, { token: admin })).body.invitations.filter((i: { email: string }) => i.email === 'late@acme.example');
+    expect(pending).toEqual([expect.objectContaining({ id: second.body.id, status: 'pending' })]);
+    expect(first.body.id).not.toBe(second.body.id);
+
+    // The replaced link answers as no longer usable; the new one works.
+    expect((await t.request('GET', `/api/v1/team-invitations/${oldToken}`)).body).toMatchObject({ status: 'revoked' });
+    const late = await t.signIn('late@acme.example');
+    expect((await t.request('POST', `/api/v1/team-invitations/${oldToken}/accept`, { token: late })).status).toBe(409);
+    expect((await t.request('GET', `/api/v1/team-invitations/${newToken}`)).body).toMatchObject({ status: 'pending' });
+
+    // A minute before 7 days it is still pending; a minute after, expired and refused on either instance.
+    clock.advance(7 * 86_400_000 - 60_000);
+    expect((await other.request('GET', `/api/v1/team-invitations/${newToken}`)).body).toMatchObject({ status: 'pending' });
+    clock.advance(2 * 60_000);
+    expect((await other.request('GET', `/api/v1/team-invitations/${newToken}`)).body).toMatchObject({ status: 'expired' });
+    const lateAgain = await t.signIn('late@acme.example');
+    const refused = await other.request('POST', `/api/v1/team-invitations/${newToken}/accept`, { token: lateAgain });
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain('expired');
+    const adminAgain = await t.signIn('ada@acme.example');
+    expect((await t.request('GET', `/api/v1/teams/${teamId}/members`, { token: adminAgain })).body.members.map((m: { email: string }) => m.email)).not.toContain('late@acme.example');
   });
 });

@@ -137,3 +137,18 @@ export async function startProviders(): Promise<Record<ProviderKind, ProviderSer
   await Promise.all(Object.values(providers).map((p) => p.start()));
   return providers;
 }
+
+/** The messenger platform's bot API on 127.0.0.1: records every sendMessage call (path and JSON body) and answers ok. */
+export async function startMessengerPlatform() {
+  const sent: { path: string; body: { chat_id: string; text: string } }[] = [];
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
+    req.on('end', () => {
+      sent.push({ path: req.url ?? '', body: JSON.parse(raw || '{}') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { sent, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

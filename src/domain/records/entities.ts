@@ -215,7 +215,7 @@ export class Participant {
   @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
   invitationSentAt: Date | null = null;
 
-  /** Reminders sent so far (reminders.ts), counted in the transaction that writes each reminder mail. */
+  /** Reminders sent so far (reminders.ts), counted in the transaction that writes each reminder mail (or claims a messenger one). */
   @Property({ type: 'smallint', default: 0 })
   reminderCount: number = 0;
 

@@ -85,17 +85,27 @@ export class Invitations {
     await this.deps.mailer.send(invitationMail(record, participant, this.deps.publicBaseUrl), em);
   }
 
-  private async message(record: SignedRecord, participant: Participant): Promise<void> {
-    if (!participant.contactPointValue) return;
+  /** Whether messenger participants can be messaged at all (a bot is configured). */
+  get messengerConfigured(): boolean {
+    return this.deps.messenger !== null;
+  }
+
+  /**
+   * Sends `text` (by default the invitation) to a messenger participant's chat, after the change that
+   * caused it committed: a participant who never wrote to the bot, or a failed delivery, is logged
+   * (without addresses) and changes nothing.
+   */
+  async message(record: SignedRecord, participant: Participant, what: 'invitation' | 'reminder' = 'invitation', text = invitationMail(record, participant, this.deps.publicBaseUrl).text): Promise<void> {
+    if (participant.contactPointType !== 'messenger' || !participant.contactPointValue) return;
     try {
       const chatId = this.deps.messenger ? await chatFor(this.deps.orm.em.fork(), participant.contactPointValue) : null;
       if (!this.deps.messenger || !chatId) {
-        this.deps.log.warn({ recordId: record.id, participantId: participant.id }, 'messenger invitation not sent: no bot configured or the participant has not written to the bot yet');
+        this.deps.log.warn({ recordId: record.id, participantId: participant.id }, `messenger ${what} not sent: no bot configured or the participant has not written to the bot yet`);
         return;
       }
-      await this.deps.messenger.send(chatId, invitationMail(record, participant, this.deps.publicBaseUrl).text);
+      await this.deps.messenger.send(chatId, text);
     } catch (error) {
-      this.deps.log.warn({ recordId: record.id, participantId: participant.id, reason: (error as Error).message }, 'invitation delivery failed');
+      this.deps.log.warn({ recordId: record.id, participantId: participant.id, reason: (error as Error).message }, `${what} delivery failed`);
     }
   }
 }

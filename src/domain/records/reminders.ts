@@ -4,7 +4,7 @@ import type { Mailer, MailMessage } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { PollingLoop } from '../shared/polling-loop.js';
 import { Participant } from './entities.js';
-import { invitationMail } from './invitations.js';
+import { invitationMail, type Invitations } from './invitations.js';
 
 /** The service defaults (`REMINDER_*`); `everyDays` 0 turns reminders off for the whole service. */
 export type ReminderSettings = { everyDays: number; beforeExpiryDays: number; maxPerParty: number };
@@ -16,11 +16,17 @@ export function reminderMail(record: Participant['record'], participant: Partici
   return { ...invitation, subject: `Reminder: ${invitation.subject.replace(/^You are/, 'you are')}${when}` };
 }
 
+/** The same reminder as a messenger message: its subject, then the invitation's text. */
+export function reminderText(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): string {
+  const mail = reminderMail(record, participant, publicBaseUrl, beforeExpiry);
+  return `${mail.subject}\n\n${mail.text}`;
+}
+
 /**
  * Who is due a reminder now (`p`, of `participants`, its record `r`): the record is pending
  * confirmation with reminders on; the participant is an active party or witness who has been invited
  * (`invitation_sent_at`: in sequential order only whose turn it is), has not signed the current version,
- * is reached by mail, and has had fewer than the cap; and either `every_days` passed since the last
+ * is reached by mail (or by messenger when a bot is configured: `messenger` 1), and has had fewer than the cap; and either `every_days` passed since the last
  * reminder (or the invitation), or the record expires within `before_expiry_days` and the "before
  * expiry" reminder has not gone out. Parameters: now, every_days default, before_expiry_days default, cap.
  */
@@ -29,7 +35,7 @@ const DUE_SQL = `
   and p.role in ('party', 'witness') and p.declined_at is null and p.waived_at is null and p.removed_at is null
   and (p.confirmed_version is null or p.confirmed_version <> r.current_version)
   and p.invitation_sent_at is not null
-  and p.contact_point_type = 'email' and p.contact_point_value is not null
+  and (p.contact_point_type = 'email' or (p.contact_point_type = 'messenger' and :messenger = 1)) and p.contact_point_value is not null
   and p.reminder_count < :cap
   and (r.expires_at is null or r.expires_at > :now)
   and (
@@ -44,13 +50,25 @@ const DUE_SQL = `
  * due participants with `for update skip locked`, writes their reminder mails to the mail outbox and
  * counts them on the participants in one transaction, so a reminder goes out once whichever
  * instances sweep at the same time (a claimed participant is skipped by the others, and is no longer
- * due once the claim commits). Mail only: messenger messages have no outbox to share that transaction.
+ * due once the claim commits). A messenger participant's reminder is counted in that transaction and
+ * sent through the bot after it commits, as a messenger invitation is (the platform has no outbox to
+ * share the transaction): at most once, and a failed delivery is logged, not retried.
  */
 export class Reminders {
   private readonly loop: PollingLoop;
 
   constructor(
-    private readonly deps: { orm: MikroORM; mailer: Mailer; clock: Clock; logger: Logger; publicBaseUrl: string; settings: ReminderSettings; pollMs?: number },
+    private readonly deps: {
+      orm: MikroORM;
+      mailer: Mailer;
+      /** Sends messenger participants' reminders (after the sweep's commit). */
+      invitations: Pick<Invitations, 'message' | 'messengerConfigured'>;
+      clock: Clock;
+      logger: Logger;
+      publicBaseUrl: string;
+      settings: ReminderSettings;
+      pollMs?: number;
+    },
   ) {
     this.loop = new PollingLoop(() => this.sweep(), deps.pollMs ?? 60_000, (error) => deps.logger.error({ err: error }, 'reminder pass failed; retrying at the next poll'));
   }
@@ -73,8 +91,8 @@ export class Reminders {
     if (!this.enabled) return 0;
     const { settings } = this.deps;
     const now = this.deps.clock.now();
-    return this.deps.orm.em.fork().transactional(async (em) => {
-      const params = { now, every: settings.everyDays, before: settings.beforeExpiryDays, cap: settings.maxPerParty, limit };
+    const { sent, messages } = await this.deps.orm.em.fork().transactional(async (em) => {
+      const params = { now, every: settings.everyDays, before: settings.beforeExpiryDays, cap: settings.maxPerParty, messenger: this.deps.invitations.messengerConfigured ? 1 : 0, limit };
       const sql = `select p.id, (coalesce(r.reminder_before_expiry_days, :before) > 0 and p.expiry_reminded_at is null
                       and r.expires_at <= :now + make_interval(days => coalesce(r.reminder_before_expiry_days, :before))) as "beforeExpiry"
                     from participants p join records r on r.id = p.record_id
@@ -83,18 +101,22 @@ export class Reminders {
                    for update of p skip locked`;
       // On the transaction's own connection (em.execute), so that the row locks last until the commit.
       const rows = await em.execute<{ id: string; beforeExpiry: boolean }[]>(...named(sql, params));
-      if (rows.length === 0) return 0;
+      if (rows.length === 0) return { sent: 0, messages: [] };
       const participants = await em.find(Participant, { id: { $in: rows.map((r) => r.id) } }, { populate: ['record'] });
       const beforeExpiry = new Map(rows.map((r) => [r.id, r.beforeExpiry]));
+      const messages: { participant: Participant; text: string }[] = [];
       for (const participant of participants) {
         const expiring = beforeExpiry.get(participant.id) === true;
-        await this.deps.mailer.send(reminderMail(participant.record, participant, this.deps.publicBaseUrl, expiring), em);
+        if (participant.contactPointType === 'messenger') messages.push({ participant, text: reminderText(participant.record, participant, this.deps.publicBaseUrl, expiring) });
+        else await this.deps.mailer.send(reminderMail(participant.record, participant, this.deps.publicBaseUrl, expiring), em);
         participant.reminderCount += 1;
         participant.lastRemindedAt = now;
         if (expiring) participant.expiryRemindedAt = now;
       }
-      return participants.length;
+      return { sent: participants.length, messages };
     });
+    for (const { participant, text } of messages) await this.deps.invitations.message(participant.record, participant, 'reminder', text);
+    return sent;
   }
 }
 

@@ -18,6 +18,7 @@ import {
   methodCount,
   namedParty,
   nextAction,
+  partyInput as party,
   READ,
   recordOutput,
   summary,
@@ -29,8 +30,6 @@ import {
 } from '../tool.js';
 
 const { records, verification, artifacts, teams } = catalog;
-
-const party = (input: z.infer<typeof namedParty>) => ({ displayName: input.display_name, contactPointValue: input.contact_point_value, contactPointType: input.contact_point_type });
 
 /** Public verification, creating, reading and listing records, and share cards. */
 /** A resource link to the sealed PDF through a single-use ticket; none for a notarization or while it is being made. */

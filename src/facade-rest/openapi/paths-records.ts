@@ -79,7 +79,7 @@ function agreementRoutes(): Route[] {
       summary: 'Turn reminders off or on',
       tags: LIFECYCLE,
       description:
-        'Reminder mails to the participants who have been invited and have not signed, on the record\'s schedule (`reminders` on create, or the ' +
+        'Reminders (mail, or a messenger message where that is the contact point) to the participants who have been invited and have not signed, on the record\'s schedule (`reminders` on create, or the ' +
         'service defaults). The initiator (or an admin of the record\'s team) turns them off or on.',
       params: [agrId()],
       body: body('SetRemindersRequest'),

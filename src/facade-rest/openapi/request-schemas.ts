@@ -67,7 +67,7 @@ const reminders = (): Schema =>
       ),
     },
     [],
-    { description: 'Reminder mails to participants who have been invited and have not signed.' },
+    { description: 'Reminders (mail, or messenger messages) to participants who have been invited and have not signed.' },
   );
 const otpCode = (): Schema => str({ pattern: '^[0-9]{6}$', description: 'The six-digit code.' });
 

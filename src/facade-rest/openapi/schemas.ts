@@ -101,7 +101,7 @@ function recordSchemas(): Record<string, Schema> {
         }),
         reminders: obj(
           {
-            enabled: bool({ description: 'Whether reminder mails go out to invited participants who have not signed.' }),
+            enabled: bool({ description: 'Whether reminders (mail, or messenger messages) go out to invited participants who have not signed.' }),
             every_days: nullable(int({ minimum: LIMITS.reminderEveryDays.min, maximum: LIMITS.reminderEveryDays.max, description: "Days between reminders (null: the service's `REMINDER_EVERY_DAYS`)." })),
             before_expiry_days: nullable(int({ minimum: LIMITS.reminderBeforeExpiryDays.min, maximum: LIMITS.reminderBeforeExpiryDays.max, description: "A last reminder this many days before expiry (null: the service's `REMINDER_BEFORE_EXPIRY_DAYS`; 0: none)." })),
           },

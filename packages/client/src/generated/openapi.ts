@@ -128,7 +128,7 @@ export interface paths {
         get?: never;
         /**
          * Turn reminders off or on
-         * @description Reminder mails to the participants who have been invited and have not signed, on the record's schedule (`reminders` on create, or the service defaults). The initiator (or an admin of the record's team) turns them off or on.
+         * @description Reminders (mail, or a messenger message where that is the contact point) to the participants who have been invited and have not signed, on the record's schedule (`reminders` on create, or the service defaults). The initiator (or an admin of the record's team) turns them off or on.
          *
          *     Bearer token or API key with the `amend` scope.
          */
@@ -2094,7 +2094,7 @@ export interface components {
             /** @description Whose turn it is: ids of the participants (other than the initiator) who may sign the current version now. In sequential order one party, or the witnesses once every party signed; empty unless the record is pending confirmation. */
             current_signer_ids?: string[];
             reminders?: {
-                /** @description Whether reminder mails go out to invited participants who have not signed. */
+                /** @description Whether reminders (mail, or messenger messages) go out to invited participants who have not signed. */
                 enabled: boolean;
                 /**
                  * Format: int32
@@ -3442,7 +3442,7 @@ export interface components {
             };
             /** Format: int32 */
             tool_count: number;
-            /** @description Names of the tools in the discovery catalogue (28 in all). */
+            /** @description Names of the tools in the discovery catalogue (31 in all). */
             tools: string[];
         };
         ValidationError: {
@@ -3512,7 +3512,7 @@ export interface components {
              * @enum {string}
              */
             signing_order?: "parallel" | "sequential";
-            /** @description Reminder mails to participants who have been invited and have not signed. */
+            /** @description Reminders (mail, or messenger messages) to participants who have been invited and have not signed. */
             reminders?: {
                 /**
                  * @description false: no reminders for this record (the initiator can turn them on later).
@@ -3565,7 +3565,7 @@ export interface components {
              * @enum {string}
              */
             signing_order?: "parallel" | "sequential";
-            /** @description Reminder mails to participants who have been invited and have not signed. */
+            /** @description Reminders (mail, or messenger messages) to participants who have been invited and have not signed. */
             reminders?: {
                 /**
                  * @description false: no reminders for this record (the initiator can turn them on later).
@@ -3696,7 +3696,7 @@ export interface components {
              * @enum {integer}
              */
             required_signature_method_count?: 1 | 2 | 3;
-            /** @description Reminder mails to participants who have been invited and have not signed. */
+            /** @description Reminders (mail, or messenger messages) to participants who have been invited and have not signed. */
             reminders?: {
                 /**
                  * @description false: no reminders for this record (the initiator can turn them on later).
