@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ICON_PATH, ICON_PNG } from './brand-icon.js';
 import { escapeHtml } from './facade-oauth/pages.js';
+import { CACHE_CONTROL, IMMUTABLE_ASSET_MAX_AGE } from './domain/shared/cache-policy.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
 const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$|teams(?:\/[^/]+|\/invitations\/[^/]+)?\/?$|templates(?:\/[^/]+(?:\/(?:use|bulk))?)?\/?$|exports\/?$)/;
@@ -89,7 +90,7 @@ export function graphqlExplorer(root: string | null = defaultWebRoot()): Request
     if (!isExplorerNavigation(req)) return next();
     explorerHeaders(req, res, () => {
       if (!root) return notBuilt(res);
-      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('Cache-Control', CACHE_CONTROL.page);
       res.sendFile(join(root, 'graphql-explorer.html'));
     });
   };
@@ -121,7 +122,7 @@ export function graphqlExplorerOff(): RequestHandler {
   return (req, res, next) => {
     if (!isExplorerNavigation(req)) return next();
     securityHeaders(req, res, () => {
-      res.setHeader('Cache-Control', 'no-cache');
+      res.setHeader('Cache-Control', CACHE_CONTROL.page);
       res.status(404).type('html').send(EXPLORER_OFF_HTML);
     });
   };
@@ -140,7 +141,7 @@ export function webUiRouter(root: string | null = defaultWebRoot(), options: { c
   const rpc = options.chainPublicRpcUrl ? new URL(options.chainPublicRpcUrl) : null;
   const pageHeadersWithChain = rpc ? pageHeaders(undefined, [rpc.origin]) : securityHeaders;
   router.get(ICON_PATH, securityHeaders, (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.setHeader('Cache-Control', CACHE_CONTROL.publicDay);
     res.type('png').send(ICON_PNG);
   });
   if (!root) {
@@ -148,20 +149,20 @@ export function webUiRouter(root: string | null = defaultWebRoot(), options: { c
     router.get(API_DOCS, apiDocsHeaders, (_req, res) => notBuilt(res));
     return router;
   }
-  router.use('/assets', securityHeaders, express.static(join(root, 'assets'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
+  router.use('/assets', securityHeaders, express.static(join(root, 'assets'), { immutable: true, maxAge: IMMUTABLE_ASSET_MAX_AGE, index: false, redirect: false }));
   router.get('/favicon.svg', securityHeaders, (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.setHeader('Cache-Control', CACHE_CONTROL.publicDay);
     res.sendFile(join(root, 'favicon.svg'));
   });
   router.get(CLIENT_ROUTES, pageHeadersWithChain, (_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cache-Control', CACHE_CONTROL.page);
     if (!rpc) return res.sendFile(join(root, 'index.html'));
     readFile(join(root, 'index.html'), 'utf8')
       .then((html) => res.type('html').send(html.replace('</head>', `<meta name="chain-public-rpc" content="${escapeHtml(rpc.href)}"></head>`)))
       .catch(next);
   });
   router.get(API_DOCS, apiDocsHeaders, (_req, res) => {
-    res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('Cache-Control', CACHE_CONTROL.page);
     res.sendFile(join(root, 'api-docs.html'));
   });
   return router;

@@ -12,6 +12,7 @@ import { defineStuckWorkJob, scheduleStuckWork } from '../jobs/stuck-work.job.js
 import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive-renewal.job.js';
 import { defineSealCompletionJob, scheduleSealCompletion } from '../jobs/seal-completion.job.js';
 import { createQueue } from '../jobs/queue.js';
+import { defineBulkSendJob, defineBulkSendSweepJob, enqueueBulkSend, scheduleBulkSendSweep } from '../jobs/bulk-send.job.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
 import type { Services } from './services.js';
@@ -49,6 +50,8 @@ export async function startJobs(
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
     { define: (a) => defineSealCompletionJob(a, services.sealCompletion, logger), schedule: scheduleSealCompletion(config.sealing.completionRetrySeconds) },
+    { define: (a) => defineBulkSendJob(a, services.bulkSends, logger) },
+    { define: (a) => defineBulkSendSweepJob(a, services.bulkSends, logger), schedule: scheduleBulkSendSweep },
     ...(anchoring ? [{ define: (a: Agenda) => defineAnchoringJob(a, anchoring, logger), schedule: scheduleAnchoring }] : []),
   ];
   for (const job of jobs) job.define(agenda);
@@ -60,6 +63,8 @@ export async function startJobs(
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
   if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger, services.tracing));
   await agenda.start();
+  // A bulk send accepted now asks this queue for its job (one accepted before the start: the sweep's).
+  services.bulkSends.useQueue((bulkSendId) => enqueueBulkSend(agenda, bulkSendId));
   for (const job of jobs) await job.schedule?.(agenda);
   return { agenda, stop: (withinMs) => stopJobs(agenda, running, withinMs, logger), close: queue.close };
 }

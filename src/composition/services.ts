@@ -31,6 +31,9 @@ import { TeamResolver } from '../graph/resolvers/team.resolver.js';
 import { TeamService } from '../domain/teams/team-service.js';
 import { TemplateResolver } from '../graph/resolvers/template.resolver.js';
 import { TemplateService } from '../domain/templates/template-service.js';
+import { BulkSendService } from '../domain/bulk-sends/bulk-send-service.js';
+import { BulkSendResolver } from '../graph/resolvers/bulk-send.resolver.js';
+import { BULK_SEND_PROGRESS, bulkSendProgress } from '../graph/bulk-send-live.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
@@ -240,7 +243,22 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const reminders = new Reminders({ orm, mailer, invitations, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
   const counters = new CounterService(orm, clock, domainEvents);
   const amendments = new AmendmentService(orm, clock, domainEvents);
-  const live = liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret));
+  const templates = new TemplateService({ orm, clock, records });
+  const bulkSends = new BulkSendService({
+    orm,
+    clock,
+    events: domainEvents,
+    records,
+    templates,
+    submit: {
+      signAndSubmit: async (principal, recordId, bulkSendId, within) => {
+        await ceremonies.signWithApiKey(principal, recordId, { purpose: 'bulk_send', bulkSendId }, within);
+        await lifecycle.submit(principal, recordId, within);
+      },
+    },
+    progressed: (bulkSendId) => pubSub.publish(BULK_SEND_PROGRESS, bulkSendId, {}),
+  });
+  const live = { ...liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret)), bulkSendProgress: bulkSendProgress(pubSub, bulkSends) };
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
     ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments, config.databaseBehindPooler ? sessionPool : null)
@@ -299,7 +317,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       apiKeys,
       webhooks,
     ),
-    templates: new TemplateResolver(new TemplateService({ orm, clock, records })),
+    templates: new TemplateResolver(templates),
+    bulkSends: new BulkSendResolver(bulkSends),
     secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
@@ -336,6 +355,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     stuckWorkWarnings,
     lifecycle,
     reminders,
+    bulkSends,
     sealArtifacts,
     archiveRenewal,
     sealCompletion,

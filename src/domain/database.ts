@@ -22,6 +22,7 @@ import { IdempotencyKey } from './idempotency/entities.js';
 import { StuckWorkWarning } from './maintenance/entities.js';
 import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from './teams/entities.js';
 import { Template } from './templates/entities.js';
+import { BulkSend, BulkSendRow } from './bulk-sends/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
@@ -65,6 +66,8 @@ export const entities = [
   TeamInvitation,
   TeamActivityEntry,
   Template,
+  BulkSend,
+  BulkSendRow,
 ];
 
 export type DatabaseOptions = {

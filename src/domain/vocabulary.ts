@@ -75,6 +75,24 @@ export const CONNECTOR_CONSENT_PURPOSE = 'connector_consent' as const;
 
 /** What a hosted assistant connector may be granted (the spec's Authentication 7): the five record scopes and offline_access. */
 export const CONNECTOR_SCOPES = [...API_KEY_SCOPES, 'offline_access'] as const;
+
+/**
+ * What each scope lets a credential do, in the words of every place that shows it: the connector's
+ * consent page, the keys pages and docs/authentication.md (test/unit/one-fact.test.ts compares them).
+ */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<(typeof CONNECTOR_SCOPES)[number], string>> = {
+  create: 'Create records (agreements, declarations, notarizations) and edit and submit drafts',
+  retrieve: 'Read and list records, their documents and cards',
+  verify: 'Start and follow signature steps (the person still completes every signature method)',
+  amend: 'Propose amendments and counter-proposals, replace witnesses and resend invitations',
+  cancel: 'Decline, rescind and cancel records, complete without a declined party, and waive witnesses',
+  offline_access: 'Stay connected while the person is away: refresh access every hour, for at most 90 days (OAuth connectors only)',
+};
+
+/** The scopes as the docs show them: one line each, made from SCOPE_DESCRIPTIONS. */
+export function scopesList(): string {
+  return CONNECTOR_SCOPES.map((scope) => `- \`${scope}\`: ${SCOPE_DESCRIPTIONS[scope]}.`).join('\n');
+}
 export type ConnectorScope = (typeof CONNECTOR_SCOPES)[number];
 
 export const NOTARIZATION_CONTENT_TYPES = ['file', 'text', 'hash'] as const;

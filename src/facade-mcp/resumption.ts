@@ -5,6 +5,7 @@ import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { StoredMcpEvent } from '../domain/mcp/events.js';
 import { openSealed, sealBytes } from '../domain/shared/crypto.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /**
  * The key a session's stored events are sealed under (AES-256-GCM), derived from the client's
@@ -124,7 +125,7 @@ export async function resumeStream(res: Response, log: McpEventLog, sessionKey: 
   if (!found) return false;
   let closed = false;
   res.on('close', () => (closed = true));
-  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache, no-transform', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': CACHE_CONTROL.stream, Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
   res.write(`retry: ${SSE_RETRY_MS}\n\n`);
   const deadline = Date.now() + RESUME_HOLD_MS;
   let last = lastEventId;

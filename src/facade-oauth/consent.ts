@@ -10,6 +10,7 @@ import { CONSENT_PATH } from './paths.js';
 import { BODY_LIMITS, boundedBody } from '../graph/transport/body-limits.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 import { MEMBERSHIPS_MAX } from '../domain/teams/team-service.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** oidc-provider, loaded and configured at the first authorization (see router.ts). */
 type Deps = { provider: () => Promise<Provider>; grants: ConnectorGrants; resource: string; logger: Logger; instruments: Instruments };
@@ -36,14 +37,14 @@ export function consentRouter({ provider, grants, resource, logger, instruments 
   const router = express.Router();
   const form = boundedBody((options) => express.urlencoded({ ...options, extended: false, parameterLimit: 10 }), BODY_LIMITS.consentForm, (res) => {
     res.setHeader('Content-Security-Policy', pageCsp(null));
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cache-Control', CACHE_CONTROL.secret);
     res.status(413).type('html').send(renderErrorPage('Connection request not usable', 'The form sent was too large.'));
   });
 
   // The teams step sends one field per team chosen (a person belongs to at most MEMBERSHIPS_MAX).
   const teamForm = boundedBody((options) => express.urlencoded({ ...options, extended: false, parameterLimit: MEMBERSHIPS_MAX + 5 }), BODY_LIMITS.consentForm, (res) => {
     res.setHeader('Content-Security-Policy', pageCsp(null));
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cache-Control', CACHE_CONTROL.secret);
     res.status(413).type('html').send(renderErrorPage('Connection request not usable', 'The form sent was too large.'));
   });
 
@@ -86,7 +87,7 @@ export function consentRouter({ provider, grants, resource, logger, instruments 
   const send = (res: Response, status: number, loaded: Loaded, step: ConsentStep) => {
     // The answer to a submitted form redirects to the client: its origin may receive the form's redirect.
     res.setHeader('Content-Security-Policy', pageCsp(loaded.redirectTarget));
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cache-Control', CACHE_CONTROL.secret);
     res.status(status).type('html').send(renderConsentPage(loaded.view, step));
   };
 
@@ -98,7 +99,7 @@ export function consentRouter({ provider, grants, resource, logger, instruments 
       } catch (error) {
         if (error instanceof ConsentFailure) {
           res.setHeader('Content-Security-Policy', pageCsp(null));
-          res.setHeader('Cache-Control', 'no-store');
+          res.setHeader('Cache-Control', CACHE_CONTROL.secret);
           res.status(error.status).type('html').send(renderErrorPage('Connection request not usable', error.message));
           return;
         }

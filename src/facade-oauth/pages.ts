@@ -5,16 +5,11 @@
  * client's own claim, never as something this service vouches for.
  */
 
+import { SCOPE_DESCRIPTIONS } from '../domain/vocabulary.js';
+
 export const CONSENT_STYLESHEET_PATH = '/oauth/consent.css';
 
-const PERMISSIONS: Record<string, string> = {
-  create: 'Create records (agreements, declarations, notarizations) and edit and submit your drafts',
-  retrieve: 'Read and list your records, their documents and cards',
-  verify: 'Start and follow signature steps; you still complete every signature method yourself',
-  amend: 'Propose amendments and counter-proposals, replace witnesses and resend invitations',
-  cancel: 'Decline, rescind and cancel records, and waive witnesses',
-  offline_access: 'Stay connected while you are away (refresh its access every hour, for at most 90 days)',
-};
+const PERMISSIONS: Readonly<Record<string, string>> = SCOPE_DESCRIPTIONS;
 
 export type ConsentView = {
   uid: string;

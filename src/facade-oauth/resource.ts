@@ -3,6 +3,7 @@ import { CONNECTOR_SCOPES } from '../domain/identity/connector-grants.js';
 import type { CredentialResolverChain } from '../domain/identity/credential-resolver.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** Turns the `Authorization` header of a `/mcp/oauth` request into its connector principal, or says why not. */
 export type ConnectorAuthenticator = (authorization: string | undefined) => Promise<
@@ -61,7 +62,7 @@ export function connectorResourceRouter(options: {
         const challenge = [`Bearer resource_metadata="${options.resourceMetadataUrl}"`, `scope="${CONNECTION_SCOPE}"`];
         if (outcome.error === 'invalid_token') challenge.push('error="invalid_token"', 'error_description="The access token is invalid, expired, revoked or for another resource"');
         res.setHeader('WWW-Authenticate', challenge.join(', '));
-        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Cache-Control', CACHE_CONTROL.secret);
         res.status(401).json({
           jsonrpc: '2.0',
           error: { code: -32001, message: outcome.error === 'missing' ? 'Authentication required' : 'Invalid access token' },

@@ -21,6 +21,7 @@ import {
 import { CONSENT_STYLESHEET, CONSENT_STYLESHEET_PATH, renderErrorPage } from './pages.js';
 import { OAUTH_MOUNT, OAUTH_ROUTES } from './paths.js';
 import { announcesMoreThan, BODY_LIMITS, boundedBody, refuseTooLarge, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** An OAuth endpoint's 413, in OAuth's error shape (RFC 6749 names no code of its own for it). */
 const answerTooLarge = (res: Response) => res.status(413).json({ error: 'invalid_request', error_description: TOO_LARGE_MESSAGE });
@@ -78,7 +79,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
 
   const router = express.Router();
   const noStore = (_req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cache-Control', CACHE_CONTROL.secret);
     next();
   };
   // Public metadata, readable from any origin (browser-based clients discover the server too).
@@ -89,7 +90,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
   router.get(AUTHORIZATION_SERVER_METADATA_PATH, cors, (_req, res) => void res.json(authorizationServerMetadata(issuer, deps.clientMetadataDocuments.enabled)));
   router.get(PROTECTED_RESOURCE_METADATA_PATH, cors, (_req, res) => void res.json(protectedResourceMetadata(issuer)));
   router.get(CONSENT_STYLESHEET_PATH, (_req, res) => {
-    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('Cache-Control', CACHE_CONTROL.publicHour);
     res.type('text/css').send(CONSENT_STYLESHEET);
   });
   router.use(consentRouter({ provider, grants: deps.grants, resource, logger: deps.logger, instruments }));
@@ -155,7 +156,7 @@ export function createOAuthServer(deps: OAuthServerDeps): OAuthServer {
     // mode the metadata does not advertise.
     const refusal = refusedAuthorization(url.searchParams);
     if (refusal) {
-      res.setHeader('Cache-Control', 'no-store');
+      res.setHeader('Cache-Control', CACHE_CONTROL.secret);
       res.status(400).type('html').send(renderErrorPage(refusal.error, refusal.description));
       return;
     }

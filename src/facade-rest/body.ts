@@ -10,12 +10,13 @@ export const answerTooLarge = (res: Response) => sendRestError(res, restError('p
 const readRaw = boundedBody((options) => express.raw({ ...options, type: () => true }), BODY_LIMITS.rest, answerTooLarge);
 
 /**
- * Reads a REST request body: nothing sent is `undefined`; a body that is not JSON answers 415; one
+ * Reads a REST request body: nothing sent is `undefined`; a body of a text media type the route's
+ * contract also takes (`textTypes`: a CSV file) is `text`, as sent (UTF-8); any other that is not JSON answers 415; one
  * too large is answered 413 here, `answered`; unparsable JSON, JSON nested deeper than MAX_JSON_DEPTH
  * or an object with a duplicate key 400 (the last value silently winning would let one field say two
  * things).
  */
-export async function readJsonBody(req: Request, res: Response): Promise<{ body: unknown } | RestError | 'answered'> {
+export async function readJsonBody(req: Request, res: Response, textTypes: readonly string[] = []): Promise<{ body: unknown; text?: string } | RestError | 'answered'> {
   // Nothing announced (no length, not chunked): no body, nothing to read (most GETs).
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return { body: undefined };
   const outcome = await new Promise<'read' | 'unreadable' | 'answered'>((resolve) => {
@@ -26,7 +27,9 @@ export async function readJsonBody(req: Request, res: Response): Promise<{ body:
   if (outcome === 'unreadable') return restError('malformed_request', 'Unreadable request body');
   const raw = req.body as unknown;
   if (!Buffer.isBuffer(raw) || raw.length === 0) return { body: undefined };
-  if (!req.is('json')) return restError('unsupported_media_type', 'The request body must be application/json');
+  const textType = textTypes.length > 0 ? req.is(textTypes as string[]) : false;
+  if (textType) return { body: undefined, text: raw.toString('utf8') };
+  if (!req.is('json')) return restError('unsupported_media_type', `The request body must be ${['application/json', ...textTypes].join(' or ')}`);
   const text = raw.toString('utf8');
   const problem = structureProblem(text, MAX_JSON_DEPTH);
   if (problem) return restError('malformed_request', problem);

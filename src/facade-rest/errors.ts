@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { DomainErrorCode } from '../domain/shared/errors.js';
+import type { DomainErrorCode, ValidationIssue } from '../domain/shared/errors.js';
 import { DOMAIN_HTTP_STATUS } from '../graph/errors.js';
 import { snakeCase } from '../graph/transport/case.js';
 import { operationFailure, type OperationFailure } from '../graph/transport/failure.js';
@@ -51,17 +51,20 @@ export function restError(code: RestErrorCode, detail: string, extra: { retryAft
 /** Domain input fields that REST carries in the URL path. */
 const PATH_FIELDS = new Set(['methodType']);
 
+/** A domain validation issue as a REST 422 names it: its location first, field names in snake_case. */
+export function issueItem(issue: ValidationIssue, location: IssueLocation): ValidationErrorItem {
+  return {
+    loc: [PATH_FIELDS.has(String(issue.path[0])) ? 'path' : location, ...issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
+    msg: issue.message,
+    type: issue.type,
+  };
+}
+
 /** Maps a failed operation (GraphQL error or domain error) to the REST contract. */
 export function restErrorFromFailure(failure: OperationFailure, location: IssueLocation): RestError {
   if (failure.code === 'validation_error') {
     if (failure.issues.length === 0) return validationError([{ loc: [location], msg: failure.message, type: 'value_error' }]);
-    return validationError(
-      failure.issues.map((issue) => ({
-        loc: [PATH_FIELDS.has(String(issue.path[0])) ? 'path' : location, ...issue.path.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
-        msg: issue.message,
-        type: issue.type,
-      })),
-    );
+    return validationError(failure.issues.map((issue) => issueItem(issue, location)));
   }
   return restError(failure.code, failure.message, failure);
 }

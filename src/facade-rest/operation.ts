@@ -1,6 +1,7 @@
 import { snakeKeys } from '../graph/transport/case.js';
 import { runEntry, type AnyCatalogEntry, type Graph, type InputOf, type ResultOf } from '../graph/catalog/index.js';
 import type { IssueLocation } from './errors.js';
+import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** What a REST handler sees of the request, after contract validation. */
 export type RestRequest = {
@@ -12,6 +13,8 @@ export type RestRequest = {
   headers: Record<string, string | string[] | undefined>;
   /** The JSON body exactly as sent, for opaque payloads whose keys belong to another platform. */
   body: unknown;
+  /** A text body (text/csv) as sent, on the routes whose contract takes one; then `input` and `body` are empty. */
+  text?: string | undefined;
 };
 
 /** A JSON body, or a file (its bytes, sent as they are with the headers given). */
@@ -51,7 +54,7 @@ export function bind<E extends AnyCatalogEntry>(operation: E, http: RestBinding<
     run: async (request, graph) => {
       const result = (await runEntry(graph, operation, http.input(request))) as ResultOf<E>;
       if (http.reply) return http.reply(result);
-      const headers: Record<string, string> = http.secret ? { 'Cache-Control': 'no-store' } : {};
+      const headers: Record<string, string> = http.secret ? { 'Cache-Control': CACHE_CONTROL.secret } : {};
       if (status === 204) return { status, headers };
       return { status, headers, body: snakeKeys(http.body ? http.body(result) : result) };
     },

@@ -128,7 +128,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       if ('status' in admitted) return send(res, admitted);
       principal = admitted.principal;
     }
-    const read = await readJsonBody(req, res);
+    const read = await readJsonBody(req, res, typeof matched === 'object' && 'operation' in matched ? textTypesOf(matched.operation) : []);
     if (read === 'answered') return;
     if ('status' in read) return send(res, read);
     if (matched === 'not_found') return send(res, restError('not_found', 'No such route'));
@@ -136,7 +136,9 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     const { operation } = matched;
     // The metrics count the request under its route template, never its ids.
     res.locals.route = operation.path;
-    const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: read.body };
+    // A text body (a CSV file) is the operation's `text`; as the request's body it is what an Idempotency-Key's request is compared by.
+    if (read.text !== undefined) textBodies.set(req, read.text);
+    const request = { method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: read.text ?? read.body };
     const handle = async () => {
       const context = { api, request: contractRouter.parseRequest(request, operation), operation } as unknown as Context;
       return (await handlers.get(operation.operationId ?? '')!(context, req, principal));
@@ -153,6 +155,15 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger, replay));
   });
   return router;
+}
+
+/** Text bodies of the requests being answered (their contract takes a text media type, and one was sent). */
+const textBodies = new WeakMap<Request, string>();
+
+/** The media types other than JSON an operation's contract takes as its body (text/csv). */
+function textTypesOf(operation: Operation): string[] {
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content ?? {};
+  return Object.keys(content).filter((type) => type.startsWith('text/'));
 }
 
 /** The success status of an operation whose success answer is the record itself (ExternalAgreementResponse), else null. */
@@ -244,7 +255,8 @@ async function runOperation(
   try {
     const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID(), clientAddress: req.ip ?? null };
     const params = (c.request.params ?? {}) as Record<string, string>;
-    return await operation.run({ params, query: coerceQuery(c), input, headers: req.headers, body: c.request.requestBody }, deps.executor.bind(context));
+    const text = textBodies.get(req);
+    return await operation.run({ params, query: coerceQuery(c), input: text === undefined ? input : {}, headers: req.headers, body: text === undefined ? c.request.requestBody : undefined, text }, deps.executor.bind(context));
   } catch (error) {
     const failure = operationFailure(error);
     if (failure) return restErrorFromFailure(failure, location);

@@ -1,3 +1,4 @@
+import type { BulkSendView } from '../domain/bulk-sends/bulk-send-service.js';
 import type { Principal } from '../domain/identity/principal.js';
 import type { InitiatedVia } from '../domain/records/entities.js';
 import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
@@ -21,6 +22,7 @@ export type LiveUpdates = {
   signatureProgress(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<SignatureProgressEvent>>>;
   recordLifecycle(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<RecordLifecycleEvent>>>;
   recordActivity(principal: Principal | null, after: string | null, teamId?: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
+  bulkSendProgress(principal: Principal | null, bulkSendId: string): Promise<AsyncIterable<BulkSendView>>;
 };
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */

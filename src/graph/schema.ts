@@ -12,6 +12,7 @@ import { ArtifactsResolver } from './resolvers/artifacts.resolver.js';
 import { WebhookResolver } from './resolvers/webhook.resolver.js';
 import { TeamResolver } from './resolvers/team.resolver.js';
 import { TemplateResolver } from './resolvers/template.resolver.js';
+import { BulkSendResolver } from './resolvers/bulk-send.resolver.js';
 import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
 
 export type Resolvers = {
@@ -28,6 +29,7 @@ export type Resolvers = {
   webhooks: WebhookResolver;
   teams: TeamResolver;
   templates: TemplateResolver;
+  bulkSends: BulkSendResolver;
   secretInputs: SecretInputResolver;
 };
 
@@ -45,6 +47,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   WebhookResolver,
   TeamResolver,
   TemplateResolver,
+  BulkSendResolver,
   SecretInputResolver,
 ];
 

@@ -16,6 +16,8 @@ const TOOL_NAMES = [
   'list_templates',
   'get_template',
   'create_record_from_template',
+  'bulk_send_template',
+  'get_bulk_send',
   'get_agreement_card',
   'start_or_resume_signature_execution',
   'start_signature_method',
@@ -68,7 +70,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const listed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(listed.status).toBe(200);
     expect(listed.headers.get('content-type')).toContain('text/event-stream');
-    expect(listed.json().result.tools).toHaveLength(31);
+    expect(listed.json().result.tools).toHaveLength(33);
 
     const called = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_authentication_status', arguments: {} } }, session);
     expect(called.json().result.structuredContent).toMatchObject({ authenticated: false, scopes: [], auth_method: null, session_bound: false });
@@ -132,14 +134,14 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const sessionId = opened.headers.get('mcp-session-id')!;
     const elsewhere = await postMcp(second.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(elsewhere.status).toBe(200);
-    expect(elsewhere.json().result.tools).toHaveLength(31);
+    expect(elsewhere.json().result.tools).toHaveLength(33);
     const ended = await fetch(new URL('/mcp', second.url), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
     expect(ended.status).toBe(200);
     const back = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(back.status).toBe(404);
   });
 
-  it('lists all 31 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
+  it('lists all 33 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
     const mcp = await connectMcp(t.url);
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
@@ -168,6 +170,8 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
         'apply_draft_change',
         'apply_participant_change',
         'resend_invitation',
+        // With submit: true it invites every row's parties.
+        'bulk_send_template',
       ].sort(),
     );
     expect(tools.every((tool) => typeof tool.annotations?.openWorldHint === 'boolean')).toBe(true);
@@ -195,7 +199,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       status: 'ok',
-      tool_count: 31,
+      tool_count: 33,
       endpoints: { direct: '/mcp', oauth: '/mcp/oauth' },
       auth_modes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'],
     });

@@ -82,6 +82,7 @@ describe('Team access table', () => {
     apiKey: async () => (await t.request('POST', `/api/v1/teams/${teamId}/api-keys`, { ...credentials.admin, body: { scopes: ['retrieve'] } })).body.id as string,
     template: async () =>
       (await t.request('POST', '/api/v1/templates', { ...credentials.admin, body: { name: `T${(serial += 1)}`, body: 'We agree to the terms set out here today.', team_id: teamId } })).body.id as string,
+    bulkSend: async () => (await t.request('POST', `/api/v1/templates/${await fresh.template()}/bulk`, { ...credentials.admin, body: { rows: [{ values: {}, parties: [] }] } })).body.id as string,
   };
 
   /** Each operation as a REST call; destructive ones aim where the rules stop them after the access check. */
@@ -120,6 +121,9 @@ describe('Team access table', () => {
     'templates.create': async () => ['POST', '/api/v1/templates', { name: 'New', body: 'We agree to the terms set out here today.', team_id: teamId }],
     'templates.update': async () => ['PATCH', `/api/v1/templates/${await fresh.template()}`, { name: 'Renamed' }],
     'templates.delete': async () => ['DELETE', `/api/v1/templates/${await fresh.template()}`],
+    'bulkSends.start': async () => ['POST', `/api/v1/templates/${await fresh.template()}/bulk`, { rows: [{ values: {}, parties: [] }] }],
+    'bulkSends.get': async () => ['GET', `/api/v1/bulk-sends/${await fresh.bulkSend()}`],
+    'bulkSends.list': async () => ['GET', `/api/v1/bulk-sends?team_id=${teamId}`],
     'teams.createWebhook': async () => ['POST', `/api/v1/teams/${teamId}/webhooks`, { url: `http://127.0.0.1:9/hook${(serial += 1)}`, events: ['record.sealed'] }],
   };
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS, rangeOf } from '../../src/domain/text-rules.js';
-import { INPUT_CONTACT_POINT_TYPES, PARTY_CONTACT_POINT_TYPES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS } from '../../src/domain/vocabulary.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import { INPUT_CONTACT_POINT_TYPES, PARTY_CONTACT_POINT_TYPES, RECORD_STATUSES, RECORD_TYPES, SCOPE_DESCRIPTIONS, scopesList, SIGNING_ORDERS } from '../../src/domain/vocabulary.js';
 import { TOOLS } from '../../src/facade-mcp/tools/index.js';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
 
@@ -80,5 +81,22 @@ describe('One fact, one definition: every transport states the vocabulary and li
     const days = everywhere('lapse_days').filter(({ schema }) => schema.minimum !== undefined || schema.maximum !== undefined);
     expect(days.length).toBeGreaterThanOrEqual(2);
     for (const { where, schema } of days) expect({ where, min: schema.minimum, max: schema.maximum }).toEqual({ where, ...LIMITS.lapseDays });
+  });
+
+  it("the scopes' words are one list: the docs show it, the consent page and the keys page read it", () => {
+    expect(readFileSync(new URL('../../docs/authentication.md', import.meta.url), 'utf8')).toContain(scopesList());
+    expect(readFileSync(new URL('../../web/src/pages/keys.tsx', import.meta.url), 'utf8')).toContain('SCOPE_DESCRIPTIONS[scope]');
+    expect(readFileSync(new URL('../../src/facade-oauth/pages.ts', import.meta.url), 'utf8')).toContain('= SCOPE_DESCRIPTIONS');
+    expect(Object.keys(SCOPE_DESCRIPTIONS)).toEqual(['create', 'retrieve', 'verify', 'amend', 'cancel', 'offline_access']);
+  });
+
+  it('every Cache-Control value comes from the one policy (domain/shared/cache-policy.ts)', () => {
+    const root = new URL('../../src/', import.meta.url);
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts') && !file.endsWith('cache-policy.ts'));
+    const literal = /Cache-Control'?\s*[:,]\s*(header\([^,]+,\s*)?'[^']*'/i;
+    const found = files.flatMap((file) => readFileSync(new URL(file, root), 'utf8').split('\n').filter((line) => literal.test(line)).map((line) => `${file}: ${line.trim()}`));
+    expect(found).toEqual([]);
+    expect(literal.test("res.setHeader('Cache-Control', 'no-store');")).toBe(true);
+    expect(literal.test("{ 'Cache-Control': 'private, no-cache' }")).toBe(true);
   });
 });

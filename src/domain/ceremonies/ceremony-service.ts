@@ -155,14 +155,30 @@ export class CeremonyService {
    * sessions can never get here (NotarizationService refuses them).
    */
   async autoSeal(principal: Principal | null, recordId: string, within?: SharedTransaction): Promise<void> {
-    await this.mutate(principal, recordId, { operation: 'ceremony.finalize', only: 'notarization', within }, async (loaded) => {
-      if (loaded.principal.kind !== 'api_key' || loaded.record.notarization?.signatureMode !== 'auto_seal') {
-        throw new DomainError('forbidden', 'Only an auto_seal notarization created with an API key signs itself');
+    await this.signWithApiKey(principal, recordId, { purpose: 'auto_seal' }, within);
+  }
+
+  /**
+   * The API key that created a draft signs it as its initiator with the `api_key` method alone and
+   * finalizes at once; the evidence names the key, what asked for it (an `auto_seal` notarization, or
+   * the bulk send with `submit: true` whose row made the record), the record and its version. The
+   * explicit request is the confirmation and the acknowledgement of the record's own on-chain
+   * settings. Only an API key: sessions and OAuth can never create signature evidence (and for a bulk
+   * send only a person's: a team never signs its records).
+   */
+  async signWithApiKey(principal: Principal | null, recordId: string, reason: { purpose: 'auto_seal' } | { purpose: 'bulk_send'; bulkSendId: string }, within?: SharedTransaction): Promise<void> {
+    const only = reason.purpose === 'auto_seal' ? 'notarization' : undefined;
+    await this.mutate(principal, recordId, { operation: 'ceremony.finalize', only, within }, async (loaded) => {
+      // A team's key seals its team's auto_seal notarizations (the team signs nothing there); a bulk send's drafts are a person's.
+      const allowed = reason.purpose === 'auto_seal' ? loaded.record.notarization?.signatureMode === 'auto_seal' : loaded.record.status === 'draft' && !(loaded.principal.kind === 'api_key' && loaded.principal.teamKey);
+      if (loaded.principal.kind !== 'api_key' || !allowed) {
+        throw new DomainError('forbidden', reason.purpose === 'auto_seal' ? 'Only an auto_seal notarization created with an API key signs itself' : "Only a person's API key signs the drafts of its bulk send");
       }
       const { execution } = await this.currentExecution(loaded, true);
       const now = this.clock.now();
       const method = loaded.em.create(SignatureMethod, { execution, methodType: 'api_key', status: 'pending' });
-      const evidence = `api_key|auto_seal|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
+      const origin = reason.purpose === 'auto_seal' ? 'auto_seal' : `bulk_send|${reason.bulkSendId}`;
+      const evidence = `api_key|${origin}|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
       this.announce(loaded, execution, [method], 'execution_started', null);
       const event = applyOutcome(method, { status: 'satisfied', evidence, step: null }, 'submit', now);
       await loaded.em.flush();

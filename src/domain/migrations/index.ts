@@ -34,6 +34,7 @@ import { Migration20261204090000_teams as M31 } from './Migration20261204090000_
 import { Migration20261205090000_templates as M32 } from './Migration20261205090000_templates.js';
 import { Migration20261205100000_signing_order as M33 } from './Migration20261205100000_signing_order.js';
 import { Migration20261206090000_reminders as M34 } from './Migration20261206090000_reminders.js';
+import { Migration20261207090000_bulk_sends as M35 } from './Migration20261207090000_bulk_sends.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -74,4 +75,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261205090000_templates', class: M32 },
   { name: 'Migration20261205100000_signing_order', class: M33 },
   { name: 'Migration20261206090000_reminders', class: M34 },
+  { name: 'Migration20261207090000_bulk_sends', class: M35 },
 ];

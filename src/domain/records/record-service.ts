@@ -23,7 +23,8 @@ import {
 } from './record-input.js';
 import { actsAsInitiator, recordData, toRecordView, type RecordView } from './record-view.js';
 import { readerKey, readerOf, requireTeamRole, teamOfNewRecord } from '../teams/team-access.js';
-import { addInitiator, initiatorContactOf } from './initiator.js';
+import { addInitiator, initiatorContactOf, type InitiatorContact } from './initiator.js';
+import type { SharedTransaction } from './record-lock.js';
 import { signatureSummaries } from '../ceremonies/signature-summary.js';
 import { SignatureExecution } from '../ceremonies/entities.js';
 import { newRecordReference } from './reference.js';
@@ -58,29 +59,57 @@ export class RecordService {
     private readonly caches: { listings: AnswerCache<RecordPage> | null; views: AnswerCache<RecordView> | null } = { listings: null, views: null },
   ) {}
 
-  /** `origin`: the template (and its version) the record is made from, remembered read-only. */
-  async create(principal: Principal | null, input: CreateRecordInput, via: InitiatedVia, origin: { templateId: string; templateVersion: number } | null = null): Promise<RecordView> {
-    const caller = requireAccess(principal, input.type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
-    const em = this.orm.em.fork();
-    const type: RecordType = input.type ?? 'agreement';
-    const issues = new IssueCollector();
-    if (!RECORD_TYPES.includes(type)) issues.add(['type'], `Type must be one of ${RECORD_TYPES.join(', ')}`, 'invalid_enum');
-    validateBody(issues, input.body);
-    const title = optionalText(issues, input.title, 'title', LIMITS.title);
-    const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);
-    const jurisdiction = optionalText(issues, input.jurisdiction, 'jurisdiction', LIMITS.jurisdiction);
-    const lapseDays = validateLapseDays(issues, input.lapseDays);
-    const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
-    const signingOrder = validateSigningOrder(issues, input.signingOrder);
-    const reminders = validateReminders(issues, input.reminders);
-    const rejectAliases = type === 'notarization';
-    const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
-    const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
-    const initiatorContact = await initiatorContactOf(em, caller);
-    validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
-    issues.throwIfAny();
-    const teamId = await teamOfNewRecord(em, caller, input.teamId, true, type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
+  /**
+   * `origin`: the template (and its version) the record is made from, remembered read-only.
+   * `within`: part of a shared transaction (a bulk send's row), which commits the record with what
+   * else it changes; a reference collision then fails that transaction (its retry draws another).
+   */
+  async create(
+    principal: Principal | null,
+    input: CreateRecordInput,
+    via: InitiatedVia,
+    origin: { templateId: string; templateVersion: number } | null = null,
+    within?: SharedTransaction,
+  ): Promise<RecordView> {
+    const caller = requireAccess(principal, createOperation(input));
+    const em = within?.em ?? this.orm.em.fork();
+    const draft = checkNewRecord(input, await initiatorContactOf(em, caller));
+    const teamId = await teamOfNewRecord(em, caller, input.teamId, true, createOperation(input));
+    const record = this.insert(em, caller, draft, teamId, via, origin);
+    if (within) await em.flush();
+    else await this.flushWithFreshReference(em, record);
+    return toRecordView(recordData(record), await viewerFor(em, readerOf(caller)));
+  }
 
+  /**
+   * What `create` would refuse of each input for this caller (422 naming the fields), without creating
+   * anything: a bulk send checks its rows with it before it stores them (the team's part: `checkTeam`).
+   */
+  async check(principal: Principal | null, inputs: readonly CreateRecordInput[]): Promise<(DomainError | null)[]> {
+    const em = this.orm.em.fork();
+    const caller = requireAuthenticated(principal);
+    const contact = await initiatorContactOf(em, caller);
+    const outcomes: (DomainError | null)[] = [];
+    for (const input of inputs) {
+      try {
+        requireAccess(caller, createOperation(input));
+        checkNewRecord(input, contact);
+        outcomes.push(null);
+      } catch (error) {
+        outcomes.push(refusal(error));
+      }
+    }
+    return outcomes;
+  }
+
+  /** What `create` would refuse of a new record of this team (none: the caller's own) and type for the team's sake (a role too low, a team's key that cannot initiate). */
+  async checkTeam(principal: Principal | null, teamId: string | null, type: RecordType): Promise<void> {
+    const caller = requireAccess(principal, createOperation({ type }));
+    await teamOfNewRecord(this.orm.em.fork(), caller, teamId, true, createOperation({ type }));
+  }
+
+  private insert(em: EntityManager, caller: Principal, draft: CheckedRecord, teamId: string | null, via: InitiatedVia, origin: { templateId: string; templateVersion: number } | null): SignedRecord {
+    const { type, input, title, summary, jurisdiction, lapseDays, methodCount, signingOrder, reminders, parties, witnesses, initiatorContact } = draft;
     const now = this.clock.now();
     const record = em.create(SignedRecord, {
       reference: newRecordReference(),
@@ -124,8 +153,7 @@ export class RecordService {
     addParticipants(em, record, 'party', parties, 1, now);
     addParticipants(em, record, 'witness', witnesses, 1 + parties.length, now);
     openAuditTrail(em, record.id, now, 'create');
-    await this.flushWithFreshReference(em, record);
-    return toRecordView(recordData(record), await viewerFor(em, readerOf(caller)));
+    return record;
   }
 
   async get(principal: Principal | null, idOrReference: string): Promise<RecordView> {
@@ -332,4 +360,35 @@ function replaceParticipants(
   }
   const nextPosition = Math.max(0, ...record.participants.getItems().map((p) => p.position)) + 1;
   addParticipants(em, record, role, list, nextPosition, now);
+}
+
+const createOperation = (input: Pick<CreateRecordInput, 'type'>) => (input.type === 'declaration' ? 'records.createDeclaration' : 'records.createAgreement');
+
+type CheckedRecord = ReturnType<typeof checkNewRecord>;
+
+/** A new record's fields, checked and normalized: every issue at once (422), nothing read from the database. */
+function checkNewRecord(input: CreateRecordInput, initiatorContact: InitiatorContact | null) {
+  const type: RecordType = input.type ?? 'agreement';
+  const issues = new IssueCollector();
+  if (!RECORD_TYPES.includes(type)) issues.add(['type'], `Type must be one of ${RECORD_TYPES.join(', ')}`, 'invalid_enum');
+  validateBody(issues, input.body);
+  const title = optionalText(issues, input.title, 'title', LIMITS.title);
+  const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);
+  const jurisdiction = optionalText(issues, input.jurisdiction, 'jurisdiction', LIMITS.jurisdiction);
+  const lapseDays = validateLapseDays(issues, input.lapseDays);
+  const methodCount = validateMethodCount(issues, input.requiredSignatureMethodCount);
+  const signingOrder = validateSigningOrder(issues, input.signingOrder);
+  const reminders = validateReminders(issues, input.reminders);
+  const rejectAliases = type === 'notarization';
+  const parties = normalizeParties(issues, 'parties', input.parties, LIMITS.parties, { rejectAliases });
+  const witnesses = normalizeParties(issues, 'witnesses', input.witnesses, LIMITS.witnesses);
+  validateParticipantsForType(issues, type, parties, witnesses, initiatorContact);
+  issues.throwIfAny();
+  return { type, input, title, summary, jurisdiction, lapseDays, methodCount, signingOrder, reminders, parties, witnesses, initiatorContact };
+}
+
+/** A refusal as a domain error (anything else is no refusal of the input: thrown on). */
+function refusal(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  throw error;
 }

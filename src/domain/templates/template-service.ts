@@ -8,13 +8,13 @@ import { optionalLine } from '../shared/unicode.js';
 import { LIMITS, BODY_LIMITS } from '../text-rules.js';
 import { RECORD_TYPES } from '../vocabulary.js';
 import type { InitiatedVia, RecordType } from '../records/entities.js';
-import type { NamedPartyInput } from '../records/record-input.js';
 import { validateLapseDays, validateMethodCount, validateSigningOrder } from '../records/record-input.js';
 import type { RecordService } from '../records/record-service.js';
 import type { RecordView } from '../records/record-view.js';
 import { readerOf, readerTeams, requireTeamRole, roleAtLeast } from '../teams/team-access.js';
 import { Template, type TemplateDefaults, type TemplateField, type TemplateParty } from './entities.js';
-import { checkValues, FIELD_LABEL_MAX, FIELD_NAME, fill, malformedPlaceholders, placeholdersOf, TEMPLATE_FIELDS_MAX } from './template-text.js';
+import { contentOf, draftFromTemplate, type UseTemplateInput } from './template-draft.js';
+import { FIELD_LABEL_MAX, FIELD_NAME, malformedPlaceholders, placeholdersOf, TEMPLATE_FIELDS_MAX } from './template-text.js';
 
 export const TEMPLATE_NAME_MAX = 100;
 /** Templates one owner (a person or a team) may have. */
@@ -45,7 +45,7 @@ export type TemplateView = {
   updatedAt: Date;
 };
 
-export type UseTemplateInput = { values?: Readonly<Record<string, unknown>> | null; parties?: readonly NamedPartyInput[] | null };
+export type { UseTemplateInput };
 
 /**
  * Templates of a person or of a team: a record's text with `{{field}}` placeholders, the party roles
@@ -119,36 +119,13 @@ export class TemplateService {
    */
   async createRecord(principal: Principal | null, id: string, input: UseTemplateInput, via: InitiatedVia): Promise<RecordView> {
     const caller = requireAccess(principal, 'templates.createRecord');
-    const em = this.deps.orm.em.fork();
-    const { template, teamId } = await this.visible(em, caller, id, 'templates.get');
-    const issues = new IssueCollector();
-    const values = checkValues(issues, template.fields, input.values);
-    const given = input.parties ?? [];
-    if (given.length !== template.parties.length) {
-      issues.add(['parties'], `Give ${template.parties.length} ${template.parties.length === 1 ? 'party' : 'parties'}, one per role: ${template.parties.map((p) => p.label).join(', ') || 'none'}`, 'wrong_count');
-    }
-    issues.throwIfAny();
-    const byRole = (role: TemplateParty['role']) => template.parties.flatMap((party, index) => (party.role === role ? [given[index]!] : []));
-    const parties = byRole('party');
-    const witnesses = byRole('witness');
-    return this.deps.records.create(
-      caller,
-      {
-        type: template.recordType,
-        title: template.title === null ? null : fill(template.title, values) || null,
-        body: fill(template.body, values),
-        parties: parties.length ? parties : null,
-        witnesses: witnesses.length ? witnesses : null,
-        onChainFullText: template.defaults.onChainFullText,
-        onChainIncludeVerifiedParties: template.defaults.onChainIncludeVerifiedParties,
-        lapseDays: template.defaults.lapseDays,
-        requiredSignatureMethodCount: template.defaults.requiredSignatureMethodCount,
-        signingOrder: template.defaults.signingOrder ?? 'parallel',
-        teamId,
-      },
-      via,
-      { templateId: template.id, templateVersion: template.version },
-    );
+    const { template, teamId } = await this.usable(caller, id, 'templates.get');
+    return this.deps.records.create(caller, draftFromTemplate(contentOf(template), input, teamId), via, { templateId: template.id, templateVersion: template.version });
+  }
+
+  /** A template the caller may make records from (or a team's with the role `operation` needs): its content and team, else not found. */
+  async usable(caller: Principal, id: string, operation: TeamOperation): Promise<{ template: Template; teamId: string | null }> {
+    return this.visible(this.deps.orm.em.fork(), caller, id, operation);
   }
 
   /** A template the caller may use or change: their own, or their team's with the role the operation needs. Else not found. */

@@ -1,6 +1,7 @@
 import { catalog } from '../../graph/catalog/index.js';
 import { bind, type RestOperation, type RestReply } from '../operation.js';
 import { param, recordId } from './params.js';
+import { CACHE_CONTROL } from '../../domain/shared/cache-policy.js';
 
 const { artifacts } = catalog;
 
@@ -15,7 +16,7 @@ function fileReply(file: File, extra: Record<string, string> = {}): RestReply {
       'Content-Type': file.contentType,
       'Content-Disposition': `attachment; filename="${file.filename.replace(/[^A-Za-z0-9._-]/g, '_')}"`,
       ETag: `"${file.hash}"`,
-      'Cache-Control': 'private, no-cache',
+      'Cache-Control': CACHE_CONTROL.personal,
       ...extra,
     },
   };
@@ -32,11 +33,11 @@ export const artifactsRoutes: Record<string, RestOperation> = {
   redeemShareCard: bind(artifacts.redeemCardTicket, {
     issueLocation: 'path',
     input: (r) => ({ token: param('token')(r) }),
-    reply: (file) => fileReply(file, { 'Content-Disposition': 'inline', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }),
+    reply: (file) => fileReply(file, { 'Content-Disposition': 'inline', 'Cache-Control': CACHE_CONTROL.secret, 'Referrer-Policy': 'no-referrer' }),
   }),
   redeemDocument: bind(artifacts.redeemDocumentTicket, {
     issueLocation: 'path',
     input: (r) => ({ token: param('token')(r) }),
-    reply: (file) => fileReply(file, { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' }),
+    reply: (file) => fileReply(file, { 'Cache-Control': CACHE_CONTROL.secret, 'Referrer-Policy': 'no-referrer' }),
   }),
 };

@@ -11,6 +11,7 @@ import { inboundRoutes, verificationRoutes } from './verification.js';
 import { webhookRoutes } from './webhooks.js';
 import { teamRoutes } from './teams.js';
 import { templateRoutes } from './templates.js';
+import { bulkSendRoutes } from './bulk-sends.js';
 
 export { inboundGuards } from './verification.js';
 
@@ -30,6 +31,7 @@ export const restBindings: Record<string, RestOperation> = {
   ...webhookRoutes,
   ...teamRoutes,
   ...templateRoutes,
+  ...bulkSendRoutes,
 };
 
 /** The domain operation a contract operationId runs (bound or planned); null for the meta routes. */

@@ -8,6 +8,7 @@ import { buildSchemas } from './schemas.js';
 import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
 import { TEAMS_TAG } from './paths-teams.js';
 import { TEMPLATES_TAG } from './paths-templates.js';
+import { BULK_SENDS_TAG } from './paths-bulk-sends.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -93,6 +94,7 @@ const TAGS: [string, string][] = [
   WEBHOOKS_TAG,
   TEAMS_TAG,
   TEMPLATES_TAG,
+  BULK_SENDS_TAG,
   ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
   ['Public verification', 'Public certificate lookups and artifact verification.'],
   ['Inbound', 'Webhooks from messaging platforms.'],

@@ -22,9 +22,11 @@ import { API, recordRoutes } from './paths-records.js';
 import { webhookRoutes } from './paths-webhooks.js';
 import { teamRoutes } from './paths-teams.js';
 import { templateRoutes } from './paths-templates.js';
+import { bulkSendRoutes } from './paths-bulk-sends.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { LIMITS } from '../../domain/text-rules.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
+import { CACHE_CONTROL } from '../../domain/shared/cache-policy.js';
 
 const body = (schema: string) => jsonBody(ref(schema), true);
 
@@ -251,7 +253,7 @@ function shareCardAndInboundRoutes(): Route[] {
         'answer 404.',
       params: [ticketToken()],
       ok: binary('image/png', 'The card image.', {
-        'Cache-Control': header('Never cached.', 'no-store'),
+        'Cache-Control': header('Never cached.', CACHE_CONTROL.secret),
         'Referrer-Policy': header('The ticket URL is never sent as a referrer.', 'no-referrer'),
       }),
       errors: [404, 429],
@@ -265,7 +267,7 @@ function shareCardAndInboundRoutes(): Route[] {
         '`get_agreement_card` and the GraphQL mutation `createDocumentTicket`). Unknown, expired or redeemed tickets answer 404.',
       params: [ticketToken()],
       ok: binary('application/pdf', 'The sealed PDF.', {
-        'Cache-Control': header('Never cached.', 'no-store'),
+        'Cache-Control': header('Never cached.', CACHE_CONTROL.secret),
         'Referrer-Policy': header('The ticket URL is never sent as a referrer.', 'no-referrer'),
       }),
       errors: [404, 429],
@@ -305,6 +307,7 @@ export function allRoutes(): Route[] {
     ...webhookRoutes(),
     ...teamRoutes(),
     ...templateRoutes(),
+    ...bulkSendRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];

@@ -21,6 +21,7 @@ import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { webhookSchemas } from './paths-webhooks.js';
 import { teamSchemas } from './paths-teams.js';
 import { templateSchemas } from './paths-templates.js';
+import { bulkSendSchemas } from './paths-bulk-sends.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -640,6 +641,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...webhookSchemas(),
     ...teamSchemas(),
     ...templateSchemas(),
+    ...bulkSendSchemas(),
     ...metaAndErrorSchemas(),
     ...buildRequestSchemas(),
   };

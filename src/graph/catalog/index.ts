@@ -16,8 +16,9 @@ import { verification } from './verification.js';
 import { webhooks } from './webhooks.js';
 import { teams } from './teams.js';
 import { templates } from './templates.js';
+import { bulkSends } from './bulk-sends.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates };
+export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates, bulkSends };
 
 export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';

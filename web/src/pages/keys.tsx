@@ -7,14 +7,9 @@ import { navigate } from '../router';
 import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { WebhooksSection } from './webhooks';
+import { API_KEY_SCOPES, SCOPE_DESCRIPTIONS } from '../../../src/domain/vocabulary.js';
 
-export const SCOPES: { scope: ApiKeyScope; text: string }[] = [
-  { scope: 'create', text: 'create records, edit and submit drafts' },
-  { scope: 'retrieve', text: 'read and list records' },
-  { scope: 'verify', text: 'run signature ceremonies' },
-  { scope: 'amend', text: 'amendments, counter-proposals, witness replacement, resends' },
-  { scope: 'cancel', text: 'declines, rescission, cancellations, waivers' },
-];
+export const SCOPES: { scope: ApiKeyScope; text: string }[] = API_KEY_SCOPES.map((scope) => ({ scope, text: SCOPE_DESCRIPTIONS[scope] }));
 
 /** API keys (created with exact scopes, shown once, revoked at once) and webhook endpoints. */
 export function KeysPage() {
