@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import type { TestApp } from '../support/harness.js';
@@ -6,7 +9,8 @@ import { collectCspViolations, launchChromium, newContext, screenshots, seriousV
 /**
  * Daily work at volume in the browser: a template with placeholders and two party roles (a server
  * validation issue shown beside its field), a draft made from it with whose turn it is and the
- * reminders switch on the record page.
+ * reminders switch on the record page; a bulk send from a CSV file with its live progress and the
+ * failed rows' report; an export of sealed records downloaded as a ZIP.
  */
 describe('Web UI: templates', () => {
   let t: TestApp & { origin: string };
@@ -14,9 +18,11 @@ describe('Web UI: templates', () => {
   let page: Page;
   let csp: string[];
   let templatePath: string;
+  let dir: string;
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([startBrowserApp(), launchChromium()]);
+    // Jobs on: bulk sends and exports are made by jobs.
+    [t, browser, dir] = await Promise.all([startBrowserApp({ JOBS_ENABLED: 'true' }), launchChromium(), mkdtemp(path.join(tmpdir(), 'ui-templates-'))]);
     page = await (await newContext(browser, t.origin)).newPage();
     csp = collectCspViolations(page);
     await signInThroughUi(page, t, 'ada@acme.example');
@@ -24,6 +30,7 @@ describe('Web UI: templates', () => {
   afterAll(async () => {
     await browser?.close();
     await t?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   it('creates a template with placeholders and two party roles; a server issue shows beside its field', async () => {
@@ -107,6 +114,56 @@ describe('Web UI: templates', () => {
     expect(record.body.reminders).toMatchObject({ enabled: false });
     expect(await seriousViolations(page)).toEqual([]);
     await screenshots(page, 'record-from-template');
+    expect(csp).toEqual([]);
+  });
+
+  it('bulk sends the template from a CSV file: live progress to 100%, and a report of the failed row to download', async () => {
+    await page.goto(templatePath);
+    await page.getByRole('link', { name: 'Bulk send' }).click();
+    await page.getByRole('heading', { name: 'Bulk send Studio lease', level: 1 }).waitFor();
+    const header = 'client,address,rent,party_1_name,party_1_contact,party_1_contact_type,party_2_name,party_2_contact,party_2_contact_type';
+    expect(await page.getByLabel('Expected header line').textContent()).toBe(header);
+    const [template] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download a CSV template' }).click()]);
+    expect(template.suggestedFilename()).toBe('studio-lease-bulk-send.csv');
+    expect(await readFile(await template.path(), 'utf8')).toBe(`${header}\r\n`);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // Three rows; the second's rent is longer than the field allows.
+    const csv = [
+      'client,address,rent,party_1_name,party_1_contact,party_2_name,party_2_contact',
+      'Ann Tenant,1 Garden Row,700,Ann Tenant,ann@example.com,Gus Guarantor,gus@example.com',
+      'Ben Tenant,2 Garden Row,700000000,Ben Tenant,ben@example.com,Gus Guarantor,gus@example.com',
+      '"Cy Tenant, Jr.",3 Garden Row,650,Cy Tenant,cy@example.com,Gus Guarantor,gus@example.com',
+    ].join('\n');
+    const file = path.join(dir, 'leases.csv');
+    await writeFile(file, csv);
+    await page.getByLabel('CSV file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Start bulk send' }).click();
+
+    const progress = page.getByRole('progressbar', { name: 'Rows processed' });
+    await page.getByRole('heading', { name: 'Bulk send finished' }).waitFor();
+    expect(await progress.evaluate((bar) => [(bar as unknown as { value: number }).value, (bar as unknown as { max: number }).max])).toEqual([3, 3]);
+    expect(await progress.getAttribute('aria-valuetext')).toBe('3 of 3 rows (100%)');
+    const counts = page.getByRole('definition');
+    expect(await counts.allTextContents()).toEqual(expect.arrayContaining(['3 of 3']));
+    expect(await page.locator('dl.facts dt:has-text("Created") + dd').textContent()).toBe('2');
+    expect(await page.locator('dl.facts dt:has-text("Failed") + dd').textContent()).toBe('1');
+    await page.getByRole('cell', { name: /At most 8 characters/ }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'bulk-send');
+
+    const [report] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download the failed rows (CSV)' }).click()]);
+    expect(report.suggestedFilename()).toBe('studio-lease-failed-rows.csv');
+    const lines = (await readFile(await report.path(), 'utf8')).trim().split('\r\n');
+    expect(lines[0]).toBe('row,reasons');
+    expect(lines.slice(1)).toEqual([expect.stringMatching(/^2,.*At most 8 characters/)]);
+
+    // The two drafts are the caller's, with the CSV's values filled in.
+    await page.getByRole('link', { name: 'Records', exact: true }).click();
+    const records = page.getByRole('list', { name: 'Records' });
+    await records.getByRole('link', { name: 'Lease for Ann Tenant' }).waitFor();
+    await records.getByRole('link', { name: 'Lease for Cy Tenant, Jr.' }).waitFor();
+    expect(await records.getByRole('link', { name: 'Lease for Ben Tenant' }).count()).toBe(0);
     expect(csp).toEqual([]);
   });
 });

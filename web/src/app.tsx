@@ -17,6 +17,7 @@ import { TeamInvitationPage } from './pages/team-invitation';
 import { TemplatesPage } from './pages/templates';
 import { TemplateEditPage } from './pages/template-edit';
 import { UseTemplatePage } from './pages/template-use';
+import { BulkSendPage } from './pages/template-bulk';
 import { WorkspaceSwitcher } from './workspace-switcher';
 import { PageTitle } from './components';
 
@@ -24,7 +25,7 @@ import { PageTitle } from './components';
  * Pages that need a session; the others (sign-in, public verification) work without one. An invitation's
  * page shows what it offers first and asks for sign-in itself.
  */
-const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys', 'teams', 'team', 'templates', 'template', 'template-use']);
+const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys', 'teams', 'team', 'templates', 'template', 'template-use', 'template-bulk']);
 
 export function App() {
   const { session, signOut } = useSession();
@@ -111,6 +112,8 @@ function Page({ route }: { route: Route }) {
       return <TemplateEditPage id={route.id} key={route.id ?? 'new'} />;
     case 'template-use':
       return <UseTemplatePage id={route.id} key={route.id} />;
+    case 'template-bulk':
+      return <BulkSendPage id={route.id} key={route.id} />;
     case 'not-found':
       return (
         <section>
