@@ -120,7 +120,14 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await createRestFacade({
       executor,
       authenticate: (credentials) => services.credentialChain.authenticate(credentials),
-      meta: metaOperations({ readiness: () => ready.check(), mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }) }),
+      meta: metaOperations({
+        readiness: () => ready.check(),
+        mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }),
+        exportZip: async (token) => {
+          const { exportId, filename } = await services.exports.redeem(token);
+          return { filename, write: (out) => services.exports.writeZip(exportId, out) };
+        },
+      }),
       guards: inboundGuards({ messenger: services.messengerInbox }),
       idempotency: services.idempotency,
       listingAnswers: services.caches.listingAnswers,

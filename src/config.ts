@@ -88,6 +88,9 @@ const schema = z.object({
   REMINDER_EVERY_DAYS: z.coerce.number().int().min(0).max(30).default(3),
   REMINDER_BEFORE_EXPIRY_DAYS: z.coerce.number().int().min(0).max(30).default(1),
   REMINDER_MAX_PER_PARTY: z.coerce.number().int().min(0).max(20).default(3),
+  // Bulk exports: how long a ready export can be downloaded (its links are single-use, CARD_TICKET_TTL_SECONDS each).
+  EXPORT_TTL_SECONDS: z.coerce.number().int().min(60).max(30 * 24 * 3600).default(24 * 3600),
+  EXPORT_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(10_000),
   METHOD_STARTS_PER_WINDOW: z.coerce.number().int().min(1).default(10),
   INVITATION_RESENDS_PER_HOUR: z.coerce.number().int().min(1).default(3),
   // Public proof-post providers: API bases (page hosts derive from them, see proof-post.ts).
@@ -230,6 +233,8 @@ export type Config = {
   defaultLapseDays: number;
   /** Reminders to participants who have not signed: the service defaults (a record may have its own days), and the cap per participant. `everyDays` 0: no reminders at all. */
   reminders: { everyDays: number; beforeExpiryDays: number; maxPerParty: number };
+  /** Bulk exports: how long a ready export stays downloadable, and the most records one export holds. */
+  exports: { ttlSeconds: number; maxRecords: number };
   /** Starts of one signature method by one participant per 10 minutes. */
   methodStartsPerWindow: number;
   /** Invitation resends per participant per hour. */
@@ -405,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     defaultLapseDays: e.DEFAULT_LAPSE_DAYS,
     reminders: { everyDays: e.REMINDER_EVERY_DAYS, beforeExpiryDays: e.REMINDER_BEFORE_EXPIRY_DAYS, maxPerParty: e.REMINDER_MAX_PER_PARTY },
+    exports: { ttlSeconds: e.EXPORT_TTL_SECONDS, maxRecords: e.EXPORT_MAX_RECORDS },
     methodStartsPerWindow: e.METHOD_STARTS_PER_WINDOW,
     invitationResendsPerHour: e.INVITATION_RESENDS_PER_HOUR,
     proofPosts: proofPostConfig(e),

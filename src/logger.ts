@@ -49,8 +49,8 @@ export function createLogger(level: string, destination: DestinationStream = pin
 const SECRET_PARAM = /key|token|secret|code|ticket|pass|pwd|otp|sig|auth|session|credential|jwt/i;
 /** Our own credentials wherever they appear (rss_key_..., rss_at_..., and any future rss_<kind>_...). */
 const PREFIXED_SECRET = new RegExp(`(?:${[API_KEY_PREFIX, ACCESS_TOKEN_PREFIX, 'rss_[a-z]+_'].join('|')})[A-Za-z0-9_-]+`, 'g');
-/** Path segments that carry secrets: share-card and sealed-PDF tickets, team invitation tokens, bot tokens in messenger API URLs. */
-const SECRET_PATH = /(\/artifacts\/(?:share-card|document)\/|\/team-invitations\/|\/teams\/invitations\/)[^/?#]+/;
+/** Path segments that carry secrets: share-card, sealed-PDF and export download tickets, team invitation tokens, bot tokens in messenger API URLs. */
+const SECRET_PATH = /(\/artifacts\/(?:share-card|document)\/|\/export-downloads\/|\/team-invitations\/|\/teams\/invitations\/)[^/?#]+/;
 
 /** A path with its ticket segments redacted (for every place a request path leaves the process: logs, traces). */
 export function redactTicketPath(path: string): string {

@@ -13,6 +13,7 @@ import { defineArchiveRenewalJob, scheduleArchiveRenewal } from '../jobs/archive
 import { defineSealCompletionJob, scheduleSealCompletion } from '../jobs/seal-completion.job.js';
 import { createQueue } from '../jobs/queue.js';
 import { defineBulkSendJob, defineBulkSendSweepJob, enqueueBulkSend, scheduleBulkSendSweep } from '../jobs/bulk-send.job.js';
+import { defineExportJob, defineExportSweepJob, enqueueExport, scheduleExportSweep } from '../jobs/export.job.js';
 import { defineSealArtifactsJob, defineSealingSweepJob, scheduleSealingSweep, sealingJobsSubscriber } from '../jobs/seal-artifacts.job.js';
 import type { PubSub } from 'type-graphql';
 import type { Services } from './services.js';
@@ -49,6 +50,8 @@ export async function startJobs(
     { define: (a) => defineSealArtifactsJob(a, services.sealArtifacts, logger, config.sealing.workers) },
     { define: (a) => defineSealingSweepJob(a, new SealingSweep(orm, clock), logger), schedule: scheduleSealingSweep },
     { define: (a) => defineArchiveRenewalJob(a, services.archiveRenewal, logger), schedule: scheduleArchiveRenewal },
+    { define: (a) => defineExportJob(a, services.exports, logger) },
+    { define: (a) => defineExportSweepJob(a, services.exports), schedule: scheduleExportSweep },
     { define: (a) => defineSealCompletionJob(a, services.sealCompletion, logger), schedule: scheduleSealCompletion(config.sealing.completionRetrySeconds) },
     { define: (a) => defineBulkSendJob(a, services.bulkSends, logger) },
     { define: (a) => defineBulkSendSweepJob(a, services.bulkSends, logger), schedule: scheduleBulkSendSweep },
@@ -61,6 +64,7 @@ export async function startJobs(
   agenda.on('complete', (job: JobWithId, remote?: false) => void (remote || running.delete(String(job.attrs._id))));
   countJobs(agenda, services.instruments);
   services.outboxSubscribers.push(sealingJobsSubscriber(agenda));
+  services.exports.onQueued((exportId) => enqueueExport(agenda, exportId));
   if (anchoring) services.outboxSubscribers.push(anchoringKickSubscriber(anchoring, logger, services.tracing));
   await agenda.start();
   // A bulk send accepted now asks this queue for its job (one accepted before the start: the sweep's).

@@ -34,6 +34,8 @@ import { TemplateService } from '../domain/templates/template-service.js';
 import { BulkSendService } from '../domain/bulk-sends/bulk-send-service.js';
 import { BulkSendResolver } from '../graph/resolvers/bulk-send.resolver.js';
 import { BULK_SEND_PROGRESS, bulkSendProgress } from '../graph/bulk-send-live.js';
+import { ExportResolver } from '../graph/resolvers/export.resolver.js';
+import { ExportService } from '../domain/exports/export-service.js';
 import { MailQueue } from '../domain/mail/mail-queue.js';
 import { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
@@ -61,6 +63,7 @@ import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
 import { liveSubscriber, liveUpdates, TEAM_ACCESS_CHANGED } from '../graph/live.js';
+import type { LiveUpdates } from '../graph/context.js';
 import { EventCursors } from '../graph/event-cursors.js';
 import { missedOutboxEvents } from '../domain/outbox/replay.js';
 import { watchCredentialChanges } from '../graph/invalidation.js';
@@ -286,6 +289,18 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     instruments,
   );
 
+  // Bulk exports: the job that prepares them is enqueued where jobs run (composition/jobs.ts, onQueued).
+  const exports = new ExportService(
+    orm,
+    clock,
+    sealArtifacts,
+    artifactStore,
+    (topic, id, payload) => pubSub.publish(topic, id, payload),
+    (topic, id) => pubSub.subscribe(topic, id),
+    { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.exports.ttlSeconds, linkTtlSeconds: config.sealing.cardTicketTtlSeconds, maxRecords: config.exports.maxRecords },
+    logger,
+  );
+
   const resolvers = {
     auth: new AuthResolver(otp, sessions, mcpGrants),
     identity: new IdentityResolver(identities, apiKeys, connectorGrants),
@@ -320,6 +335,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     templates: new TemplateResolver(templates),
     bulkSends: new BulkSendResolver(bulkSends),
     secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
+    exports: new ExportResolver(exports),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
     ),
@@ -328,7 +344,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
 
   return {
     schema,
-    live,
+    live: { ...live, exportProgress: (principal, id) => exports.progress(principal, id) } satisfies LiveUpdates,
+    exports,
     authenticator,
     credentialChain,
     /** Called on every credential revocation or identity merge, on any instance. */

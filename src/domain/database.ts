@@ -23,6 +23,7 @@ import { StuckWorkWarning } from './maintenance/entities.js';
 import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from './teams/entities.js';
 import { Template } from './templates/entities.js';
 import { BulkSend, BulkSendRow } from './bulk-sends/entities.js';
+import { ExportRecord, RecordExport } from './exports/entities.js';
 export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
@@ -68,6 +69,8 @@ export const entities = [
   Template,
   BulkSend,
   BulkSendRow,
+  RecordExport,
+  ExportRecord,
 ];
 
 export type DatabaseOptions = {

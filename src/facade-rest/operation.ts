@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { snakeKeys } from '../graph/transport/case.js';
 import { runEntry, type AnyCatalogEntry, type Graph, type InputOf, type ResultOf } from '../graph/catalog/index.js';
 import type { IssueLocation } from './errors.js';
@@ -17,8 +18,11 @@ export type RestRequest = {
   text?: string | undefined;
 };
 
-/** A JSON body, or a file (its bytes, sent as they are with the headers given). */
-export type RestReply = { status: number; body?: unknown; file?: Buffer; headers?: Record<string, string> };
+/**
+ * A JSON body, a file (its bytes, sent as they are with the headers given), or a stream (written into
+ * the response as it is made, under its backpressure: an export's ZIP).
+ */
+export type RestReply = { status: number; body?: unknown; file?: Buffer; stream?: (out: Writable) => Promise<void>; headers?: Record<string, string> };
 
 /**
  * One REST route: the catalog entry it executes (none for the meta routes, which answer without

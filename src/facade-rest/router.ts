@@ -304,7 +304,14 @@ function asSentBytes(reply: RestReply | RestError): RestReply {
 
 function send(res: Response, reply: RestReply | RestError): void {
   for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
-  if ('file' in reply && reply.file) res.status(reply.status).end(reply.file);
+  if ('stream' in reply && reply.stream) {
+    // Headers are gone once the first bytes are: a failure half-way can only cut the response short.
+    res.status(reply.status);
+    reply.stream(res).catch((error: unknown) => {
+      res.locals.streamFailure = error;
+      res.destroy(error instanceof Error ? error : new Error(String(error)));
+    });
+  } else if ('file' in reply && reply.file) res.status(reply.status).end(reply.file);
   else if (reply.body === undefined) res.status(reply.status).end();
   else res.status(reply.status).json(reply.body);
 }

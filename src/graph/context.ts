@@ -1,5 +1,6 @@
 import type { BulkSendView } from '../domain/bulk-sends/bulk-send-service.js';
 import type { Principal } from '../domain/identity/principal.js';
+import type { ExportView } from '../domain/exports/export-service.js';
 import type { InitiatedVia } from '../domain/records/entities.js';
 import type { RecordLifecycleEvent, SignatureProgressEvent } from '../domain/shared/events.js';
 
@@ -23,6 +24,8 @@ export type LiveUpdates = {
   recordLifecycle(principal: Principal | null, recordIdOrReference: string, after: string | null): Promise<AsyncIterable<Cursored<RecordLifecycleEvent>>>;
   recordActivity(principal: Principal | null, after: string | null, teamId?: string | null): Promise<AsyncIterable<Cursored<RecordActivity>>>;
   bulkSendProgress(principal: Principal | null, bulkSendId: string): Promise<AsyncIterable<BulkSendView>>;
+  /** An export's view, then each change of its progress (domain/exports). */
+  exportProgress(principal: Principal | null, exportId: string): Promise<AsyncIterable<ExportView>>;
 };
 
 /** Per-operation context: who calls, through which transport. Facades build the same context. */

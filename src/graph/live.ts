@@ -82,7 +82,7 @@ export type MissedEvents = (query: { afterSeq: string; recordId: string | null; 
 type Topic = { routingKey: string; recordId: string | null; types: readonly DomainEvent['type'][]; overlapSeconds: number };
 
 /** Opens a stream only for a subscriber who may read the record (else the read's own not_found). */
-export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, missedEvents: MissedEvents, cursors: EventCursors): Omit<LiveUpdates, 'bulkSendProgress'> {
+export function liveUpdates(pubSub: PostgresPubSub, records: RecordService, missedEvents: MissedEvents, cursors: EventCursors): Omit<LiveUpdates, 'bulkSendProgress' | 'exportProgress'> {
   /**
    * The topic's live events, each with its cursor, after the ones missed since `after` (when given).
    * The live subscription starts first and the replay reads what was delivered before: nothing falls

@@ -14,6 +14,7 @@ import { TeamResolver } from './resolvers/team.resolver.js';
 import { TemplateResolver } from './resolvers/template.resolver.js';
 import { BulkSendResolver } from './resolvers/bulk-send.resolver.js';
 import { SecretInputResolver } from './resolvers/secret-input.resolver.js';
+import { ExportResolver } from './resolvers/export.resolver.js';
 
 export type Resolvers = {
   auth: AuthResolver;
@@ -31,6 +32,7 @@ export type Resolvers = {
   templates: TemplateResolver;
   bulkSends: BulkSendResolver;
   secretInputs: SecretInputResolver;
+  exports: ExportResolver;
 };
 
 const resolverClasses: NonEmptyArray<Function> = [
@@ -49,6 +51,7 @@ const resolverClasses: NonEmptyArray<Function> = [
   TemplateResolver,
   BulkSendResolver,
   SecretInputResolver,
+  ExportResolver,
 ];
 
 /** Builds the product's primary API. Resolver instances come from the composition root. */

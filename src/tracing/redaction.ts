@@ -69,7 +69,7 @@ export function scrubEmails(text: string): string {
  * SECRET_PATH; not imported: this module loads before the libraries tracing instruments).
  */
 export function withoutQuery(url: string): string {
-  return url.replace(/[?#].*$/s, '').replace(/(\/artifacts\/(?:share-card|document)\/)[^/]+/, '$1[redacted]');
+  return url.replace(/[?#].*$/s, '').replace(/(\/artifacts\/(?:share-card|document)\/|\/export-downloads\/)[^/]+/, '$1[redacted]');
 }
 
 /**

@@ -4,12 +4,14 @@
  *
  *   record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <hex>] [--trust <cert.pem>]... [--at <date>] [--json]
  *   record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]
+ *   record-verify --manifest <manifest.csv | export.zip> [--rpc <url>] [--seal-fingerprint <hex>] [--trust <cert.pem>]... [--at <date>] [--json]
  *
  * Exit code: 0 verified; 1 a check failed (the reason is printed); 2 wrong usage or unreadable input.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { verifyNotarization, verifySealedPdf, type VerificationReport } from './verify.js';
+import { verifyManifest, type ManifestLine, type ManifestOptions } from './manifest.js';
 
 export const USAGE = `usage:
   record-verify <sealed.pdf> --rpc <url> [--registry <address>] [--seal-fingerprint <sha256 hex>] [--trust <cert.pem>]... [--at <date>] [--json]
@@ -18,7 +20,12 @@ export const USAGE = `usage:
                       authority must chain to one of them
   --at <date>         validate as of this time (ISO 8601; default now): after a certificate expires,
                       only the PDF's timestamps keep the seal valid
-  record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]`;
+  record-verify --metadata <sealed-metadata.json> (--file <path> | --content-hash sha256:<hex>) --rpc <url> [--registry <address>] [--json]
+  record-verify --manifest <manifest.csv | export.zip> [--rpc <url>] [--seal-fingerprint <sha256 hex>] [--trust <cert.pem>]... [--at <date>] [--json]
+
+  --manifest          every sealed PDF of an export, in one run: its seal, and its document and metadata
+                      hashes against the manifest's row (files relative to the manifest's folder, or read
+                      from the export's ZIP); offline unless --rpc is given (then each anchor is checked too)`;
 
 export type Io = { out: (text: string) => void; err: (text: string) => void };
 
@@ -65,6 +72,7 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
         metadata: { type: 'string' },
         file: { type: 'string' },
         'content-hash': { type: 'string' },
+        manifest: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -82,9 +90,15 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
     io.err(`record-verify: ${message}\n${USAGE}\n`);
     return 2;
   };
+  const read = (path: string) => new Uint8Array(fs.readFileSync(path));
+  if (values.manifest) {
+    if (positionals.length > 0 || values.metadata) return usage('give --manifest alone, without a PDF or --metadata');
+    const at = values.at ? new Date(values.at) : undefined;
+    if (at && Number.isNaN(at.getTime())) return usage(`--at ${values.at} is not a date (ISO 8601, e.g. 2040-01-31 or 2040-01-31T12:00:00Z)`);
+    return manifestRun(values.manifest, { rpcUrl: values.rpc, registryAddress: values.registry, sealFingerprint: values['seal-fingerprint'], at, trust: (values.trust ?? []).flatMap((file) => certificatesIn(read(file), file)) }, values.json, io);
+  }
   if (!values.rpc) return usage('--rpc <url> is required (any node of the chain the record was anchored on)');
   const chain = { rpcUrl: values.rpc, registryAddress: values.registry };
-  const read = (path: string) => new Uint8Array(fs.readFileSync(path));
 
   let result: VerificationReport;
   try {
@@ -107,6 +121,26 @@ export async function main(argv: string[], io: Io = stdio): Promise<number> {
   }
   io.out(values.json ? `${JSON.stringify(result, null, 2)}\n` : render(result));
   return result.verdict === 'verified' ? 0 : 1;
+}
+
+/** `--manifest`: one line per record, then the count; exit 0 only when no PDF failed. */
+async function manifestRun(source: string, options: ManifestOptions, json: boolean, io: Io): Promise<number> {
+  let lines: ManifestLine[];
+  try {
+    lines = await verifyManifest(source, options, json ? undefined : (line) => io.out(`${line.outcome === 'verified' ? 'ok  ' : line.outcome === 'skipped' ? 'skip' : 'FAIL'} ${line.reference} ${line.file ? `${line.file}: ` : ''}${line.detail}\n`));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    io.err(`record-verify: ${e.code === 'ENOENT' ? `no such file: ${e.path}` : e.message}\n`);
+    return 2;
+  }
+  const count = (outcome: ManifestLine['outcome']) => lines.filter((line) => line.outcome === outcome).length;
+  const failed = count('failed');
+  if (json) io.out(`${JSON.stringify({ verified: count('verified'), failed, skipped: count('skipped'), records: lines.map(({ report: _report, ...line }) => line) }, null, 2)}\n`);
+  else {
+    io.out(`\n${count('verified')} verified, ${failed} failed, ${count('skipped')} skipped (no PDF)${options.rpcUrl ? '' : '; anchors not checked (offline: give --rpc to check them)'}\n`);
+    io.out(failed === 0 ? 'VERIFIED: every PDF of the export holds.\n' : `NOT VERIFIED: ${failed} PDF${failed === 1 ? '' : 's'} failed.\n`);
+  }
+  return failed === 0 ? 0 : 1;
 }
 
 const invokedDirectly = process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(new URL(import.meta.url).pathname);

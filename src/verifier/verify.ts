@@ -109,10 +109,10 @@ async function anchorCheck(metadata: SealedMetadata, chain: ChainOptions): Promi
   };
 }
 
-/** Verifies a sealed PDF: signatures and timestamps, seal key, validity in time, trust, embedded metadata, anchor. */
+/** Verifies a sealed PDF: signatures and timestamps, seal key, validity in time, trust, embedded metadata, anchor (with a chain node). */
 export async function verifySealedPdf(
   pdf: Uint8Array,
-  options: ChainOptions & { sealFingerprint?: string; at?: Date; trust?: Uint8Array[] },
+  options: Partial<ChainOptions> & { sealFingerprint?: string; at?: Date; trust?: Uint8Array[] },
 ): Promise<VerificationReport> {
   const checks: Check[] = [];
   const pades = await inspectPades(pdf, { at: options.at, trust: options.trust });
@@ -168,7 +168,9 @@ export async function verifySealedPdf(
 
   checks.push(metadataCheck(metadata));
   if (!metadata.canonical) return report(checks, { ...base, metadataHash: metadata.metadataHash, reference: referenceOf(metadata) });
-  const anchored = await anchorCheck(metadata, options);
+  // Without a chain node (an export's manifest verified offline) the anchor is not checked, and said so.
+  if (!options.rpcUrl) return report(checks, { ...base, metadataHash: metadata.metadataHash, reference: referenceOf(metadata) });
+  const anchored = await anchorCheck(metadata, { ...options, rpcUrl: options.rpcUrl });
   checks.push(anchored.check);
   return report(checks, { ...base, metadataHash: metadata.metadataHash, reference: referenceOf(metadata), anchor: anchored.anchor });
 }

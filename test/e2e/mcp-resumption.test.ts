@@ -60,7 +60,7 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     expect(priming).toEqual({ id: expect.stringMatching(/\S/), retry: '1000', data: '' });
     expect(response!.id).toMatch(/\S/);
     expect(response!.id).not.toBe(priming!.id);
-    expect(JSON.parse(response!.data).result.tools).toHaveLength(33);
+    expect(JSON.parse(response!.data).result.tools).toHaveLength(35);
     expect(rest).toEqual([]);
   });
 
@@ -114,7 +114,7 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     const mcp = await connectMcp(t.url);
     const tokens: string[] = [];
     const listed = await mcp.client.listTools(undefined, { onresumptiontoken: (token) => tokens.push(token) });
-    expect(listed.tools).toHaveLength(33);
+    expect(listed.tools).toHaveLength(35);
     expect(tokens.length).toBeGreaterThanOrEqual(2);
 
     const transport = new StreamableHTTPClientTransport(new URL('/mcp', second.url), { sessionId: mcp.transport.sessionId });
@@ -128,7 +128,7 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     await transport.send({ jsonrpc: '2.0', id: 77, method: 'tools/list' }, { resumptionToken: tokens[0] });
     const message = (await received) as unknown as { id: number; result: { tools: unknown[] } };
     expect(message.id).toBe(77);
-    expect(message.result.tools).toHaveLength(33);
+    expect(message.result.tools).toHaveLength(35);
     await transport.close();
     await mcp.close();
   });
@@ -180,7 +180,7 @@ describe('MCP SSE priming and resumption (SEP-1699)', () => {
     const unprimed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': older, 'mcp-protocol-version': '2025-06-18' });
     const [first] = sseEvents(unprimed.text);
     expect(first!.retry).toBeUndefined();
-    expect(JSON.parse(first!.data).result.tools).toHaveLength(33);
+    expect(JSON.parse(first!.data).result.tools).toHaveLength(35);
 
     const newer = await openSession(t.url);
     const primed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': newer, 'mcp-protocol-version': '2025-03-26' });

@@ -18,6 +18,8 @@ const TOOL_NAMES = [
   'create_record_from_template',
   'bulk_send_template',
   'get_bulk_send',
+  'export_records',
+  'get_export',
   'get_agreement_card',
   'start_or_resume_signature_execution',
   'start_signature_method',
@@ -70,7 +72,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const listed = await postMcp(t.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, session);
     expect(listed.status).toBe(200);
     expect(listed.headers.get('content-type')).toContain('text/event-stream');
-    expect(listed.json().result.tools).toHaveLength(33);
+    expect(listed.json().result.tools).toHaveLength(35);
 
     const called = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'get_authentication_status', arguments: {} } }, session);
     expect(called.json().result.structuredContent).toMatchObject({ authenticated: false, scopes: [], auth_method: null, session_bound: false });
@@ -134,14 +136,14 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     const sessionId = opened.headers.get('mcp-session-id')!;
     const elsewhere = await postMcp(second.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(elsewhere.status).toBe(200);
-    expect(elsewhere.json().result.tools).toHaveLength(33);
+    expect(elsewhere.json().result.tools).toHaveLength(35);
     const ended = await fetch(new URL('/mcp', second.url), { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
     expect(ended.status).toBe(200);
     const back = await postMcp(t.url, { jsonrpc: '2.0', id: 3, method: 'tools/list' }, { 'mcp-session-id': sessionId });
     expect(back.status).toBe(404);
   });
 
-  it('lists all 33 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
+  it('lists all 35 tools with descriptions, input and output schemas and annotations (SDK client)', async () => {
     const mcp = await connectMcp(t.url);
     const { tools } = await mcp.client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([...TOOL_NAMES].sort());
@@ -199,7 +201,7 @@ describe('MCP transport: Streamable HTTP at /mcp', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       status: 'ok',
-      tool_count: 33,
+      tool_count: 35,
       endpoints: { direct: '/mcp', oauth: '/mcp/oauth' },
       auth_modes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'],
     });

@@ -83,6 +83,8 @@ describe('Team access table', () => {
     template: async () =>
       (await t.request('POST', '/api/v1/templates', { ...credentials.admin, body: { name: `T${(serial += 1)}`, body: 'We agree to the terms set out here today.', team_id: teamId } })).body.id as string,
     bulkSend: async () => (await t.request('POST', `/api/v1/templates/${await fresh.template()}/bulk`, { ...credentials.admin, body: { rows: [{ values: {}, parties: [] }] } })).body.id as string,
+    // A team's export (jobs are off here: it stays queued).
+    export: async () => (await t.request('POST', '/api/v1/exports', { ...credentials.admin, body: { team_id: teamId } })).body.id as string,
   };
 
   /** Each operation as a REST call; destructive ones aim where the rules stop them after the access check. */
@@ -124,6 +126,11 @@ describe('Team access table', () => {
     'bulkSends.start': async () => ['POST', `/api/v1/templates/${await fresh.template()}/bulk`, { rows: [{ values: {}, parties: [] }] }],
     'bulkSends.get': async () => ['GET', `/api/v1/bulk-sends/${await fresh.bulkSend()}`],
     'bulkSends.list': async () => ['GET', `/api/v1/bulk-sends?team_id=${teamId}`],
+    'exports.create': async () => ['POST', '/api/v1/exports', { team_id: teamId }],
+    'exports.list': async () => ['GET', `/api/v1/exports?team_id=${teamId}`],
+    'exports.get': async () => ['GET', `/api/v1/exports/${await fresh.export()}`],
+    // Not ready (no job runs here): 409 once past the access check.
+    'exports.issueDownload': async () => ['POST', `/api/v1/exports/${await fresh.export()}/download-links`],
     'teams.createWebhook': async () => ['POST', `/api/v1/teams/${teamId}/webhooks`, { url: `http://127.0.0.1:9/hook${(serial += 1)}`, events: ['record.sealed'] }],
   };
 

@@ -5,8 +5,8 @@ import { TOOLS } from '../../src/facade-mcp/tools/index.js';
 type JsonSchema = { description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
 
 describe('MCP tool catalogue', () => {
-  it('has 33 tools: 19 named ones and seven preview tools each paired with an execute tool', () => {
-    expect(TOOLS).toHaveLength(33);
+  it('has 35 tools: 21 named ones and seven preview tools each paired with an execute tool', () => {
+    expect(TOOLS).toHaveLength(35);
     const previews = TOOLS.filter((tool) => tool.name.startsWith('preview_'));
     expect(previews).toHaveLength(7);
     for (const preview of previews) {

@@ -3,6 +3,7 @@ import { LIMITS, rangeOf } from '../../src/domain/text-rules.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { INPUT_CONTACT_POINT_TYPES, PARTY_CONTACT_POINT_TYPES, RECORD_STATUSES, RECORD_TYPES, SCOPE_DESCRIPTIONS, scopesList, SIGNING_ORDERS } from '../../src/domain/vocabulary.js';
 import { TOOLS } from '../../src/facade-mcp/tools/index.js';
+import { EXPORTABLE_STATUSES } from '../../src/domain/exports/entities.js';
 import { buildOpenApiDocument } from '../../src/facade-rest/openapi/index.js';
 
 type JsonSchema = { type?: string | string[]; enum?: unknown[]; minimum?: number; maximum?: number; default?: unknown; properties?: Record<string, JsonSchema>; [key: string]: unknown };
@@ -43,7 +44,8 @@ describe('One fact, one definition: every transport states the vocabulary and li
   // Each property's enumerations are one of these vocabularies (a template never makes a notarization; answers name
   // a participant's contact point `unknown` when it was never given).
   it.each([
-    ['status', [RECORD_STATUSES]],
+    // An export takes only the statuses of sealed records.
+    ['status', [RECORD_STATUSES, EXPORTABLE_STATUSES]],
     ['type', [RECORD_TYPES, RECORD_TYPES.filter((type) => type !== 'notarization')]],
     ['record_type', [RECORD_TYPES, RECORD_TYPES.filter((type) => type !== 'notarization')]],
     ['contact_point_type', [INPUT_CONTACT_POINT_TYPES, PARTY_CONTACT_POINT_TYPES]],

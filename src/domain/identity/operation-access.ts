@@ -115,6 +115,12 @@ export const OPERATION_ACCESS = {
   'artifacts.redeemCardTicket': 'public',
   'artifacts.createDocumentTicket': 'retrieve',
   'artifacts.redeemDocumentTicket': 'public',
+
+  // Bulk exports of sealed records (the ZIP itself is downloaded with a single-use link: its ticket is the proof).
+  'exports.create': 'retrieve',
+  'exports.get': 'retrieve',
+  'exports.list': 'retrieve',
+  'exports.issueDownload': 'retrieve',
 } as const satisfies Record<string, OperationAccess>;
 
 /**
@@ -155,6 +161,11 @@ export const TEAM_OPERATION_ROLES = {
   'teams.revokeApiKey': 'admin',
   'teams.listWebhooks': 'admin',
   'teams.createWebhook': 'admin',
+  // A team's export holds every sealed record of the team: a member's (and its key's), not a viewer's.
+  'exports.create': 'member',
+  'exports.get': 'member',
+  'exports.list': 'member',
+  'exports.issueDownload': 'member',
 } as const satisfies Partial<Record<keyof typeof OPERATION_ACCESS, TeamRole>>;
 
 export type TeamOperation = keyof typeof TEAM_OPERATION_ROLES;

@@ -16,9 +16,10 @@ export type SweepResult = {
   mcpEvents: number;
   idempotencyKeys: number;
   oauthPayloads: number;
+  exports: number;
 };
 
-/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows, spent card tickets, delivered events, settled webhook deliveries after 30 days, Idempotency-Keys past their 24 hours, expired OAuth objects. Idempotent. */
+/** Deletes what has outlived its use: spent or expired codes, dead sessions, old rate-limit windows, spent card tickets, delivered events, settled webhook deliveries after 30 days, Idempotency-Keys past their 24 hours, expired OAuth objects, expired exports. Idempotent. */
 export class HousekeepingService {
   constructor(
     private readonly orm: MikroORM,
@@ -51,6 +52,8 @@ export class HousekeepingService {
       idempotencyKeys: await count('delete from idempotency_keys where expires_at <= ?', [now]),
       // The authorization server's expired codes, tokens, interactions and sessions.
       oauthPayloads: await count('delete from oauth_payloads where expires_at < ?', [dayAgo]),
+      // Bulk exports past their expiry (their record lists go with them), and failed ones after a day.
+      exports: await count(`delete from exports where expires_at < ? or (status = 'failed' and created_at < ?)`, [now, dayAgo]),
     };
   }
 }

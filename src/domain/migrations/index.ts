@@ -35,6 +35,7 @@ import { Migration20261205090000_templates as M32 } from './Migration20261205090
 import { Migration20261205100000_signing_order as M33 } from './Migration20261205100000_signing_order.js';
 import { Migration20261206090000_reminders as M34 } from './Migration20261206090000_reminders.js';
 import { Migration20261207090000_bulk_sends as M35 } from './Migration20261207090000_bulk_sends.js';
+import { Migration20261208090000_exports as M36 } from './Migration20261208090000_exports.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -76,4 +77,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261205100000_signing_order', class: M33 },
   { name: 'Migration20261206090000_reminders', class: M34 },
   { name: 'Migration20261207090000_bulk_sends', class: M35 },
+  { name: 'Migration20261208090000_exports', class: M36 },
 ];

@@ -284,8 +284,14 @@ type ListQuery = Record<'count' | 'page', { sql: string; params: unknown[] }>;
  * here only those the identity takes part in other than as their initiator.
  */
 export function readableRecordsQuery(identityId: string, filter: RecordListFilter): ListQuery {
-  return listQuery(
-    `select id from records where initiator_identity_id = ? and team_id is null
+  return listQuery(PERSONAL_RECORD_IDS, [identityId, identityId, identityId], filter);
+}
+
+/**
+ * The ids of an identity's own records (`readableRecordsQuery`): initiated personal records, and those
+ * it takes part in (other than as a team record's initiator). Three `?`: the identity, thrice.
+ */
+export const PERSONAL_RECORD_IDS = `select id from records where initiator_identity_id = ? and team_id is null
        union
        select p.record_id from participants p join records x on x.id = p.record_id
         where p.identity_id = ? and p.removed_at is null and (x.team_id is null or p.role <> 'initiator')
@@ -293,11 +299,7 @@ export function readableRecordsQuery(identityId: string, filter: RecordListFilte
        select p.record_id from contact_points c
          join participants p on p.contact_point_type = c.type and p.contact_point_value = c.value
          join records x on x.id = p.record_id
-        where c.identity_id = ? and p.removed_at is null and (x.team_id is null or p.role <> 'initiator')`,
-    [identityId, identityId, identityId],
-    filter,
-  );
-}
+        where c.identity_id = ? and p.removed_at is null and (x.team_id is null or p.role <> 'initiator')`;
 
 /** A team's records (an index on team and creation time). */
 export function teamRecordsQuery(teamId: string, filter: RecordListFilter): ListQuery {

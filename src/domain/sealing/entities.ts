@@ -138,8 +138,9 @@ export class CardTicket {
   tokenHash!: string;
 
   @Property({ type: 'text', default: 'share_card' })
-  kind: 'share_card' | 'signed_pdf' = 'share_card';
+  kind: 'share_card' | 'signed_pdf' | 'record_export' = 'share_card';
 
+  /** The record the ticket serves; for a `record_export` ticket, the export (domain/exports). */
   @Property({ type: 'uuid' })
   recordId!: string;
 

@@ -5,12 +5,12 @@ import { auditTrail, verifyAuditChain, type AuditTrailEntry } from '../records/a
 import { findRecordAsReader } from '../records/record-access.js';
 import type { RecordType } from '../records/entities.js';
 import type { Clock } from '../shared/clock.js';
-import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
 import { readerOf } from '../teams/team-access.js';
 import type { ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { SealArtifacts } from './artifacts-service.js';
-import { CardTicket, type ArtifactKind } from './entities.js';
+import type { ArtifactKind } from './entities.js';
+import { issueTicket, redeemTicket, type TicketKind } from './tickets.js';
 
 export type AuditTrailView = {
   recordId: string;
@@ -70,10 +70,7 @@ export class SealingService {
     if (!(await this.store.read(em, record.id, 'sealed_pdf'))) {
       throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
     }
-    const token = randomToken(32);
-    const expiresAt = new Date(this.clock.now().getTime() + this.settings.cardTicketTtlSeconds * 1000);
-    em.create(CardTicket, { tokenHash: sha256Hex(token), kind: 'signed_pdf', recordId: record.id, identityId: caller.identityId, expiresAt, createdAt: this.clock.now() });
-    await em.flush();
+    const { token, expiresAt } = await issueTicket(em, { kind: 'signed_pdf', subjectId: record.id, identityId: caller.identityId, now: this.clock.now(), ttlSeconds: this.settings.cardTicketTtlSeconds });
     return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/document/${token}`, expiresAt };
   }
 
@@ -98,10 +95,7 @@ export class SealingService {
   async createCardTicket(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<CardTicketView> {
     const { record, em, caller } = await this.readable(principal, 'artifacts.createCardTicket', idOrReference, only);
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
-    const token = randomToken(32);
-    const expiresAt = new Date(this.clock.now().getTime() + this.settings.cardTicketTtlSeconds * 1000);
-    em.create(CardTicket, { tokenHash: sha256Hex(token), recordId: record.id, identityId: caller.identityId, expiresAt, createdAt: this.clock.now() });
-    await em.flush();
+    const { token, expiresAt } = await issueTicket(em, { kind: 'share_card', subjectId: record.id, identityId: caller.identityId, now: this.clock.now(), ttlSeconds: this.settings.cardTicketTtlSeconds });
     return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/share-card/${token}`, expiresAt };
   }
 
@@ -114,15 +108,8 @@ export class SealingService {
   }
 
   /** The record a ticket of this kind is for, redeemed now; unknown, used, expired and other-kind tickets alike are 404. */
-  private async redeem(token: string, kind: CardTicket['kind'], unknown: string): Promise<string> {
-    if (!/^[A-Za-z0-9_-]{20,128}$/.test(token)) throw DomainError.invalid(['token'], 'A ticket is 20 to 128 URL-safe characters', 'invalid_ticket');
-    const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
-      'update card_tickets set redeemed_at = ? where token_hash = ? and kind = ? and redeemed_at is null and expires_at > ? returning record_id',
-      [this.clock.now(), sha256Hex(token), kind, this.clock.now()],
-    );
-    const recordId = rows[0]?.record_id;
-    if (!recordId) throw new DomainError('not_found', unknown);
-    return recordId;
+  private redeem(token: string, kind: TicketKind, unknown: string): Promise<string> {
+    return redeemTicket(this.orm.em.fork(), token, kind, this.clock.now(), unknown);
   }
 
   private async cardOf(recordId: string, sealed: boolean): Promise<ArtifactDownload> {

@@ -12,6 +12,7 @@ import { webhookRoutes } from './webhooks.js';
 import { teamRoutes } from './teams.js';
 import { templateRoutes } from './templates.js';
 import { bulkSendRoutes } from './bulk-sends.js';
+import { exportRoutes } from './exports.js';
 
 export { inboundGuards } from './verification.js';
 
@@ -32,6 +33,7 @@ export const restBindings: Record<string, RestOperation> = {
   ...teamRoutes,
   ...templateRoutes,
   ...bulkSendRoutes,
+  ...exportRoutes,
 };
 
 /** The domain operation a contract operationId runs (bound or planned); null for the meta routes. */

@@ -9,6 +9,7 @@ import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
 import { TEAMS_TAG } from './paths-teams.js';
 import { TEMPLATES_TAG } from './paths-templates.js';
 import { BULK_SENDS_TAG } from './paths-bulk-sends.js';
+import { EXPORTS_TAG } from './paths-exports.js';
 import { boundDocument } from './bounds.js';
 
 export type { JsonObject, JsonValue } from './helpers.js';
@@ -95,6 +96,7 @@ const TAGS: [string, string][] = [
   TEAMS_TAG,
   TEMPLATES_TAG,
   BULK_SENDS_TAG,
+  EXPORTS_TAG,
   ['Artifacts', 'Sealed PDFs, private cards and single-use card tickets.'],
   ['Public verification', 'Public certificate lookups and artifact verification.'],
   ['Inbound', 'Webhooks from messaging platforms.'],

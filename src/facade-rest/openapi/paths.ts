@@ -23,6 +23,7 @@ import { webhookRoutes } from './paths-webhooks.js';
 import { teamRoutes } from './paths-teams.js';
 import { templateRoutes } from './paths-templates.js';
 import { bulkSendRoutes } from './paths-bulk-sends.js';
+import { exportRoutes } from './paths-exports.js';
 import { RECORD_STATUSES, RECORD_TYPES } from './vocabulary.js';
 import { LIMITS } from '../../domain/text-rules.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
@@ -308,6 +309,7 @@ export function allRoutes(): Route[] {
     ...teamRoutes(),
     ...templateRoutes(),
     ...bulkSendRoutes(),
+    ...exportRoutes(),
     ...publicRoutes(),
     ...shareCardAndInboundRoutes(),
   ];

@@ -43,7 +43,7 @@ export function metaAndErrorSchemas(): Record<string, Schema> {
           description: 'Paths of the MCP endpoints, e.g. `{"direct": "/mcp", "oauth": "/mcp/oauth"}`.',
         },
         tool_count: int({ minimum: 0 }),
-        tools: arrayOf(str({ maxLength: 64 }), { maxItems: 33, description: 'Names of the tools in the discovery catalogue (33 in all).' }),
+        tools: arrayOf(str({ maxLength: 64 }), { maxItems: 35, description: 'Names of the tools in the discovery catalogue (35 in all).' }),
       },
       ['status', 'protocol_version', 'tool_count', 'tools'],
       { description: 'Non-secret diagnostics of the MCP endpoints.' },

@@ -22,6 +22,7 @@ import { webhookSchemas } from './paths-webhooks.js';
 import { teamSchemas } from './paths-teams.js';
 import { templateSchemas } from './paths-templates.js';
 import { bulkSendSchemas } from './paths-bulk-sends.js';
+import { exportSchemas } from './paths-exports.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -642,6 +643,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...teamSchemas(),
     ...templateSchemas(),
     ...bulkSendSchemas(),
+    ...exportSchemas(),
     ...metaAndErrorSchemas(),
     ...buildRequestSchemas(),
   };

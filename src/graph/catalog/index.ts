@@ -17,8 +17,9 @@ import { webhooks } from './webhooks.js';
 import { teams } from './teams.js';
 import { templates } from './templates.js';
 import { bulkSends } from './bulk-sends.js';
+import { exports } from './exports.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates, bulkSends };
+export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates, bulkSends, exports };
 
 export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';
