@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { signWithEmailOtp } from '../support/ceremony.js';
-import type { TestApp } from '../support/harness.js';
+import { agreementBody, type TestApp } from '../support/harness.js';
 import { collectCspViolations, launchChromium, newContext, screenshots, seriousViolations, signInThroughUi, startBrowserApp } from '../support/browser.js';
 
 /**
@@ -164,6 +164,39 @@ describe('Web UI: templates', () => {
     await records.getByRole('link', { name: 'Lease for Ann Tenant' }).waitFor();
     await records.getByRole('link', { name: 'Lease for Cy Tenant, Jr.' }).waitFor();
     expect(await records.getByRole('link', { name: 'Lease for Ben Tenant' }).count()).toBe(0);
+    expect(csp).toEqual([]);
+  });
+
+  it('exports sealed records and downloads the ZIP once it is ready', async () => {
+    // Two declarations signed by their declarant and submitted: sealed at once.
+    const token = await t.signIn('ada@acme.example');
+    for (const title of ['Garden rules 2026', 'Parking rules 2026']) {
+      const created = await t.request('POST', '/api/v1/declarations', { token, body: agreementBody({ parties: undefined, title }) });
+      await signWithEmailOtp(t, token, 'ada@acme.example', created.body.id);
+      expect((await t.request('POST', `/api/v1/agreements/${created.body.id}/submit`, { token })).body.status).toBe('sealed');
+    }
+
+    await page.getByRole('link', { name: 'Exports', exact: true }).click();
+    await page.getByRole('heading', { name: 'Exports', level: 1 }).waitFor();
+    await page.getByText('No exports yet.').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByLabel('Status').selectOption('sealed');
+    await page.getByRole('checkbox', { name: 'Sealed metadata' }).uncheck();
+    await page.getByRole('button', { name: 'Start export' }).click();
+
+    const item = page.getByRole('list', { name: 'Exports' }).getByRole('listitem').first();
+    await item.getByText('Signed PDFs, Audit trails').waitFor();
+    await item.getByText('2 records').waitFor();
+    const download = item.getByRole('button', { name: /^Download/ });
+    await download.waitFor({ timeout: 30_000 });
+    expect(await item.getByRole('progressbar').getAttribute('aria-valuetext')).toBe('2 of 2 records (100%)');
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshots(page, 'exports');
+
+    const [zip] = await Promise.all([page.waitForEvent('download'), download.click()]);
+    expect(await zip.failure()).toBeNull();
+    const bytes = await readFile(await zip.path());
+    expect(bytes.subarray(0, 2).toString('latin1')).toBe('PK');
     expect(csp).toEqual([]);
   });
 });

@@ -45,6 +45,7 @@ export type Route =
   | { page: 'template'; id: string | null }
   | { page: 'template-use'; id: string }
   | { page: 'template-bulk'; id: string }
+  | { page: 'exports' }
   | { page: 'not-found' };
 
 /** The client-side routes; the server answers index.html for each of them. */
@@ -61,6 +62,7 @@ export function matchRoute(path: string): Route {
   if (first === 'templates' && second && parts.length === 2) return { page: 'template', id: second === 'new' ? null : second };
   if (first === 'templates' && second && third === 'use' && parts.length === 3) return { page: 'template-use', id: second };
   if (first === 'templates' && second && third === 'bulk' && parts.length === 3) return { page: 'template-bulk', id: second };
+  if (first === 'exports' && parts.length === 1) return { page: 'exports' };
   if (first === 'secret-input' && parts.length === 1) return { page: 'secret-input' };
   if (first === 'verify' && parts.length <= 2) return { page: 'verify', reference: second ?? null };
   if (first === 'records' && second === 'new' && parts.length === 2) return { page: 'new' };
