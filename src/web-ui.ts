@@ -7,7 +7,7 @@ import { escapeHtml } from './facade-oauth/pages.js';
 import { CACHE_CONTROL, IMMUTABLE_ASSET_MAX_AGE } from './domain/shared/cache-policy.js';
 
 /** Client-side routes of the UI: the server answers index.html for each, the page routes itself. */
-const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$|teams(?:\/[^/]+|\/invitations\/[^/]+)?\/?$)/;
+const CLIENT_ROUTES = /^\/(?:$|sign-in\/?$|keys\/?$|secret-input\/?$|verify(?:\/[^/]+)?\/?$|records\/[^/]+(?:\/sign)?\/?$|teams(?:\/[^/]+|\/invitations\/[^/]+)?\/?$|templates(?:\/[^/]+(?:\/(?:use|bulk))?)?\/?$|exports\/?$)/;
 
 /** The REST contract rendered for people, with a console to try calls (Scalar over `/api/openapi.json`). */
 const API_DOCS = '/api/docs';

@@ -14,6 +14,11 @@ import { KeysPage } from './pages/keys';
 import { TeamsPage } from './pages/teams';
 import { TeamPage } from './pages/team';
 import { TeamInvitationPage } from './pages/team-invitation';
+import { TemplatesPage } from './pages/templates';
+import { TemplateEditPage } from './pages/template-edit';
+import { UseTemplatePage } from './pages/template-use';
+import { BulkSendPage } from './pages/template-bulk';
+import { ExportsPage } from './pages/exports';
 import { WorkspaceSwitcher } from './workspace-switcher';
 import { PageTitle } from './components';
 
@@ -21,7 +26,7 @@ import { PageTitle } from './components';
  * Pages that need a session; the others (sign-in, public verification) work without one. An invitation's
  * page shows what it offers first and asks for sign-in itself.
  */
-const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys', 'teams', 'team']);
+const PRIVATE: ReadonlySet<Route['page']> = new Set(['home', 'new', 'record', 'sign', 'keys', 'teams', 'team', 'templates', 'template', 'template-use', 'template-bulk', 'exports']);
 
 export function App() {
   const { session, signOut } = useSession();
@@ -49,6 +54,8 @@ export function App() {
             <ul>
               {session && <li><Link href="/" aria-current={route.page === 'home' ? 'page' : undefined}>Records</Link></li>}
               {session && <li><Link href="/records/new" aria-current={route.page === 'new' ? 'page' : undefined}>New record</Link></li>}
+              {session && <li><Link href="/templates" aria-current={route.page.startsWith('template') ? 'page' : undefined}>Templates</Link></li>}
+              {session && <li><Link href="/exports" aria-current={route.page === 'exports' ? 'page' : undefined}>Exports</Link></li>}
               <li><Link href="/verify" aria-current={route.page === 'verify' ? 'page' : undefined}>Verify</Link></li>
               {session && <li><Link href="/keys" aria-current={route.page === 'keys' ? 'page' : undefined}>API keys</Link></li>}
               {session && <li><Link href="/teams" aria-current={route.page === 'teams' ? 'page' : undefined}>Teams</Link></li>}
@@ -101,6 +108,16 @@ function Page({ route }: { route: Route }) {
       return <TeamPage id={route.id} key={route.id} />;
     case 'team-invitation':
       return <TeamInvitationPage token={route.token} key={route.token} />;
+    case 'templates':
+      return <TemplatesPage />;
+    case 'template':
+      return <TemplateEditPage id={route.id} key={route.id ?? 'new'} />;
+    case 'template-use':
+      return <UseTemplatePage id={route.id} key={route.id} />;
+    case 'template-bulk':
+      return <BulkSendPage id={route.id} key={route.id} />;
+    case 'exports':
+      return <ExportsPage />;
     case 'not-found':
       return (
         <section>

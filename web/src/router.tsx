@@ -41,6 +41,11 @@ export type Route =
   | { page: 'team'; id: string }
   | { page: 'team-invitation'; token: string }
   | { page: 'secret-input' }
+  | { page: 'templates' }
+  | { page: 'template'; id: string | null }
+  | { page: 'template-use'; id: string }
+  | { page: 'template-bulk'; id: string }
+  | { page: 'exports' }
   | { page: 'not-found' };
 
 /** The client-side routes; the server answers index.html for each of them. */
@@ -53,6 +58,11 @@ export function matchRoute(path: string): Route {
   if (first === 'teams' && parts.length === 1) return { page: 'teams' };
   if (first === 'teams' && second === 'invitations' && third && parts.length === 3) return { page: 'team-invitation', token: third };
   if (first === 'teams' && second && parts.length === 2) return { page: 'team', id: second };
+  if (first === 'templates' && parts.length === 1) return { page: 'templates' };
+  if (first === 'templates' && second && parts.length === 2) return { page: 'template', id: second === 'new' ? null : second };
+  if (first === 'templates' && second && third === 'use' && parts.length === 3) return { page: 'template-use', id: second };
+  if (first === 'templates' && second && third === 'bulk' && parts.length === 3) return { page: 'template-bulk', id: second };
+  if (first === 'exports' && parts.length === 1) return { page: 'exports' };
   if (first === 'secret-input' && parts.length === 1) return { page: 'secret-input' };
   if (first === 'verify' && parts.length <= 2) return { page: 'verify', reference: second ?? null };
   if (first === 'records' && second === 'new' && parts.length === 2) return { page: 'new' };

@@ -1,5 +1,7 @@
 import { IssueCollector } from '../shared/errors.js';
-import type { TemplateField } from './entities.js';
+
+/** A field as entities.ts stores it; written out, not imported, so that the web UI can import this file without the ORM. */
+type TemplateField = { name: string; label: string; required: boolean; maxLength: number | null };
 
 /** `{{name}}`: a placeholder of a template's title or body. */
 const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]{0,39})\s*\}\}/g;

@@ -22,3 +22,16 @@ export function errorCode(error: CombinedError | null | undefined): string | nul
   const code = error?.graphQLErrors[0]?.extensions.code;
   return typeof code === 'string' ? code : null;
 }
+
+/**
+ * A 422's issues by field path ('fields.0.name', 'values.client'), for a form that shows each next to
+ * its field; `rest` says the ones no shown field claims (and any other error) for the form's alert.
+ */
+export function fieldIssues(error: CombinedError | null | undefined, shown: (path: string) => boolean): { at: (path: string) => string | null; rest: string | null } {
+  const extensions = error?.graphQLErrors[0]?.extensions as { issues?: Issue[] } | undefined;
+  const issues = (extensions?.issues ?? []).map((issue) => ({ path: (issue.path ?? []).join('.'), message: issue.message ?? '' }));
+  if (!issues.length) return { at: () => null, rest: describeError(error) };
+  const at = (path: string) => issues.filter((issue) => issue.path === path).map((issue) => issue.message).join(' ') || null;
+  const rest = issues.filter((issue) => !shown(issue.path)).map((issue) => issue.message).join(' ');
+  return { at, rest: rest || null };
+}

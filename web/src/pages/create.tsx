@@ -3,14 +3,15 @@ import { useMutation } from 'urql';
 import { BodyField, bodyWithinLimits } from '../body-field';
 import { Alert, Count, Field, PageTitle } from '../components';
 import { FileDrop, formatBytes } from '../file-drop';
-import { CreateAgreementDocument, CreateDeclarationDocument, CreateNotarizationDocument, type RecordType } from '../graphql/generated';
+import { CreateAgreementDocument, CreateDeclarationDocument, CreateNotarizationDocument, type RecordType, type SigningOrder } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { TYPE_LABELS } from '../lib/format';
 import { sha256Hex, type HashedFile } from '../lib/hash';
-import { LIMITS, normalizeText, rangeOf } from '../lib/text';
+import { LIMITS, normalizeText } from '../lib/text';
 import { PartiesEditor, toNamedParties, type PartyDraft } from '../parties-editor';
 import { navigate } from '../router';
-import { canCreateFor, TEAM_ROLE_LABELS, useWorkspace } from '../teams';
+import { canCreateFor, useWorkspace } from '../teams';
+import { MethodsAndLapse, OwnerField, SigningOrderChoice } from '../record-defaults';
 
 const TYPE_HINTS: Record<RecordType, string> = {
   agreement: 'You and up to 14 other parties agree to the same terms.',
@@ -37,6 +38,7 @@ export function CreatePage() {
   const [lapseDays, setLapseDays] = useState('');
   const [fullText, setFullText] = useState(false);
   const [verifiedParties, setVerifiedParties] = useState(false);
+  const [signingOrder, setSigningOrder] = useState<SigningOrder>('parallel');
   const [contentKind, setContentKind] = useState<ContentKind>('file');
   const [file, setFile] = useState<HashedFile | null>(null);
   const [text, setText] = useState('');
@@ -70,7 +72,7 @@ export function CreatePage() {
     let reference: string | undefined;
     if (type === 'agreement' || type === 'witnessed_agreement') {
       const result = await createAgreement({
-        input: { ...written, type, parties: toNamedParties(parties), ...(type === 'witnessed_agreement' ? { witnesses: toNamedParties(witnesses) } : {}) },
+        input: { ...written, type, signingOrder, parties: toNamedParties(parties), ...(type === 'witnessed_agreement' ? { witnesses: toNamedParties(witnesses) } : {}) },
       });
       reference = result.data?.createAgreement.agrReference;
     } else if (type === 'declaration') {
@@ -117,16 +119,7 @@ export function CreatePage() {
     <section className="medium">
       <PageTitle title="New record">New record</PageTitle>
       <form onSubmit={(event) => void submit(event)} noValidate>
-        {owners.length > 0 && (
-          <Field label="Owner" hint="A team’s record belongs to the team: its members see it, and it stays when you leave. You still sign it yourself.">
-            {(props) => (
-              <select {...props} value={teamId} onChange={(e) => setOwner(e.target.value)}>
-                <option value="">You (personal)</option>
-                {owners.map((team) => <option key={team.id} value={team.id}>{team.name} ({TEAM_ROLE_LABELS[team.role].toLowerCase()})</option>)}
-              </select>
-            )}
-          </Field>
-        )}
+        <OwnerField owners={owners} value={teamId} onChange={setOwner} hint="A team’s record belongs to the team: its members see it, and it stays when you leave. You still sign it yourself." />
         <fieldset>
           <legend>Type of record</legend>
           <div className="choice-row">
@@ -208,22 +201,8 @@ export function CreatePage() {
 
         <fieldset>
           <legend>Signing</legend>
-          <div className="two-fields">
-            <Field label="Methods each signer completes" hint="Distinct methods, e.g. email code and passkey.">
-              {(props) => (
-                <select {...props} value={methods} onChange={(e) => setMethods(Number(e.target.value))}>
-                  {rangeOf(LIMITS.signatureMethods).map((count) => (
-                    <option key={count} value={count}>
-                      {count}
-                    </option>
-                  ))}
-                </select>
-              )}
-            </Field>
-            <Field label="Days to collect signatures" hint={`${LIMITS.lapseDays.min}..${LIMITS.lapseDays.max}; empty for the default`}>
-              {(props) => <input {...props} type="number" min={LIMITS.lapseDays.min} max={LIMITS.lapseDays.max} value={lapseDays} onChange={(e) => setLapseDays(e.target.value)} />}
-            </Field>
-          </div>
+          <MethodsAndLapse methods={methods} onMethods={setMethods} lapseDays={lapseDays} onLapseDays={setLapseDays} />
+          {(type === 'agreement' || type === 'witnessed_agreement') && <SigningOrderChoice value={signingOrder} onChange={setSigningOrder} />}
           {!isNotarization && (
             <label className="check"><input type="checkbox" checked={fullText} onChange={(e) => setFullText(e.target.checked)} /> Publish the full sealed text on chain (otherwise only a hash)</label>
           )}

@@ -6,12 +6,14 @@ import { formatBytes } from '../file-drop';
 import {
   RecordDetailDocument,
   RecordLifecycleFeedDocument,
+  SetRemindersDocument,
   SignatureProgressFeedDocument,
   UpdateDraftDocument,
   type RecordDetailFragment,
 } from '../graphql/generated';
 import { describeError } from '../lib/errors';
 import { formatDate, ROLE_LABELS, signatureProgress, signerLabel, STATUS_LABELS, TYPE_LABELS } from '../lib/format';
+import { SIGNING_ORDER_LABELS } from '../lib/templates';
 import { LIMITS } from '../lib/text';
 import { findMe, useMe } from '../me';
 import { Link } from '../router';
@@ -58,6 +60,7 @@ export function RecordPage({ id }: { id: string }) {
   const mine = findMe(record.parties, me.emails);
   const viewer: Viewer = { me: mine };
   const progress = signatureProgress(record.parties);
+  const turn = new Set(record.signingOrder === 'sequential' ? record.currentSignerIds : []);
 
   return (
     <section>
@@ -99,12 +102,16 @@ export function RecordPage({ id }: { id: string }) {
         <div>
           <div className="card">
             <h2>Participants</h2>
+            <WhoseTurn record={record} />
             <ul className="party-list">
               {record.parties.map((party) => (
                 <li key={party.id} data-party={party.displayName ?? ''}>
                   <div className="party-head">
                     <strong>{party.displayName ?? party.contactPointValue ?? ROLE_LABELS[party.role]}{party.id === mine?.id ? ' (you)' : ''}</strong>
-                    <span className={`badge ${party.declinedAt ? 'declined' : party.signatureState.status}`}>{signerLabel(party)}</span>
+                    <span className="badge-group">
+                      {turn.has(party.id) && <span className="badge turn">Their turn</span>}
+                      <span className={`badge ${party.declinedAt ? 'declined' : party.signatureState.status}`}>{signerLabel(party)}</span>
+                    </span>
                   </div>
                   <div className="muted small">
                     {ROLE_LABELS[party.role]}
@@ -125,9 +132,12 @@ export function RecordPage({ id }: { id: string }) {
               {record.expiresAt && <><dt>Expires</dt><dd>{formatDate(record.expiresAt)}</dd></>}
               {record.sealedAt && <><dt>Sealed</dt><dd>{formatDate(record.sealedAt)}</dd></>}
               <dt>Methods</dt><dd>{record.requiredSignatureMethodCount} per signer</dd>
+              {record.notarization === null && <><dt>Signing order</dt><dd>{SIGNING_ORDER_LABELS[record.signingOrder]}</dd></>}
+              {record.template && <><dt>Template</dt><dd><Link href={`/templates/${record.template.id}`}>Version {record.template.version}</Link></dd></>}
               <dt>On chain</dt><dd>{record.onChainFullText ? 'Full text' : 'Hash only'}{record.onChainIncludeVerifiedParties ? ', with verified signers' : ''}</dd>
               {record.jurisdiction && <><dt>Jurisdiction</dt><dd>{record.jurisdiction}</dd></>}
             </dl>
+            <Reminders record={record} initiator={mine?.role === 'initiator'} onChanged={reload} />
             {record.status !== 'draft' && (
               <p className="small"><Link href={`/verify/${record.agrReference}`}>Public verification page</Link></p>
             )}
@@ -205,5 +215,40 @@ function EditDraft({ record, onDone }: { record: RecordDetailFragment; onDone: (
         <button type="button" className="button secondary" onClick={onDone}>Discard changes</button>
       </div>
     </form>
+  );
+}
+
+/** With a signing order, who may sign now (the service's `currentSignerIds`); nothing to say in parallel. */
+function WhoseTurn({ record }: { record: RecordDetailFragment }) {
+  if (record.signingOrder !== 'sequential' || record.status === 'draft') return null;
+  const now = record.parties.filter((party) => record.currentSignerIds.includes(party.id));
+  if (record.status !== 'pending_confirmation' || now.length === 0) return <p className="muted small">Signed one at a time, in list order.</p>;
+  const names = now.map((party) => party.displayName ?? party.contactPointValue ?? ROLE_LABELS[party.role]).join(', ');
+  return <p className="small" data-testid="whose-turn">Signed one at a time, in list order. <strong>Now signing: {names}</strong></p>;
+}
+
+/** Reminders to those who have not signed: their state for everyone, the switch for the initiator while they can still matter. */
+function Reminders({ record, initiator, onChanged }: { record: RecordDetailFragment; initiator: boolean; onChanged: () => void }) {
+  const [state, setReminders] = useMutation(SetRemindersDocument);
+  const open = ['draft', 'pending_confirmation', 'counter_under_review'].includes(record.status);
+  if (record.notarization || !open) return null;
+  const enabled = record.reminders.enabled;
+  const toggle = async () => {
+    const result = await setReminders({ id: record.id, enabled: !enabled });
+    if (!result.error) onChanged();
+  };
+  const schedule = record.reminders.everyDays ? `every ${record.reminders.everyDays} days` : 'on the service’s schedule';
+  return (
+    <div className="reminders">
+      <p className="small" id="reminders-state">
+        <strong>Reminders:</strong> {enabled ? `on: sent ${schedule} to ${record.signingOrder === 'sequential' ? 'whoever’s turn it is' : 'those who have not signed'}` : 'off'}
+      </p>
+      {initiator && (
+        <button type="button" className="button secondary small" aria-describedby="reminders-state" disabled={state.fetching} onClick={() => void toggle()}>
+          {enabled ? 'Turn reminders off' : 'Turn reminders on'}
+        </button>
+      )}
+      <Alert>{describeError(state.error)}</Alert>
+    </div>
   );
 }
