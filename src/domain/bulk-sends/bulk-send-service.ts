@@ -96,7 +96,6 @@ export class BulkSendService {
         submit,
         status: failed === rows.length ? 'completed' : 'queued',
         total: rows.length,
-        failed,
         createdAt: now,
         finishedAt: failed === rows.length ? now : null,
       });
@@ -107,14 +106,14 @@ export class BulkSendService {
       return bulk;
     });
     if (bulkSend.status !== 'completed') await this.kick(bulkSend.id);
-    return view(bulkSend, failuresOf(checked));
+    return view(bulkSend, { created: 0, submitted: 0, failures: failuresOf(checked) });
   }
 
   async get(principal: Principal | null, id: string): Promise<BulkSendView> {
     const caller = requireAccess(principal, 'bulkSends.get');
     const em = this.deps.orm.em.fork();
     const bulk = await this.visible(em, caller, id);
-    return view(bulk, await this.failures(em, bulk.id));
+    return view(bulk, (await this.tallies(em, [bulk.id])).get(bulk.id)!);
   }
 
   async list(principal: Principal | null, teamId?: string | null): Promise<BulkSendView[]> {
@@ -123,8 +122,8 @@ export class BulkSendService {
     if (teamId) await requireTeamRole(em, caller, teamId, 'bulkSends.list');
     const where = teamId ? { teamId: teamId.toLowerCase() } : { owner: caller.identityId, teamId: null };
     const rows = await em.find(BulkSend, where, { orderBy: { createdAt: 'desc', id: 'asc' }, limit: BULK_SENDS_LISTED });
-    const failures = await this.failures(em, rows.map((row) => row.id));
-    return rows.map((row) => view(row, failures.filter((failure) => failure.bulkSendId === row.id)));
+    const tallies = await this.tallies(em, rows.map((row) => row.id));
+    return rows.map((row) => view(row, tallies.get(row.id)!));
   }
 
   /**
@@ -200,18 +199,15 @@ export class BulkSendService {
     const record = await this.deps.records.create(bulk.initiator, draft, bulk.via, { templateId: bulk.templateId, templateVersion: bulk.templateVersion }, within);
     if (bulk.submit) await this.deps.submit.signAndSubmit(bulk.initiator, record.id, bulk.id, within);
     const status = bulk.submit ? 'submitted' : 'created';
+    // The row alone: the counts are its status, so concurrent rows never wait on one counter's lock.
     await em.execute(`update bulk_send_rows set status = ?, record_id = ? where bulk_send_id = ? and row_number = ?`, [status, record.id, bulk.id, row.rowNumber]);
-    await em.execute(`update bulk_sends set created = created + 1, submitted = submitted + ? where id = ?`, [bulk.submit ? 1 : 0, bulk.id]);
   }
 
   private async failRow(bulkSendId: string, rowNumber: number, issues: ValidationIssue[]): Promise<void> {
-    await this.deps.orm.em.fork().transactional(async (em) => {
-      const [row] = await em.execute<{ row_number: number }[]>(
-        `update bulk_send_rows set status = 'failed', issues = ? where bulk_send_id = ? and row_number = ? and status = 'pending' returning row_number`,
-        [JSON.stringify(issues), bulkSendId, rowNumber],
-      );
-      if (row) await em.execute(`update bulk_sends set failed = failed + 1 where id = ?`, [bulkSendId]);
-    });
+    await this.deps.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update bulk_send_rows set status = 'failed', issues = ? where bulk_send_id = ? and row_number = ? and status = 'pending'`, [JSON.stringify(issues), bulkSendId, rowNumber], 'run');
   }
 
   /** Each row's issues as a single create from the template gives them, or null for a row that will make its record. */
@@ -242,11 +238,22 @@ export class BulkSendService {
     return bulk;
   }
 
-  private async failures(em: EntityManager, ids: string | string[]): Promise<(BulkSendFailure & { bulkSendId: string })[]> {
-    const list = Array.isArray(ids) ? ids : [ids];
-    if (list.length === 0) return [];
-    const rows = await em.find(BulkSendRow, { bulkSend: { $in: list }, status: 'failed' }, { orderBy: { bulkSend: 'asc', rowNumber: 'asc' } });
-    return rows.map((row) => ({ bulkSendId: row.bulkSend, row: row.rowNumber, recordId: row.recordId, issues: row.issues ?? [] }));
+  /** Each bulk send's counts, from its rows' statuses, and its failed rows. */
+  private async tallies(em: EntityManager, ids: string[]): Promise<Map<string, Tally>> {
+    const tallies = new Map<string, Tally>(ids.map((id) => [id, { created: 0, submitted: 0, failures: [] }]));
+    if (ids.length === 0) return tallies;
+    const counts = await em.execute<{ bulk_send_id: string; status: BulkSendRow['status']; n: string }[]>(
+      `select bulk_send_id, status, count(*) as n from bulk_send_rows where bulk_send_id in (?) and status in ('created', 'submitted') group by bulk_send_id, status`,
+      [ids],
+    );
+    for (const { bulk_send_id: id, status, n } of counts) {
+      const tally = tallies.get(id)!;
+      tally.created += Number(n);
+      if (status === 'submitted') tally.submitted += Number(n);
+    }
+    const failed = await em.find(BulkSendRow, { bulkSend: { $in: ids }, status: 'failed' }, { orderBy: { bulkSend: 'asc', rowNumber: 'asc' } });
+    for (const row of failed) tallies.get(row.bulkSend)!.failures.push({ row: row.rowNumber, recordId: row.recordId, issues: row.issues ?? [] });
+    return tallies;
   }
 }
 
@@ -269,8 +276,12 @@ function failuresOf(rows: { issues: ValidationIssue[] | null }[]): BulkSendFailu
   return rows.flatMap((row, index) => (row.issues ? [{ row: index + 1, recordId: null, issues: row.issues }] : []));
 }
 
-function view(bulk: BulkSend, failures: BulkSendFailure[]): BulkSendView {
-  const { id, templateId, templateVersion, teamId, status, submit, total, created, submitted, failed, createdAt, finishedAt } = bulk;
+/** What a bulk send's rows say: records made (submitted ones included), submitted, and the failed rows. */
+type Tally = { created: number; submitted: number; failures: BulkSendFailure[] };
+
+function view(bulk: BulkSend, { created, submitted, failures }: Tally): BulkSendView {
+  const { id, templateId, templateVersion, teamId, status, submit, total, createdAt, finishedAt } = bulk;
+  const failed = failures.length;
   return {
     id,
     templateId,

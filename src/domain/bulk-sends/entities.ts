@@ -26,7 +26,7 @@ export type BulkSendRowInput = { values: Record<string, unknown>; parties: Named
 @Index({ properties: ['owner', 'createdAt'] })
 @Index({ properties: ['teamId', 'createdAt'] })
 export class BulkSend {
-  [OptionalProps]?: 'status' | 'created' | 'submitted' | 'failed' | 'teamId' | 'finishedAt' | 'createdAt';
+  [OptionalProps]?: 'status' | 'teamId' | 'finishedAt' | 'createdAt';
 
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
@@ -64,15 +64,6 @@ export class BulkSend {
 
   @Property({ type: 'integer' })
   total!: number;
-
-  @Property({ type: 'integer' })
-  created: number = 0;
-
-  @Property({ type: 'integer' })
-  submitted: number = 0;
-
-  @Property({ type: 'integer' })
-  failed: number = 0;
 
   @Property({ type: 'datetime', columnType: 'timestamptz' })
   createdAt: Date = new Date();

@@ -1,13 +1,13 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** Bulk sends (issue 48): many drafts from one template, made by a job one row per transaction; (bulk_send_id, row_number) is each row's key, so a row is one record at most. */
+/** Bulk sends (issue 48): many drafts from one template, made by a job one row per transaction; (bulk_send_id, row_number) is each row's key, so a row is one record at most. The counts are the rows' statuses, counted when read: no row of the job waits on another's counter. */
 
 export class Migration20261207090000_bulk_sends extends Migration {
 
   override name = 'Migration20261207090000_bulk_sends';
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "bulk_sends" ("id" uuid not null, "owner_id" uuid not null, "team_id" uuid null, "template_id" uuid not null, "template_version" int not null, "template" jsonb not null, "initiator" jsonb not null, "via" text not null, "submit" boolean not null, "status" text not null default 'queued', "total" int not null, "created" int not null default 0, "submitted" int not null default 0, "failed" int not null default 0, "created_at" timestamptz not null, "finished_at" timestamptz null, primary key ("id"));`);
+    this.addSql(`create table "bulk_sends" ("id" uuid not null, "owner_id" uuid not null, "team_id" uuid null, "template_id" uuid not null, "template_version" int not null, "template" jsonb not null, "initiator" jsonb not null, "via" text not null, "submit" boolean not null, "status" text not null default 'queued', "total" int not null, "created_at" timestamptz not null, "finished_at" timestamptz null, primary key ("id"));`);
     this.addSql(`create index "bulk_sends_team_id_created_at_index" on "bulk_sends" ("team_id", "created_at");`);
     this.addSql(`create index "bulk_sends_owner_id_created_at_index" on "bulk_sends" ("owner_id", "created_at");`);
 
