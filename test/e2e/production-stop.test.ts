@@ -41,7 +41,8 @@ describe('A clean stop of the built service in production mode', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const during = answers.filter((a): a is Extract<Answer, { status: number }> => 'status' in a);
-    expect(during.length).toBeGreaterThan(10);
+    // Several reads (how many depends on the machine's load: each is a connection of its own), all answered.
+    expect(during.length).toBeGreaterThanOrEqual(3);
     expect(during.filter((a) => a.status !== 200 || !a.body.includes('"__typename":"Query"'))).toEqual([]);
     // The drain lasted its SHUTDOWN_DRAIN_MS: answers kept coming well after the signal.
     expect(during.at(-1)!.at - signalled).toBeGreaterThan(1000);
