@@ -74,7 +74,7 @@ describe('Bulk send across two instances, one killed midway', () => {
     expect(started.status).toBe(202);
     const { id, failed } = (await started.json()) as { id: string; failed: number };
     expect(failed).toBe(3);
-    const created = async () => Number((await db.query('select created from bulk_sends where id = $1', [id])).rows[0].created);
+    const created = async () => Number((await db.query(`select count(*) as n from bulk_send_rows where bulk_send_id = $1 and record_id is not null`, [id])).rows[0].n);
 
     for (const deadline = Date.now() + 30_000; (await created()) < 20; await new Promise((resolve) => setTimeout(resolve, 10))) {
       if (Date.now() > deadline) throw new Error('the bulk send did not start');
