@@ -5,6 +5,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startBrowserApp } from '../support/browser.js';
 import type { TestApp } from '../support/harness.js';
 import { ManualClock } from '../support/clock.js';
+import { TOOLS } from '../../src/facade-mcp/tools/index.js';
 import { authorizationRequest, consentOverHttp, discover, exchangeCode, memoryOAuthProvider, refresh, registerClient, tokenError, tokens, type Discovered } from '../support/oauth.js';
 
 type App = TestApp & { origin: string };
@@ -80,7 +81,8 @@ describe('Hosted assistant connector (OAuth 2.1 at /mcp/oauth)', () => {
     const mcp = new Client({ name: 'hosted-assistant', version: '1.0.0' });
     await mcp.connect(transport);
     expect(transport.sessionId).toEqual(expect.any(String));
-    expect((await mcp.listTools()).tools).toHaveLength(31);
+    // The same catalogue as /mcp (its count is test/unit/mcp-tools.test.ts's).
+    expect((await mcp.listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS.map((tool) => tool.name));
     const status = (await mcp.callTool({ name: 'get_authentication_status', arguments: {} })) as CallToolResult;
     expect(status.structuredContent).toMatchObject({ authenticated: true, auth_method: 'oauth', scopes: ['create', 'retrieve', 'verify', 'amend', 'cancel'] });
     const created = (await mcp.callTool({
