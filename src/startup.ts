@@ -17,7 +17,8 @@ const LONGEST_WAIT_MS = 10_000;
  * listener, when the database answers the first time.
  */
 export async function waitForDatabase(config: Config, logger: Logger): Promise<void> {
-  let failure = await tryConnect(config.databaseUrl);
+  // The server itself (DATABASE_DIRECT_URL behind a pooler): a pooler's session opened now would keep no role timeouts (app.ts sets them next).
+  let failure = await tryConnect(config.databaseDirectUrl);
   if (failure === null) return;
   const deadline = Date.now() + config.databaseStartTimeoutSeconds * 1000;
   const holding = http.createServer((req, res) => {
@@ -36,7 +37,7 @@ export async function waitForDatabase(config: Config, logger: Logger): Promise<v
       }
       logger.warn({ event: 'database_unreachable', attempt, code: failure, retryInMs: waitMs }, 'the database does not answer yet; waiting for it');
       await new Promise((resolve) => setTimeout(resolve, waitMs));
-      failure = await tryConnect(config.databaseUrl);
+      failure = await tryConnect(config.databaseDirectUrl);
     }
     logger.info({ event: 'database_reachable' }, 'the database answers; starting');
   } finally {
