@@ -174,8 +174,9 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     drain.begin();
     if (drainMs > 0) await new Promise((resolve) => setTimeout(resolve, drainMs));
     await step('http requests in flight', () => drain.stopAccepting());
-    await step('graphql', graphql.stop);
+    await step('graphql subscriptions', graphql.closeSubscriptions);
     await step('http connections', () => drain.quiet(drainMs > 0 ? server.keepAliveTimeout + 1000 : 0));
+    await step('graphql', graphql.stop);
     // Then the work in progress: jobs finish or are handed back (their locks released), the outbox stops.
     await step('outbox dispatcher', () => dispatcher.stop());
     await step('job queue', () => jobs.stop(Math.min(JOB_FINISH_MS, config.shutdown.timeoutMs / 3)));

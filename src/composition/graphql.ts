@@ -55,7 +55,7 @@ const subscriptionsOverWebSocket: ApolloServerPlugin<GraphContext> = {
  * error model on both. Returns the check of live sockets' credentials (after a revocation or merge)
  * and the stop.
  */
-export async function mountGraphql(app: Express, server: Server, deps: GraphqlDeps): Promise<{ recheckCredentials: () => void; stop: () => Promise<void> }> {
+export async function mountGraphql(app: Express, server: Server, deps: GraphqlDeps): Promise<{ recheckCredentials: () => void; closeSubscriptions: () => Promise<void>; stop: () => Promise<void> }> {
   const { schema, config, authenticator, logger, formatError } = deps;
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
   // GraphQL operations per client address and minute, over HTTP and graphql-ws together (this instance's CPU).
@@ -127,8 +127,6 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
       // Apollo's own landing page loads its sandbox from Apollo's CDN, which the service never does: a
       // browser gets the locally served explorer below instead, or a page saying it is off.
       ApolloServerPluginLandingPageDisabled(),
-      // The HTTP listener is drained by the stop (composition/drain.ts); WebSocket clients get 1001 "Going away".
-      { async serverWillStart() { return { async drainServer() { ws.close(); await wsCleanup.dispose(); } }; } },
     ],
   });
   await apollo.start();
@@ -152,5 +150,15 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
       }),
     }),
   );
-  return { recheckCredentials: () => void ws.recheckCredentials(), stop: () => apollo.stop() };
+  return {
+    recheckCredentials: () => void ws.recheckCredentials(),
+    // WebSocket clients get 1001 "Going away" and reconnect elsewhere; the HTTP listener is drained by the stop (drain.ts).
+    closeSubscriptions: async () => {
+      ws.close();
+      await wsCleanup.dispose();
+    },
+    // Only once no HTTP connection is left: a balancer may still send a request on a keep-alive
+    // connection opened before the listener closed, and a stopped Apollo answers it 500.
+    stop: () => apollo.stop(),
+  };
 }

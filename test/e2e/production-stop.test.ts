@@ -1,3 +1,5 @@
+import http from 'node:http';
+import net from 'node:net';
 import { productionDeployment, startProductionProcess, type ProductionProcess } from '../support/production-process.js';
 
 type Answer = { at: number; status: number; body: string } | { at: number; error: string };
@@ -46,6 +48,41 @@ describe('A clean stop of the built service in production mode', () => {
     expect(during.filter((a) => a.status !== 200 || !a.body.includes('"__typename":"Query"'))).toEqual([]);
     // The drain lasted its SHUTDOWN_DRAIN_MS: answers kept coming well after the signal.
     expect(during.at(-1)!.at - signalled).toBeGreaterThan(1000);
+    expect(await instance.exited).toMatchObject({ code: 0 });
+  }, 60_000);
+
+  it('answers GraphQL on a keep-alive connection opened before the listener closed, as a balancer reuses one', async () => {
+    instance = await start({ SHUTDOWN_DRAIN_MS: '1000' });
+    // One connection, kept alive: a balancer's upstream pool.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const { port } = new URL(instance.url);
+    const read = () =>
+      new Promise<{ status: number; connection: string | undefined; body: string; socket: net.Socket }>((resolve, reject) => {
+        const request = http.request({ host: '127.0.0.1', port, path: '/graphql', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode!, connection: response.headers.connection, body, socket: request.socket! }));
+        });
+        request.on('error', reject);
+        request.end(JSON.stringify({ query: 'query Ping { __typename }' }));
+      });
+    const first = await read();
+    expect(first.status).toBe(200);
+    instance.child.kill('SIGTERM');
+    // The listener closes after the drain delay: new connections are refused from then on.
+    const refused = () =>
+      new Promise<boolean>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1');
+        socket.once('connect', () => (socket.destroy(), resolve(false)));
+        socket.once('error', () => resolve(true));
+      });
+    while (!(await refused())) await new Promise((resolve) => setTimeout(resolve, 50));
+    // The idle keep-alive connection is still open (the server's keep-alive timeout has not run out): a
+    // request on it is answered in full, and the connection then closes.
+    const second = await read();
+    expect(second.socket).toBe(first.socket);
+    expect(second).toMatchObject({ status: 200, connection: 'close', body: '{"data":{"__typename":"Query"}}\n' });
+    agent.destroy();
     expect(await instance.exited).toMatchObject({ code: 0 });
   }, 60_000);
 

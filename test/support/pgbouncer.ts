@@ -61,6 +61,7 @@ export async function startPgBouncer(databaseUrl: string, options: { poolSize?: 
       `default_pool_size = ${options.poolSize ?? 20}`,
       'max_client_conn = 500',
       'server_reset_query =',
+      `admin_users = ${user}`,
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
       '',
     ].join('\n'),
@@ -77,11 +78,15 @@ export async function startPgBouncer(databaseUrl: string, options: { poolSize?: 
   const log = () => output + (fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8') : '');
   await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`pgbouncer exited: ${log()}`);
-    const client = new pg.Client({ connectionString: url.toString() });
+    // Its admin console, not a database: the first sign-in to a database makes PgBouncer open a server
+    // session for the server's parameters, which would predate the role's settings the service sets at start.
+    const console = new URL(url);
+    console.pathname = '/pgbouncer';
+    const client = new pg.Client({ connectionString: console.toString() });
     client.on('error', () => undefined);
     try {
-      // Signed in, no statement: PgBouncer opens no server session yet (those it opens later take the role's settings).
       await client.connect();
+      await client.query('SHOW VERSION');
       return true;
     } catch {
       return false;
