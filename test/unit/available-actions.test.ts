@@ -13,8 +13,8 @@ const row = (id: string, role: ParticipantState['role'], state: Partial<Particip
 });
 
 /** Ann initiates; Bob is a party, Cleo a party who proposed the pending counter, Wes a witness. */
-function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 'stranger' | 'admin', options: { type?: RecordType; annSigned?: boolean; ready?: boolean; counter?: boolean } = {}): ActionContext {
-  const participants = [row('ann', 'initiator', { confirmedVersion: options.annSigned ? 1 : null }), row('bob', 'party'), row('cleo', 'party'), row('wes', 'witness')];
+function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 'stranger' | 'admin', options: { type?: RecordType; annSigned?: boolean; withoutWitness?: boolean; counter?: boolean } = {}): ActionContext {
+  const participants = [row('ann', 'initiator', { confirmedVersion: options.annSigned ? 1 : null }), row('bob', 'party'), row('cleo', 'party'), ...(options.withoutWitness ? [] : [row('wes', 'witness')])];
   return {
     type: options.type ?? 'witnessed_agreement',
     status,
@@ -24,7 +24,6 @@ function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 
     // An admin of the record's team manages it as its initiator may, and signs nothing for them.
     managesAsInitiator: reader === 'ann' || reader === 'admin',
     readerRows: new Set(reader === 'stranger' || reader === 'admin' ? [] : [reader]),
-    readyForSubmission: options.ready ?? false,
     counterProposerId: options.counter ? 'cleo' : null,
   };
 }
@@ -32,9 +31,11 @@ function context(status: RecordStatus, reader: 'ann' | 'bob' | 'cleo' | 'wes' | 
 describe('What a reader may do now, from the lifecycle table', () => {
   it.each([
     ['draft', 'ann', {}, ['edit', 'cancel_draft', 'sign']],
-    ['draft', 'ann', { annSigned: true, ready: true }, ['edit', 'submit', 'cancel_draft']],
+    ['draft', 'ann', { annSigned: true }, ['edit', 'submit', 'cancel_draft']],
+    // The submit row's guard: a witnessed agreement without a witness is not offered submit.
+    ['draft', 'ann', { annSigned: true, withoutWitness: true }, ['edit', 'cancel_draft']],
     ['draft', 'admin', {}, ['edit', 'cancel_draft']],
-    ['draft', 'admin', { annSigned: true, ready: true }, ['edit', 'submit', 'cancel_draft']],
+    ['draft', 'admin', { annSigned: true }, ['edit', 'submit', 'cancel_draft']],
     ['pending_confirmation', 'admin', { annSigned: true }, ['rescind']],
     ['draft', 'bob', {}, []],
     ['pending_confirmation', 'ann', { annSigned: true }, ['rescind']],

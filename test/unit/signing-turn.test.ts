@@ -60,7 +60,6 @@ describe('The actions a sequential record offers', () => {
     isInitiator: reader === 'ann',
     managesAsInitiator: reader === 'ann',
     readerRows: new Set([reader]),
-    readyForSubmission: false,
     counterProposerId: null,
     signingOrder: 'sequential',
   });

@@ -49,20 +49,9 @@ export class LifecycleService {
     const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
-      const initiator = record.participants.getItems().find((p) => p.role === 'initiator');
-      const others = record.participants.getItems().filter((p) => p.role !== 'initiator' && !p.removedAt);
-      if (record.status === 'draft' && initiator?.confirmedVersion !== record.currentVersion) {
-        throw new DomainError('invalid_transition', 'Sign the current version (finalize your signature) before submitting');
-      }
-      const issues = new IssueCollector();
-      if ((record.type === 'agreement' || record.type === 'witnessed_agreement') && !others.some((p) => p.role === 'party')) {
-        issues.add(['parties'], 'An agreement needs at least one other party before it is submitted', 'required');
-      }
-      if (record.type === 'witnessed_agreement' && !others.some((p) => p.role === 'witness')) {
-        issues.add(['witnesses'], 'A witnessed agreement needs at least one witness before it is submitted', 'required');
-      }
-      issues.throwIfAny();
+      // The row's guard (lifecycle.ts): the initiator signed the current version, the type's roles are filled.
       fire(locked, 'submit');
+      const others = record.participants.getItems().filter((p) => p.role !== 'initiator' && !p.removedAt);
       record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.settings.defaultLapseDays) * 86_400_000);
       // Everyone is named as of submission; whose invitation goes out now is the signing order's call.
       for (const participant of others) participant.invitedAt = now;

@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/errors.js';
+import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
 import { turnClosed, type ParticipantState, type TurnParticipant } from './signing-turn.js';
 
@@ -41,9 +41,30 @@ export type Transition = {
   actor: Actor;
   /** Only records of these types make the move (all when absent). */
   types?: readonly RecordType[];
-  /** The condition, in words; enforced by the service that fires the trigger. */
+  /** The condition, in words (the docs' tables). */
   guard: string;
+  /**
+   * The part of the guard that reads the record's state, in code: why the move is refused now, or
+   * null. `fire` asks it before every move of the row, and `availableActions` before offering it, so
+   * the service and the actions a reader is offered cannot disagree. (Who the caller is, the actor,
+   * is checked apart: the service knows its caller, availableActions its reader.)
+   */
+  refusal?: (state: GuardState) => DomainError | null;
 };
+
+/** What a row's guard reads: the record's type and version, and its participants. */
+export type GuardState = { type: RecordType; currentVersion: number; participants: readonly ParticipantState[] };
+
+/** A draft is submitted once its initiator signed the current version and its type's roles are filled. */
+function submissionRefusal({ type, currentVersion, participants }: GuardState): DomainError | null {
+  const initiator = participants.find((p) => p.role === 'initiator');
+  if (initiator?.confirmedVersion !== currentVersion) return new DomainError('invalid_transition', 'Sign the current version (finalize your signature) before submitting');
+  const others = participants.filter((p) => p.role !== 'initiator' && !p.removedAt);
+  const issues = new IssueCollector();
+  if (NEGOTIATED.includes(type) && !others.some((p) => p.role === 'party')) issues.add(['parties'], 'An agreement needs at least one other party before it is submitted', 'required');
+  if (type === 'witnessed_agreement' && !others.some((p) => p.role === 'witness')) issues.add(['witnesses'], 'A witnessed agreement needs at least one witness before it is submitted', 'required');
+  return issues.issues.length > 0 ? DomainError.validation(issues.issues) : null;
+}
 
 const PENDING: readonly RecordStatus[] = ['pending_confirmation', 'counter_under_review'];
 /** Records with parties who negotiate terms (declarations have no party, notarizations fix a hash). */
@@ -51,7 +72,7 @@ const NEGOTIATED: readonly RecordType[] = ['agreement', 'witnessed_agreement'];
 
 export const TRANSITIONS: readonly Transition[] = [
   { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator' },
-  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present' },
+  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present', refusal: submissionRefusal },
   { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator' },
   { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter' },
   { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator' },
@@ -145,13 +166,18 @@ export function findTransition(from: RecordStatus, trigger: LifecycleTrigger, ty
   return TRANSITIONS.find((row) => row.from === from && row.trigger === trigger && (!type || !row.types || row.types.includes(type)));
 }
 
-/** The target status of `trigger` from `from` (for a record of `type`), or an `invalid_transition` error naming both. */
-export function transition(from: RecordStatus, trigger: LifecycleTrigger, type?: RecordType): RecordStatus {
+/**
+ * The target status of `trigger` from `from` (for a record of `type`), or an `invalid_transition`
+ * error naming both; with the record's `state`, the row's guard is asked too (its refusal is thrown).
+ */
+export function transition(from: RecordStatus, trigger: LifecycleTrigger, type?: RecordType, state?: GuardState): RecordStatus {
   const row = findTransition(from, trigger, type);
   if (!row) {
     const which = type && findTransition(from, trigger) ? `A ${type.replace(/_/g, ' ')}` : `A record in status '${from}'`;
     throw new DomainError('invalid_transition', `${which} cannot ${trigger.replace(/_/g, ' ')}`);
   }
+  const refused = state && row.refusal?.(state);
+  if (refused) throw refused;
   return row.to;
 }
 
@@ -225,8 +251,6 @@ export type ActionContext = {
   managesAsInitiator: boolean;
   /** Ids of the participant rows that are the reader (linked identity or verified contact point). */
   readerRows: ReadonlySet<string>;
-  /** The draft may be submitted now (initiator signed, roles filled). */
-  readyForSubmission: boolean;
   /** The participant who proposed the pending counter, if one is pending. */
   counterProposerId: string | null;
   /** The record's signing order (parallel when absent): in sequential order only the party whose turn it is signs. */
@@ -267,8 +291,7 @@ export function availableActions(context: ActionContext): RecordAction[] {
       return moveClosed(rule, status, type) === null && mine.some((p) => rule.roles.includes(p.role) && rule.applies(p, currentVersion));
     }
     const row = findTransition(status, ACTION_TRIGGERS[action], type);
-    if (!row || !actorHolds(row.actor, context)) return false;
-    if (action === 'submit') return context.readyForSubmission;
+    if (!row || !actorHolds(row.actor, context) || row.refusal?.(context)) return false;
     if (action === 'resolve_counter') return context.counterProposerId !== null;
     return true;
   });

@@ -72,11 +72,11 @@ export function lifecycleEvent(record: SignedRecord, trigger: string, from: stri
   return { recordId: record.id, trigger, fromStatus: from, toStatus: record.status, participantId, recordVersion: record.currentVersion, at: now.toISOString() };
 }
 
-/** Fires a row of the transition table on the locked record and records the event. */
+/** Fires a row of the transition table on the locked record (its guard asked first) and records the event. */
 export function fire(locked: Pick<LockedRecord, 'record' | 'events' | 'now'>, trigger: LifecycleTrigger, participantId: string | null = null): void {
   const { record, now } = locked;
   const from = record.status;
-  record.status = transition(from, trigger, record.type);
+  record.status = transition(from, trigger, record.type, { type: record.type, currentVersion: record.currentVersion, participants: record.participants.getItems() });
   record.updatedAt = now;
   locked.events.push(lifecycleEvent(record, trigger, from, participantId, now));
 }

@@ -5,7 +5,7 @@ import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
 import type { CounterView } from './counter-view.js';
 import type { BlockchainView, SealedDocumentView, SealingView, ShareCardView } from '../sealing/sealing-view.js';
-import { availableActions, participantActions, type ActionContext, type ParticipantAction, type RecordAction } from './lifecycle.js';
+import { availableActions, findTransition, participantActions, type ActionContext, type ParticipantAction, type RecordAction } from './lifecycle.js';
 
 /** A participant row as views need it (an entity or a row of the read model). */
 export type ParticipantData = Pick<
@@ -190,7 +190,7 @@ export function toRecordView(
   const witnesses = participants.filter((p) => p.role === 'witness');
   const parties = participants.filter((p) => p.role === 'party');
   const hasWitnessRole = record.type === 'witnessed_agreement' || witnesses.length > 0;
-  const readyForSubmission = record.status === 'draft' ? isReadyForSubmission(record, initiator, parties, witnesses) : null;
+  const readyForSubmission = record.status === 'draft' ? !findTransition('draft', 'submit')!.refusal?.({ type: record.type, currentVersion: record.currentVersion, participants }) : null;
   const actions: ActionContext = {
     type: record.type,
     status: record.status,
@@ -199,7 +199,6 @@ export function toRecordView(
     isInitiator: viewerIsInitiator,
     managesAsInitiator: actsAsInitiator(record, viewer),
     readerRows: new Set(participants.filter((p) => isViewerParticipant(p, viewer)).map((p) => p.id)),
-    readyForSubmission: readyForSubmission === true,
     counterProposerId: activeCounter?.status === 'pending' ? activeCounter.proposedByParticipantId : null,
     signingOrder: record.signingOrder,
   };
@@ -293,23 +292,4 @@ function initiatorSignature(record: RecordData, initiator: ParticipantData, summ
     confirmedVersion: initiator.confirmedVersion,
     finalizedAt: finalized ? initiator.confirmedAt : null,
   };
-}
-
-/** A draft can be submitted once the initiator signed its current version and the type's roles are filled. */
-function isReadyForSubmission(
-  record: RecordData,
-  initiator: ParticipantData | null,
-  parties: ParticipantData[],
-  witnesses: ParticipantData[],
-): boolean {
-  const signed = initiator?.confirmedVersion === record.currentVersion;
-  switch (record.type) {
-    case 'agreement':
-      return signed && parties.length > 0;
-    case 'witnessed_agreement':
-      return signed && parties.length > 0 && witnesses.length > 0;
-    case 'declaration':
-    case 'notarization':
-      return signed;
-  }
 }
