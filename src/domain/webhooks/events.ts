@@ -1,4 +1,5 @@
 import { isSealingEvent, type DomainEvent } from '../shared/events.js';
+import type { LifecycleTrigger } from '../records/lifecycle.js';
 
 /** What an endpoint can subscribe to, in the order of a record's life. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -42,10 +43,18 @@ export type WebhookFacts = {
   resolution: (typeof COUNTER_RESOLUTIONS)[number] | null;
 };
 
-const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
+/** Moves of a record's life that are no row of the lifecycle table: a record made, a participant who steps out while the record goes on. */
+type MoveBesideTheTable = 'create' | 'amendment_created' | 'cancellation_created' | 'party_declined' | 'witness_declined';
+
+/**
+ * The webhook event each move causes (null: none of its own). Keyed by every trigger of the lifecycle
+ * table (lifecycle.ts), so a new move does not type-check until it says which event it is.
+ */
+const LIFECYCLE_TYPES: Readonly<Record<LifecycleTrigger | MoveBesideTheTable, WebhookEventType | null>> = {
   create: 'record.created',
   amendment_created: 'record.created',
   cancellation_created: 'record.created',
+  edit_draft: null,
   submit: 'record.submitted',
   decline: 'participant.declined',
   party_declined: 'participant.declined',
@@ -53,9 +62,13 @@ const LIFECYCLE_TYPES: Readonly<Record<string, WebhookEventType>> = {
   submit_counter: 'counter.proposed',
   resolve_counter: 'counter.resolved',
   withdraw_counter: 'counter.resolved',
+  complete_signatures: 'record.sealed',
   rescind: 'record.rescinded',
   lapse: 'record.expired',
   cancel_draft: 'record.cancelled',
+  // The successor's own `record.created` (amendment_created, cancellation_created) tells of it.
+  amend: null,
+  cancel: null,
   successor_sealed: 'record.superseded',
 };
 
@@ -69,7 +82,7 @@ export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
   switch (event.type) {
     case 'record_lifecycle': {
       const e = event.data;
-      const type = isSealingEvent(event) ? 'record.sealed' : LIFECYCLE_TYPES[e.trigger];
+      const type = isSealingEvent(event) ? 'record.sealed' : (LIFECYCLE_TYPES[e.trigger as keyof typeof LIFECYCLE_TYPES] ?? null);
       if (!type) return null;
       // A resolution is the counter's own outcome (accepted, partially_accepted, rejected): the fan-out reads it.
       const resolution = e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
