@@ -11,6 +11,7 @@ import { agreementBody, startTestApp, type TestApp } from '../support/harness.js
 import { connectMcp } from '../support/mcp.js';
 import { watchSubscription } from '../support/subscriptions.js';
 import { waitFor } from '../support/wait.js';
+import { ManualClock } from '../support/clock.js';
 
 const run = promisify(execFile);
 const sha256 = (bytes: Uint8Array | string) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -24,6 +25,8 @@ type Row = Record<'reference' | 'title' | 'type' | 'status' | 'sealed_at' | 'doc
  */
 describe('Bulk export of sealed records', () => {
   let t: TestApp;
+  /** Moved past the export's expiry by the last test. */
+  const clock = new ManualClock();
   let alice: string;
   let bob: string;
   let dir: string;
@@ -42,7 +45,7 @@ describe('Bulk export of sealed records', () => {
 
   beforeAll(async () => {
     // Fifty signature codes to one address within minutes: its code limit raised for the setup.
-    t = await startTestApp({ JOBS_ENABLED: 'true', OTP_REQUESTS_PER_WINDOW: '1000' });
+    t = await startTestApp({ JOBS_ENABLED: 'true', OTP_REQUESTS_PER_WINDOW: '1000' }, { clock });
     dir = await mkdtemp(path.join(tmpdir(), 'export-'));
     [alice, bob] = await Promise.all([t.signIn('alice@export.example'), t.signIn('bob@export.example')]);
     // One after the other: each ceremony's code is told apart from the others' by the mail's order only.
@@ -187,4 +190,22 @@ describe('Bulk export of sealed records', () => {
       await mcp.close();
     }
   }, 180_000);
+
+  it('expires after EXPORT_TTL_SECONDS: reads expired, gives no link, its earlier link opens nothing, and the sweep removes it', async () => {
+    const before = await t.request('GET', `/api/v1/exports/${exportId}`, { token: alice });
+    expect(before.body.status).toBe('ready');
+    const link = t.url + new URL(before.body.download.url as string).pathname;
+    // A day (EXPORT_TTL_SECONDS' default) and a minute later; Alice's session has ended by then too.
+    clock.advance((24 * 3600 + 60) * 1000);
+    const again = await t.signIn('alice@export.example');
+    const after = await t.request('GET', `/api/v1/exports/${exportId}`, { token: again });
+    expect(after.status).toBe(200);
+    expect(after.body).toMatchObject({ status: 'expired', download: null });
+    const graph = await t.graphql('mutation ($id: ID!) { issueExportDownload(id: $id) { url } }', { id: exportId }, { token: again });
+    expect(graph.body.errors[0].extensions.code).toBe('conflict');
+    expect((await fetch(link)).status).toBe(404);
+    const swept = await t.app.services.housekeeping.sweep();
+    expect(swept.exports).toBeGreaterThanOrEqual(1);
+    expect((await t.request('GET', `/api/v1/exports/${exportId}`, { token: again })).status).toBe(404);
+  }, 60_000);
 });

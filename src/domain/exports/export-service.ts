@@ -162,7 +162,7 @@ export class ExportService {
 
   async get(principal: Principal | null, id: string): Promise<ExportView> {
     const caller = requireAccess(principal, 'exports.get');
-    return view(await this.visible(this.orm.em.fork(), caller, id, 'exports.get'));
+    return view(this.current(await this.visible(this.orm.em.fork(), caller, id, 'exports.get')));
   }
 
   /** The caller's exports (newest first), or a team's. */
