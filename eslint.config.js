@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint.layers.js';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.local/', 'coverage/', 'src/graph/catalog/generated.ts', 'web/src/graphql/generated.ts', 'packages/client/src/generated/', 'packages/client/dist/', 'scripts/*.mjs', 'scripts/*.d.mts', 'test/support/child/*.mjs', 'test/fixtures/'] },
+  { ignores: ['dist/', 'node_modules/', '.local/', 'coverage/', 'src/graph/catalog/generated.ts', 'web/src/graphql/generated.ts', 'packages/client/src/generated/', 'packages/client/dist/', 'packages/verifier/dist/', 'scripts/*.mjs', 'scripts/*.d.mts', 'test/support/child/*.mjs', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Compiles contracts/RecordRegistry.sol with solc-js (the npm package `solc`, pinned in package.json)
- * and writes the committed artifact src/domain/anchoring/registry-artifact.ts (abi `as const`, so
+ * and writes the committed artifact packages/verifier/src/anchoring/registry-artifact.ts (abi `as const`, so
  * viem infers the function and event types, plus the creation bytecode).
  *
  *   node scripts/compile-registry.mjs          rewrite the artifact
@@ -16,7 +16,7 @@ import solc from 'solc';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE = path.join(ROOT, 'contracts', 'RecordRegistry.sol');
-const ARTIFACT = path.join(ROOT, 'src', 'domain', 'anchoring', 'registry-artifact.ts');
+const ARTIFACT = path.join(ROOT, 'packages', 'verifier', 'src', 'anchoring', 'registry-artifact.ts');
 
 /** The artifact's text for the current source. */
 export function renderRegistryArtifact() {

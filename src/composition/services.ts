@@ -82,7 +82,7 @@ import { OutboxEvent } from '../domain/outbox/entities.js';
 import { madeOnFirstUse } from '../domain/shared/first-use.js';
 import { PostgresArtifactStore } from '../domain/sealing/artifact-store.js';
 import { AnchoringService } from '../domain/anchoring/anchoring-service.js';
-import type { AnchorChain } from '../domain/anchoring/chain.js';
+import type { AnchorChain } from '../../packages/verifier/src/anchoring/chain.js';
 import { PostgresPubSub } from '../graph/pubsub.js';
 import { CeremonyService } from '../domain/ceremonies/ceremony-service.js';
 import { EmailOtpMethod } from '../domain/ceremonies/methods/email-otp.js';

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { createPublicClient, http } from 'viem';
 import { ANCHORING_LOCK, AnchoringService } from '../../src/domain/anchoring/anchoring-service.js';
-import { AnchorChainError, type AnchorChain } from '../../src/domain/anchoring/chain.js';
-import { hashToBytes32 } from '../../src/domain/anchoring/merkle.js';
+import { AnchorChainError, type AnchorChain } from '../../packages/verifier/src/anchoring/chain.js';
+import { hashToBytes32 } from '../../packages/verifier/src/anchoring/merkle.js';
 import { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } from '../../src/domain/anchoring/evm-chain.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';

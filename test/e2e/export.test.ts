@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'csv-parse/sync';
-import { main } from '../../src/verifier/cli.js';
+import { main } from '../../packages/verifier/src/cli.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { connectMcp } from '../support/mcp.js';

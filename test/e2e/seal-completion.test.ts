@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { inspectPades } from '../../src/verifier/pades.js';
+import { inspectPades } from '../../packages/verifier/src/pades.js';
 import { startCertificateAuthority, type CertificateAuthority } from '../support/certificate-authority.js';
 import { startTestApp, type TestApp } from '../support/harness.js';
 import { sealTwoPartyAgreement, type SealedAgreement } from '../support/seal-agreement.js';

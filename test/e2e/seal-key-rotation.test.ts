@@ -2,7 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../src/verifier/cli.js';
+import { main } from '../../packages/verifier/src/cli.js';
 import { startCertificateAuthority, type CertificateAuthority, type IssuedIdentity } from '../support/certificate-authority.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
 import { startTestApp, type TestApp } from '../support/harness.js';

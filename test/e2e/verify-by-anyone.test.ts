@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createWalletClient, http, parseEther } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { DEVELOPMENT_SIGNER_KEY } from '../../src/domain/anchoring/evm-chain.js';
-import { main } from '../../src/verifier/cli.js';
+import { main } from '../../packages/verifier/src/cli.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { startPrivateChain, type PrivateChain } from '../support/chain.js';
 import { startTestApp, type TestApp } from '../support/harness.js';

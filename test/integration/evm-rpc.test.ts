@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AnchorChainError } from '../../src/domain/anchoring/chain.js';
-import { EvmRpc, RpcFailure } from '../../src/domain/anchoring/evm.js';
-import { chainFailure } from '../../src/domain/anchoring/registry-reader.js';
+import { AnchorChainError } from '../../packages/verifier/src/anchoring/chain.js';
+import { EvmRpc, RpcFailure } from '../../packages/verifier/src/anchoring/evm.js';
+import { chainFailure } from '../../packages/verifier/src/anchoring/registry-reader.js';
 
 /**
  * The JSON-RPC client anchoring uses (ox underneath), against a node played by a real HTTP server

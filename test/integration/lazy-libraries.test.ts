@@ -37,7 +37,7 @@ describe('Libraries loaded at start', () => {
     // The probe sees the packages that are loaded (a wrong probe would see none).
     expect(loaded).toEqual(expect.arrayContaining(['express', 'graphql', '@mikro-orm/core', 'canvas']));
     // ox's keccak256 (merkle.ts, for the verification answers) is loaded at start; its chain modules
-    // (JSON-RPC, ABI coding, signing: evm.ts) load with the chain's first connection.
+    // (JSON-RPC, ABI coding, signing: evm.ts, evm-account.ts) load with the chain's first connection.
     const lazy = ['viem', 'oidc-provider', 'koa', 'jose', '@simplewebauthn/server', 'pdf-lib', '@pdf-lib/fontkit', 'qrcode', 'node-forge', '@agendajs/mongo-backend', 'mongodb', '@libpdf/core', 'pkijs', 'asn1js', '@modelcontextprotocol/sdk', 'nodemailer', '@apollo/usage-reporting-protobuf'];
     expect(loaded.filter((name) => lazy.includes(name))).toEqual([]);
   }, 90_000);

@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { keccak256, toHex } from 'viem';
-import { hashToBytes32 } from '../../src/domain/anchoring/merkle.js';
+import { hashToBytes32 } from '../../packages/verifier/src/anchoring/merkle.js';
 import { DEVELOPMENT_SIGNER_KEY, EvmAnchorChain } from '../../src/domain/anchoring/evm-chain.js';
-import { main } from '../../src/verifier/cli.js';
-import { lastByteRange } from '../../src/verifier/pades.js';
+import { main } from '../../packages/verifier/src/cli.js';
+import { lastByteRange } from '../../packages/verifier/src/pades.js';
 import { startPrivateChain, waitMined, type PrivateChain } from '../support/chain.js';
 import { canonicalMetadata, makeSealedPdf, makeSealKey, metadataHashOf, type SealKey } from '../support/sealed-pdf-fixture.js';
 

@@ -21,10 +21,13 @@ function newestMtime(path: string): number {
   return readdirSync(path).reduce((newest, name) => Math.max(newest, newestMtime(join(path, name))), stat.mtimeMs);
 }
 
-/** The browser tests drive the built UI: build it (Vite, seconds) when dist/web is missing or older than web/. */
+/** The verifier's source: the service and the web UI's "check it here" page are built from it too. */
+const VERIFIER = join('packages', 'verifier', 'src');
+
+/** The browser tests drive the built UI: build it (Vite, seconds) when dist/web is missing or older than web/ or the verifier. */
 function ensureWebBuilt(repo: string): void {
   const built = join(repo, 'dist', 'web', 'index.html');
-  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(repo, 'web'))) return;
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newestMtime(join(repo, 'web')), newestMtime(join(repo, VERIFIER)))) return;
   const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
   const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error('building the web UI failed (npm run build:web)');
@@ -33,11 +36,11 @@ function ensureWebBuilt(repo: string): void {
 /**
  * Tests of stops, start-up and configuration run the built service (dist/src/main.js) as its own
  * process in production mode (test/support/production-process.ts): build it (tsc, no type check:
- * `npm test` type-checks first) when it is missing or older than src/.
+ * `npm test` type-checks first) when it is missing or older than src/ or the verifier.
  */
 function ensureServiceBuilt(repo: string): void {
   const built = join(repo, 'dist', 'src', 'main.js');
-  if (existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(repo, 'src'))) return;
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newestMtime(join(repo, 'src')), newestMtime(join(repo, VERIFIER)))) return;
   const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--noCheck'], { cwd: repo, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('building the service failed (tsc -p tsconfig.build.json)');

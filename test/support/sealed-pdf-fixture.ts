@@ -7,7 +7,7 @@ import { createHash, generateKeyPairSync } from 'node:crypto';
 import { PDF, P12Signer } from '@libpdf/core';
 import forge from 'node-forge';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
-import { canonicalJson } from '../../src/verifier/sealed-metadata.js';
+import { canonicalJson } from '../../packages/verifier/src/sealed-metadata.js';
 
 export type SealKey = { p12: Uint8Array; password: string; fingerprint: string };
 

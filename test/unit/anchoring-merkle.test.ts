@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { SimpleMerkleTree } from '@openzeppelin/merkle-tree';
-import { buildBatch, bytes32ToSha256, hashToBytes32, verifyInclusion } from '../../src/domain/anchoring/merkle.js';
+import { buildBatch, bytes32ToSha256, hashToBytes32, verifyInclusion } from '../../packages/verifier/src/anchoring/merkle.js';
 
 const leaf = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const;
 

@@ -1,36 +1,59 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** Every module the verifier loads, following relative imports from its entry point. */
-function importGraph(entry: string): { files: string[]; packages: string[] } {
+const PACKAGE = 'packages/verifier';
+
+/** Every module an entry point loads, following relative imports; and the bare specifiers they import. */
+function importGraph(...entries: string[]): { files: string[]; specifiers: string[] } {
   const files = new Set<string>();
-  const packages = new Set<string>();
+  const specifiers = new Set<string>();
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
     const source = fs.readFileSync(file, 'utf8');
-    for (const [, specifier] of source.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
-      if (!specifier) continue;
+    for (const match of source.matchAll(/(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\('([^']+)'\)/g)) {
+      const specifier = (match[1] ?? match[2])!;
       if (specifier.startsWith('.')) visit(path.resolve(path.dirname(file), specifier.replace(/\.js$/, '.ts')));
-      else packages.add(specifier);
+      else specifiers.add(specifier);
     }
   };
-  visit(path.resolve(entry));
-  return { files: [...files].map((f) => path.relative(process.cwd(), f)), packages: [...packages] };
+  for (const entry of entries) visit(path.resolve(entry));
+  return { files: [...files].map((f) => path.relative(process.cwd(), f)), specifiers: [...specifiers] };
 }
 
-describe('record-verify', () => {
-  it('loads nothing that needs the database, the service config or the service itself', () => {
-    const { files, packages } = importGraph('src/verifier/cli.ts');
-    expect(files.every((f) => f.startsWith('src/verifier/') || f.startsWith('src/domain/anchoring/'))).toBe(true);
-    expect(files).not.toContain('src/config.ts');
-    expect(files.filter((f) => f.startsWith('src/domain/anchoring/')).sort()).toEqual([
-      'src/domain/anchoring/chain.ts',
-      'src/domain/anchoring/evm.ts',
-      'src/domain/anchoring/merkle.ts',
-      'src/domain/anchoring/registry-artifact.ts',
-      'src/domain/anchoring/registry-reader.ts',
-    ]);
-    expect(packages.filter((p) => /mikro-orm|^pg$|agenda|express|apollo|graphql/.test(p))).toEqual([]);
+/** The npm package a bare specifier names ('@scope/name/sub' -> '@scope/name', 'name/sub' -> 'name'). */
+const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+
+describe('record-verify, the package packages/verifier', () => {
+  const manifest = JSON.parse(fs.readFileSync(`${PACKAGE}/package.json`, 'utf8')) as {
+    bin: Record<string, string>;
+    exports: Record<string, { import: string } | string>;
+    dependencies: Record<string, string>;
+  };
+  const root = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string>; bin: Record<string, string> };
+  const entries = [`${PACKAGE}/src/cli.ts`, `${PACKAGE}/src/index.ts`, `${PACKAGE}/src/manifest.ts`];
+
+  it('loads nothing outside its folder: not the database, the service config or the service itself', () => {
+    const { files, specifiers } = importGraph(...entries);
+    expect(files.filter((f) => !f.startsWith(`${PACKAGE}/src/`))).toEqual([]);
+    expect(specifiers.filter((p) => /mikro-orm|^pg$|agenda|express|apollo|graphql|kysely/.test(p))).toEqual([]);
+  });
+
+  it('declares exactly the npm packages its source imports, at the versions the service uses', () => {
+    const { specifiers } = importGraph(...entries);
+    const imported = [...new Set(specifiers.filter((s) => !s.startsWith('node:')).map(packageOf))].sort();
+    expect(Object.keys(manifest.dependencies).sort()).toEqual(imported);
+    for (const [name, version] of Object.entries(manifest.dependencies)) expect([name, version]).toEqual([name, root.dependencies[name]]);
+  });
+
+  it('bundles for the browser: the check the web UI runs (verify.ts) imports no Node built-in', () => {
+    expect(importGraph(`${PACKAGE}/src/verify.ts`).specifiers.filter((s) => s.startsWith('node:'))).toEqual([]);
+  });
+
+  it('is the one source: the service and the web UI import it from packages/verifier/src, and its bins point at its cli', () => {
+    const web = fs.readFileSync('web/src/pages/verify-here.tsx', 'utf8');
+    expect(web).toContain("import('../../../packages/verifier/src/verify.js')");
+    expect(manifest.bin['record-verify']).toBe('./dist/cli.js');
+    expect(root.bin['record-verify']).toBe(`dist/${PACKAGE}/src/cli.js`);
   });
 });

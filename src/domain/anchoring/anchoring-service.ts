@@ -7,9 +7,9 @@ import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
 import { noInstruments, type Instruments } from '../shared/instruments.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
-import { AnchorChainError, type AnchorChain, type AnchorLeaf, type Hex } from './chain.js';
+import { AnchorChainError, type AnchorChain, type AnchorLeaf, type Hex } from '../../../packages/verifier/src/anchoring/chain.js';
 import { AnchorBatch } from './entities.js';
-import { hashToBytes32 } from './merkle.js';
+import { hashToBytes32 } from '../../../packages/verifier/src/anchoring/merkle.js';
 
 export type AnchoringSettings = {
   /** Seals anchored together in one transaction, at most. */

@@ -10,11 +10,12 @@ import {
   type FoundAnchor,
   type Hex,
   type PreparedAnchoring,
-} from './chain.js';
-import { encodeAnchor, encodeAnchorBatch, EvmRpc, keccak256, privateKeyAccount, RpcFailure, type EvmAccount } from './evm.js';
-import { buildBatch } from './merkle.js';
-import { registryBytecode } from './registry-artifact.js';
-import { chainFailure, describeRpc, RegistryReader } from './registry-reader.js';
+} from '../../../packages/verifier/src/anchoring/chain.js';
+import { encodeAnchor, encodeAnchorBatch, EvmRpc, RpcFailure } from '../../../packages/verifier/src/anchoring/evm.js';
+import { keccak256, privateKeyAccount, type EvmAccount } from './evm-account.js';
+import { buildBatch } from '../../../packages/verifier/src/anchoring/merkle.js';
+import { registryBytecode } from '../../../packages/verifier/src/anchoring/registry-artifact.js';
+import { chainFailure, describeRpc, RegistryReader } from '../../../packages/verifier/src/anchoring/registry-reader.js';
 
 /** The chain id of anvil and other development chains. */
 export const DEVELOPMENT_CHAIN_ID = 31337;
@@ -50,7 +51,7 @@ const ALREADY_KNOWN = /already known|already imported|known transaction|alreadyk
 const NONCE_TOO_LOW = /nonce too low|noncetoolow|nonce has already been used|invalid nonce/i;
 
 /**
- * The anchoring port on an EVM chain (JSON-RPC and signing on ox: evm.ts), against
+ * The anchoring port on an EVM chain (JSON-RPC and signing on ox: evm.ts, evm-account.ts), against
  * contracts/RecordRegistry.sol. The signer key lives only inside the account; errors go through
  * chainFailure, which keeps short reasons and the RPC origin only.
  */

@@ -1,7 +1,7 @@
 import type { RevocationProvider } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { pkijsEngine, toArrayBuffer } from '../../verifier/pkijs-engine.js';
+import { pkijsEngine, toArrayBuffer } from '../../../packages/verifier/src/pkijs-engine.js';
 
 const AUTHORITY_INFO_ACCESS = '1.3.6.1.5.5.7.1.1';
 const OCSP_METHOD = '1.3.6.1.5.5.7.48.1';

@@ -1,8 +1,8 @@
 import { HttpTimestampAuthority, PDF, type DigestAlgorithm, type Signer, type TimestampAuthority } from '@libpdf/core';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { archiveExpiry, findSignatures, inspectPades } from '../../verifier/pades.js';
-import { toArrayBuffer } from '../../verifier/pkijs-engine.js';
+import { archiveExpiry, findSignatures, inspectPades } from '../../../packages/verifier/src/pades.js';
+import { toArrayBuffer } from '../../../packages/verifier/src/pkijs-engine.js';
 import { certifyNextSignature } from '../library-patches.js';
 import { SealRevocationProvider } from './revocation.js';
 import type { SealKey } from './seal-key.js';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { AnchorReader } from '../anchoring/chain.js';
-import { hashToBytes32, transactionAnchors } from '../anchoring/merkle.js';
+import type { AnchorReader } from '../../../packages/verifier/src/anchoring/chain.js';
+import { hashToBytes32, transactionAnchors } from '../../../packages/verifier/src/anchoring/merkle.js';
 import type { IdenticonView } from '../ceremonies/execution-view.js';
 import { SealedArtifact, SealedDocumentVersion, type DocumentVersionCause } from '../sealing/entities.js';
 import { RecordSeal } from '../sealing/seal.js';

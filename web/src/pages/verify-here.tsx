@@ -29,7 +29,7 @@ function originOf(url: string): string | null {
 }
 
 /**
- * "Check it here": the offline verifier (src/verifier, the code of record-verify) runs in this browser
+ * "Check it here": the offline verifier (packages/verifier, the code of record-verify) runs in this browser
  * on the dropped PDF, so the answer does not depend on trusting this service: the signature and
  * timestamps over the file's bytes, the embedded sealed metadata and its hash, and the anchor read from
  * a chain node the person chooses (with the Merkle proof rebuilt from the transaction's events). The
@@ -49,7 +49,7 @@ export function VerifyHere({ reference, serviceReachable = true }: { reference: 
     setError(null);
     try {
       const bytes = new Uint8Array(await file.arrayBuffer());
-      const { verifySealedPdf } = await import('../../../src/verifier/verify.js');
+      const { verifySealedPdf } = await import('../../../packages/verifier/src/verify.js');
       const rpcUrl = rpc.trim();
       const report = await verifySealedPdf(bytes, { rpcUrl: rpcUrl || 'about:blank' });
       const checks: LocalCheck[] = report.checks.map((c) => ({ ...c }));

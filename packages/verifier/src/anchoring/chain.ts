@@ -1,6 +1,7 @@
 /**
  * The anchoring port: what the service needs from a chain to timestamp sealed records, in product
- * words. The EVM adapter (evm-chain.ts, on ox) implements it against the RecordRegistry contract.
+ * words. The EVM adapter (the service's src/domain/anchoring/evm-chain.ts, on ox) implements it
+ * against the RecordRegistry contract; the verifier uses only the read side (AnchorReader).
  *
  * Exactly one anchoring transaction per seal, whatever fails: `prepareBatch` returns the SIGNED
  * transaction with an explicit nonce; the caller persists it, then `broadcast`s it, and after a crash

@@ -1,16 +1,12 @@
 /**
- * What anchoring needs of an EVM node, on ox's modules (JSON-RPC over HTTP, ABI coding, EIP-1559
- * signing): each loads on its own, where viem's entry point loaded some 375 modules and 22 MiB of
+ * What anchoring needs of an EVM node, on ox's modules (JSON-RPC over HTTP, ABI coding; the service's
+ * EIP-1559 signing is in src/domain/anchoring/evm-account.ts, outside the verifier): each loads on its own, where viem's entry point loaded some 375 modules and 22 MiB of
  * resident memory into the API process (issue 11's memory goal). Values come back as viem answered
  * them (bigints, numbers, lower-case hex), and failures as RpcFailure (see chainFailure).
  */
 import * as AbiEvent from 'ox/AbiEvent';
 import * as AbiFunction from 'ox/AbiFunction';
-import * as Address from 'ox/Address';
-import * as Hash from 'ox/Hash';
 import * as RpcTransport from 'ox/RpcTransport';
-import * as Secp256k1 from 'ox/Secp256k1';
-import * as TxEnvelopeEip1559 from 'ox/TxEnvelopeEip1559';
 import type { Hex } from './chain.js';
 import { registryAbi } from './registry-artifact.js';
 
@@ -193,28 +189,6 @@ function asRpcFailure(error: unknown): RpcFailure {
   const code = typeof e.cause?.code === 'string' ? ` (${e.cause.code})` : '';
   return new RpcFailure(true, `${typeof e.message === 'string' ? e.message : 'request failed'}${code}`);
 }
-
-/** A signing account: the key stays inside this object. */
-export type EvmAccount = {
-  address: Hex;
-  signTransaction(transaction: { chainId: number; to?: Hex; data: Hex; nonce: number; gas: bigint; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Hex;
-};
-
-/** The account of a 32-byte hex private key; throws on anything else. */
-export function privateKeyAccount(privateKey: Hex): EvmAccount {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new Error('not a 32-byte hex private key');
-  const address: Hex = Address.checksum(Address.fromPublicKey(Secp256k1.getPublicKey({ privateKey })));
-  return {
-    address,
-    signTransaction({ nonce, ...fields }) {
-      const envelope = TxEnvelopeEip1559.from({ ...fields, nonce: BigInt(nonce) });
-      const signature = Secp256k1.sign({ payload: TxEnvelopeEip1559.getSignPayload(envelope), privateKey });
-      return TxEnvelopeEip1559.serialize(envelope, { signature });
-    },
-  };
-}
-
-export const keccak256 = (value: Hex): Hex => Hash.keccak256(value);
 
 /** The registry's calls and events, coded once. */
 export const registry = {

@@ -1,6 +1,6 @@
-import type { FoundAnchor } from '../domain/anchoring/chain.js';
-import { hashToBytes32 } from '../domain/anchoring/merkle.js';
-import { describeRpc, RegistryReader } from '../domain/anchoring/registry-reader.js';
+import type { FoundAnchor } from './anchoring/chain.js';
+import { hashToBytes32 } from './anchoring/merkle.js';
+import { describeRpc, RegistryReader } from './anchoring/registry-reader.js';
 import { inspectPades, type PadesReport, type SignerCertificate } from './pades.js';
 import { extractMetadataAttachment, METADATA_ATTACHMENT, normalizeSha256, readSealedMetadata, sha256Tag, type SealedMetadata } from './sealed-metadata.js';
 

@@ -5,7 +5,7 @@ import { batchRoot, buildBatch, toBytes32 } from './merkle.js';
 /**
  * The read side of the registry: finds anchors and reads anchoring transactions through the logs and
  * storage of any node, with nothing from our service. The offline verifier uses it alone; the chain
- * adapter (evm-chain.ts) adds the write side.
+ * adapter (the service's src/domain/anchoring/evm-chain.ts) adds the write side.
  */
 
 /** The RPC URL as it may appear in messages: its origin only (a provider key often sits in the path). */
