@@ -202,7 +202,7 @@ describe('Bulk export of sealed records', () => {
     expect(after.status).toBe(200);
     expect(after.body).toMatchObject({ status: 'expired', download: null });
     const graph = await t.graphql('mutation ($id: ID!) { issueExportDownload(id: $id) { url } }', { id: exportId }, { token: again });
-    expect(graph.body.errors[0].extensions.code).toBe('conflict');
+    expect(graph.body.errors![0]!.extensions.code).toBe('conflict');
     expect((await fetch(link)).status).toBe(404);
     const swept = await t.app.services.housekeeping.sweep();
     expect(swept.exports).toBeGreaterThanOrEqual(1);

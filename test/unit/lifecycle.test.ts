@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RECORD_STATUSES } from '../../src/domain/records/entities.js';
-import { LIFECYCLE_TRIGGERS, PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
+import { PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
+import { LIFECYCLE_TRIGGERS } from '../../src/domain/vocabulary.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 
 describe('Record lifecycle table', () => {

@@ -1,6 +1,7 @@
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
 import { turnClosed, type ParticipantState, type TurnParticipant } from './signing-turn.js';
+import type { LifecycleTrigger } from '../vocabulary.js';
 
 /**
  * Every move a record can make, as data, with who may make it and the guards as code beside the
@@ -8,23 +9,8 @@ import { turnClosed, type ParticipantState, type TurnParticipant } from './signi
  * table first; anything not listed is an illegal move, which is a domain `invalid_transition` (409
  * over REST). The moves a reader may make now (`availableActions`) are computed from the same rows,
  * and the lifecycle tables of docs/records.md is checked against them (test/unit/lifecycle.test.ts).
+ * The triggers' names are vocabulary (`LIFECYCLE_TRIGGERS` in vocabulary.ts), which the web UI reads too.
  */
-export const LIFECYCLE_TRIGGERS = [
-  'edit_draft',
-  'submit',
-  'submit_counter',
-  'resolve_counter',
-  'withdraw_counter',
-  'complete_signatures',
-  'decline',
-  'lapse',
-  'rescind',
-  'cancel_draft',
-  'amend',
-  'cancel',
-  'successor_sealed',
-] as const;
-export type LifecycleTrigger = (typeof LIFECYCLE_TRIGGERS)[number];
 
 /**
  * Who makes a move: the initiator; a participant other than the initiator (party or witness); a

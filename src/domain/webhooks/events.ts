@@ -1,5 +1,5 @@
 import { isSealingEvent, type DomainEvent } from '../shared/events.js';
-import type { LifecycleTrigger } from '../records/lifecycle.js';
+import type { LifecycleTrigger } from '../vocabulary.js';
 
 /** What an endpoint can subscribe to, in the order of a record's life. */
 export const WEBHOOK_EVENT_TYPES = [
