@@ -179,4 +179,31 @@ describe('Bulk send from a template', () => {
     expect(strict.status).toBe(422);
     expect(strict.body.detail[0].loc).toEqual(['body', 'submit']);
   });
+
+  it('makes nothing more once the API key that started it is revoked: its rows fail, unauthenticated', async () => {
+    // An instance without jobs takes the bulk send; the key is revoked before any instance runs it.
+    const quiet = await startTestApp({ JOBS_ENABLED: 'false' });
+    let worker: TestApp | undefined;
+    try {
+      const person = await quiet.signIn('landlord@revoked.example');
+      const template = (await quiet.request('POST', '/api/v1/templates', { token: person, body: LEASE })).body.id;
+      const key = (await quiet.request('POST', '/api/v1/api-keys', { token: person, body: { scopes: ['create', 'retrieve'] } })).body;
+      const started = await quiet.request('POST', `/api/v1/templates/${template}/bulk`, { apiKey: key.key, body: { rows: [row(1), row(2)] } });
+      expect(started.status).toBe(202);
+      expect((await quiet.request('DELETE', `/api/v1/api-keys/${key.id}`, { token: person })).status).toBe(204);
+      // An instance with jobs on the same database finds the unfinished bulk send and runs it as the revoked key.
+      worker = await startTestApp({ JOBS_ENABLED: 'true' }, { sameDatabaseAs: quiet });
+      let done: any;
+      for (const deadline = Date.now() + 90_000; Date.now() < deadline && done?.status !== 'completed'; await new Promise((resolve) => setTimeout(resolve, 200))) {
+        done = (await quiet.request('GET', `/api/v1/bulk-sends/${started.body.id}`, { token: person })).body;
+      }
+      expect(done).toMatchObject({ status: 'completed', created: 0, failed: 2 });
+      expect(done.failures.map((f: { issues: { type: string }[] }) => f.issues[0]!.type)).toEqual(['unauthenticated', 'unauthenticated']);
+      const made = await quiet.request('GET', '/api/v1/identity/agreements', { token: person });
+      expect(made.body.total ?? made.body.agreements?.length ?? 0).toBe(0);
+    } finally {
+      await worker?.stop();
+      await quiet.stop();
+    }
+  }, 150_000);
 });
