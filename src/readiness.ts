@@ -1,4 +1,4 @@
-import { resilientPool } from './domain/database.js';
+import { resilientPool } from './infrastructure/database.js';
 
 /** One dependency's state: `ok`, or a short reason it is not. */
 export type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting' | 'stopping';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal, Scope } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
-import type { SecretInputMode } from '../domain/mcp/sessions.js';
+import type { SecretInputMode } from '../domain/mcp/entities.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import { INPUT_CONTACT_POINT_TYPES } from '../domain/vocabulary.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';

@@ -13,11 +13,11 @@ import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/
 import { buildMcpServer, scopesNeeded } from './server.js';
 import { scopesNamed } from './tool.js';
 import type { ConfirmationStore, SecretInputPolicy } from './tool.js';
-import type { SecretInputMode } from '../domain/mcp/sessions.js';
+import type { SecretInputMode } from '../domain/mcp/entities.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 import { eventKey, RequestEventStore, resumeStream, SSE_RETRY_MS, type McpEventLog } from './resumption.js';
 
-/** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
+/** MCP sessions as stored in PostgreSQL (src/infrastructure/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
   /** Counted per `client` (an identity, else a network address): a refusal is a DomainError (`rate_limited`, `unavailable`). */
   open(protocolVersion: string, clientName: string | null, client: string | null, secretInput: SecretInputMode, owner: string): Promise<{ id: string; key: string }>;

@@ -3,7 +3,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
-import { resilientPool } from '../domain/database.js';
+import { resilientPool } from '../infrastructure/database.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { PubSubJobChannel } from './job-channel.js';
 

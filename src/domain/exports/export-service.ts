@@ -5,7 +5,7 @@ import { Repeater } from '@repeaterjs/repeater';
 import { stringify } from 'csv-stringify/sync';
 import type { Logger } from 'pino';
 import yazl from 'yazl';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import type { Principal } from '../identity/principal.js';
 import { requireAccess } from '../identity/operation-access.js';
 import { auditTrail } from '../records/audit-trail.js';

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { cleanUnicode } from '../shared/unicode.js';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { rememberAuditHead, type AuditHead } from './audit-trail.js';

@@ -3,7 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { archiveExpiry, findSignatures, inspectPades } from '../../verifier/pades.js';
 import { toArrayBuffer } from '../../verifier/pkijs-engine.js';
-import { certifyNextSignature } from '../library-patches.js';
+import { certifyNextSignature } from './libpdf-patch.js';
 import { SealRevocationProvider } from './revocation.js';
 import type { SealKey } from './seal-key.js';
 

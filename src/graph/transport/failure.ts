@@ -1,7 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode, type ValidationIssue } from '../../domain/shared/errors.js';
 import { GraphOperationError } from '../executor.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../../domain/database.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../../domain/shared/database-errors.js';
 
 /**
  * A failed operation as every transport sees it, whatever raised it (a resolver's DomainError
