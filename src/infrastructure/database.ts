@@ -27,7 +27,7 @@ import { ExportRecord, RecordExport } from '../domain/exports/entities.js';
 import { PREPARED_STATEMENTS, type PreparedStatements } from '../domain/shared/sql.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
-export const entities = [
+const entities = [
   Identity,
   ContactPoint,
   VerificationEvent,

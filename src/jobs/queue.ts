@@ -38,7 +38,7 @@ export function tracedData<Data extends object>(agenda: Agenda, data: Data): Dat
 }
 
 /** The default lock lifetime: a dead worker's job is taken over within half a minute (plus one poll). */
-export const JOB_LOCK_LIFETIME_MS = 30_000;
+const JOB_LOCK_LIFETIME_MS = 30_000;
 
 const SCHEMA_LOCK = 7204122;
 

@@ -16,7 +16,7 @@ const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLIENT = path.join(ROOT, 'packages/client');
 
-export type ClientModule = typeof import('../../packages/client/src/index.js');
+type ClientModule = typeof import('../../packages/client/src/index.js');
 
 export type InstalledClient = {
   /** The empty project it was installed into. */

@@ -17,7 +17,7 @@ import { registryBytecode } from './registry-artifact.js';
 import { chainFailure, describeRpc, RegistryReader } from './registry-reader.js';
 
 /** The chain id of anvil and other development chains. */
-export const DEVELOPMENT_CHAIN_ID = 31337;
+const DEVELOPMENT_CHAIN_ID = 31337;
 
 /**
  * The first development account of anvil/hardhat (from the public "test test ... junk" mnemonic):

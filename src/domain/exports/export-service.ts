@@ -47,7 +47,7 @@ export type ExportSettings = {
 };
 
 /** Where the export job's progress is published (per export), for `exportProgress`. */
-export const EXPORT_PROGRESS = 'EXPORT_PROGRESS';
+const EXPORT_PROGRESS = 'EXPORT_PROGRESS';
 
 /** The manifest's columns, in order. */
 export const MANIFEST_COLUMNS = [

@@ -44,7 +44,7 @@ export const inlineRenderer: SealRenderer = {
  * only when the process sets none: V8's `--max-semi-space-size` (2 MiB under `npm start`) wins over a
  * worker's limits, and measured the same seals/s and CPU a seal as these (render bench, 2026-11-26).
  */
-export const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
+const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
 
 /**
  * On worker threads (piscina): drawing a card (~5 ms), laying out a PDF (~25 ms) and signing it never

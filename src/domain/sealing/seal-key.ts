@@ -86,7 +86,7 @@ export class SealKey {
   }
 }
 
-export const DEVELOPMENT_SEAL_DIR = 'seal';
+const DEVELOPMENT_SEAL_DIR = 'seal';
 const P12_FILE = 'seal.p12';
 const PASSWORD_FILE = 'seal.password';
 

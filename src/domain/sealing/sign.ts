@@ -52,7 +52,7 @@ const INCOMPLETE_VALIDATION = new Set(['REVOCATION_UNAVAILABLE', 'CHAIN_INCOMPLE
  * (form filling and signing) lets renewal append what PAdES needs later, validation data (DSS) and
  * document timestamps, which are signatures; record-verify refuses anything else that follows.
  */
-export const SEAL_PERMISSIONS = 2;
+const SEAL_PERMISSIONS = 2;
 
 /**
  * The seal signature, the last write to the file's content: a PAdES certification signature

@@ -20,7 +20,7 @@ const isDomainCode = (code: unknown): code is DomainErrorCode =>
   typeof code === 'string' && (DOMAIN_ERROR_CODES as readonly string[]).includes(code);
 
 /** The failure of a GraphQL error (the first one of an in-process execution). */
-export function failureFromGraph(error: GraphQLFormattedError): OperationFailure {
+function failureFromGraph(error: GraphQLFormattedError): OperationFailure {
   const extensions = error.extensions ?? {};
   return {
     code: isDomainCode(extensions.code) ? extensions.code : 'internal_error',

@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../../domain/shared/crypto.js';
 import { DomainError } from '../../domain/shared/errors.js';
 import type { RateLimiter } from '../../domain/shared/rate-limiter.js';
 
-export const MCP_SESSION_PREFIX = 'rss_mcps_';
+const MCP_SESSION_PREFIX = 'rss_mcps_';
 
 /**
  * A stored MCP session as a transport continues it. `owner`: the endpoint and transport credential
