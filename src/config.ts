@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 /**
  * One render thread per core the API thread leaves free, at least one and at most four. On two cores a
- * second thread bought no throughput (the API thread, PostgreSQL and the chain share them) and cost
+ * second thread buys no throughput (the API thread, PostgreSQL and the chain share them) and costs
  * about 90 MiB of resident memory while sealing (npm run bench).
  */
 export const defaultSealWorkers = Math.min(4, Math.max(1, os.availableParallelism() - 1));

@@ -325,8 +325,8 @@ async function serve(
  * first on an SSE answer, but only for clients at 2025-11-25 or later (older clients fail on the empty
  * data), judged by the request's MCP-Protocol-Version header. On a stored session the version
  * negotiated at initialize governs: a client that negotiated 2025-11-25 handles priming whatever one
- * request's header says (the conformance suite 0.1.16 sends `2025-03-26` on its raw SSE requests in a
- * 2025-11-25 session, and got no priming). So the SDK sees the negotiated version when the header is
+ * request's header says (the conformance suite sends `2025-03-26` on its raw SSE requests in a
+ * 2025-11-25 session). So the SDK sees the negotiated version when the header is
  * missing or names another supported version; an unsupported one is left for the SDK to refuse (400).
  */
 function followNegotiatedVersion(req: Request, negotiated: string): void {

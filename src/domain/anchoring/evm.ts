@@ -1,8 +1,8 @@
 /**
  * What anchoring needs of an EVM node, on ox's modules (JSON-RPC over HTTP, ABI coding, EIP-1559
- * signing): each loads on its own, where viem's entry point loaded some 375 modules and 22 MiB of
- * resident memory into the API process (issue 11's memory goal). Values come back as viem answered
- * them (bigints, numbers, lower-case hex), and failures as RpcFailure (see chainFailure).
+ * signing): each loads on its own, so the API process holds only what anchoring uses (viem's entry
+ * point loads some 375 modules and 22 MiB of resident memory). Values come back as viem answers them
+ * (bigints, numbers, lower-case hex), and failures as RpcFailure (see chainFailure).
  */
 import * as AbiEvent from 'ox/AbiEvent';
 import * as AbiFunction from 'ox/AbiFunction';

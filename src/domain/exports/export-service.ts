@@ -79,7 +79,7 @@ type ExportRow = {
 };
 
 /**
- * Bulk exports of sealed records (issue 48). Asking freezes the records it holds, by the one read
+ * Bulk exports of sealed records. Asking freezes the records it holds, by the one read
  * rule at that moment: without a team, the caller's own records and those it takes part in (the
  * listing's rule); with a team (or for a team's key), the team's records, for its members. The export
  * job makes sure each record's sealed PDF exists; then single-use links (card tickets, kind

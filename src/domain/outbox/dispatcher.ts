@@ -109,9 +109,9 @@ export class OutboxDispatcher {
 
   /**
    * Delivers every deliverable event; resolves when none is left. Also usable on its own (tests, tools).
-   * A batch that was not full was everything there was to claim: no empty claim follows it (a
-   * transaction of three statements, once per step before). Events committed meanwhile wake the
-   * dispatcher again; those another instance holds are its to deliver.
+   * A batch that was not full was everything there was to claim: no empty claim (a transaction of
+   * three statements) follows it. Events committed meanwhile wake the dispatcher again; those another
+   * instance holds are its to deliver.
    */
   async drain(): Promise<number> {
     let claimed = 0;

@@ -27,7 +27,7 @@ export type ParticipantContactPointType = (typeof CONTACT_POINT_TYPES)[number];
 
 export type InitiatedVia = 'rest_api' | 'graphql' | 'mcp' | 'web';
 
-/** Notarization details, kept as one document on the record (issue: notarizations). */
+/** Notarization details, kept as one document on the record. */
 export type NotarizationDetails = {
   contentType: 'file' | 'text' | 'hash';
   contentHash: string;

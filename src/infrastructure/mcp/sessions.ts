@@ -28,7 +28,8 @@ export type McpSessionLimits = {
 /**
  * MCP protocol sessions in PostgreSQL: opened at `initialize` on one instance, continued on any
  * other, ended by DELETE, by idling past `idleSeconds`, or, never used, after `unusedSeconds`. One
- * client cannot open them without limit (a flood kept 11,361 sessions for a day each).
+ * client cannot open them without limit (`initializePerMinute`, `maxSessions`): each costs a row
+ * that a flood of `initialize` calls would otherwise multiply.
  */
 export class McpSessions {
   constructor(
