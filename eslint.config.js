@@ -19,7 +19,7 @@ export default tseslint.config(
       'no-console': ['error', { allow: ['warn', 'error'] }],
     },
   },
-  layerRules(import.meta.dirname),
+  ...layerRules(import.meta.dirname),
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {

@@ -5,7 +5,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
-import { migrate, openDatabase } from '../src/domain/database.js';
+import { migrate, openDatabase } from '../src/infrastructure/database.js';
 
 const name = process.argv[2] ?? 'change';
 const adminUrl = process.env.DATABASE_URL;

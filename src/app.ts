@@ -5,7 +5,7 @@ import type { Agenda } from 'agenda';
 import type { Logger } from 'pino';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config.js';
-import { applyRoleTimeouts, migrate, openDatabase } from './domain/database.js';
+import { applyRoleTimeouts, migrate, openDatabase } from './infrastructure/database.js';
 import type { Mailer } from './domain/mail/mailer.js';
 import type { MailQueue } from './domain/mail/mail-queue.js';
 import type { WebhookSender } from './domain/webhooks/sender.js';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 /**
  * One render thread per core the API thread leaves free, at least one and at most four. On two cores a
- * second thread bought no throughput (the API thread, PostgreSQL and the chain share them) and cost
+ * second thread buys no throughput (the API thread, PostgreSQL and the chain share them) and costs
  * about 90 MiB of resident memory while sealing (npm run bench).
  */
 export const defaultSealWorkers = Math.min(4, Math.max(1, os.availableParallelism() - 1));
@@ -486,7 +486,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
  * Seconds to wait after each failed webhook attempt: 24 attempts over about three days (5 s, 15 s,
  * 1 min, 2 min, 5 min, 10 min, 20 min, 30 min, 1 h, 2 h, 3 h, 4 h, then every 5.5 h).
  */
-export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 15, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10_800, 14_400, ...Array<number>(11).fill(19_800)];
+const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 15, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 10_800, 14_400, ...Array<number>(11).fill(19_800)];
 
 /** `250ms`, `5s`, `1m` or `2h` in seconds. */
 function durationSeconds(value: string): number {

@@ -53,7 +53,7 @@ const PREFIXED_SECRET = new RegExp(`(?:${[API_KEY_PREFIX, ACCESS_TOKEN_PREFIX, '
 const SECRET_PATH = /(\/artifacts\/(?:share-card|document)\/|\/export-downloads\/|\/team-invitations\/|\/teams\/invitations\/)[^/?#]+/;
 
 /** A path with its ticket segments redacted (for every place a request path leaves the process: logs, traces). */
-export function redactTicketPath(path: string): string {
+function redactTicketPath(path: string): string {
   return path.replace(SECRET_PATH, '$1[redacted]');
 }
 const BOT_TOKEN = /(\/bot)[^/?#]+/;

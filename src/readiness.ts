@@ -1,7 +1,7 @@
-import { resilientPool } from './domain/database.js';
+import { resilientPool } from './infrastructure/database.js';
 
 /** One dependency's state: `ok`, or a short reason it is not. */
-export type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting' | 'stopping';
+type CheckResult = 'ok' | 'unavailable' | 'timeout' | 'reconnecting' | 'stopping';
 
 export type Readiness = {
   /** Every check, each answered within the deadline. */
@@ -10,7 +10,7 @@ export type Readiness = {
 };
 
 /** How long readiness waits for the database: a balancer's probe must get an answer, even from a frozen server. */
-export const READINESS_DEADLINE_MS = 2000;
+const READINESS_DEADLINE_MS = 2000;
 
 /**
  * Readiness: the database answers `select 1` within the deadline on a connection of its own (a

@@ -16,7 +16,7 @@ const API_DOCS = '/api/docs';
 const SAFE_HOST = /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/;
 
 /** Where `npm run build` puts the UI: dist/web, found from src/ (tests) and from dist/src/ (the built service). */
-export function defaultWebRoot(): string | null {
+function defaultWebRoot(): string | null {
   // From src/ the build is ../dist/web; from dist/src/ it is ../web (never the sources in web/).
   const candidates = [join(import.meta.dirname, '..', 'dist', 'web'), join(import.meta.dirname, '..', 'web')];
   return candidates.find((dir) => existsSync(join(dir, 'index.html')) && existsSync(join(dir, 'assets'))) ?? null;

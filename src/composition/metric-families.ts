@@ -5,7 +5,7 @@ import type { Metric, Registry } from 'prom-client';
  *
  * prom-client's own `Counter` and `Histogram` turn a child's labels into a string key (sorted names
  * and values joined) at every `inc` and `observe`, also for a child made once with `labels()`: on a
- * record read that is served in about 150 µs, that and the allocations were a visible share. Here a
+ * record read that is served in about 150 µs, that and the allocations are a visible share. Here a
  * family keeps each child (one per set of label values, up to three) as a plain object found through
  * nested maps, so counting allocates nothing; the registry asks `get()` at a scrape and writes the text
  * format itself (escaping included), as for its own metrics.

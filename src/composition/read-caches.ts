@@ -31,8 +31,8 @@ export type ReadCaches = {
  *   path), and a LISTEN connection that comes back (what was notified meanwhile is unknown).
  * - Sealed records' public answers: this instance's committed events, and the same notifications.
  * Each is off at `0` seconds. Reused principals are the credential chain's (dropped by the credential
- * epoch and its notification), not a read cache. What each earns is measured in bench/README.md
- * (2026-11-26: listing 18x, record read 2.4x, public reads 13-17x, principals 4.4x).
+ * epoch and its notification), not a read cache. Each is here because it earns its memory: what it
+ * earns is measured in bench/README.md.
  */
 export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: PubSub): ReadCaches {
   const seconds = (value: number) => value * 1000;

@@ -4,7 +4,7 @@ import type { OperationFailure } from '../graph/transport/failure.js';
 import { snakeCase } from '../graph/transport/case.js';
 
 /** Failures only MCP knows: guarded actions' confirmations, and internal errors. */
-export type McpOnlyErrorCode = 'confirmation_required' | 'stale_confirmation_token' | 'expired' | 'internal_error';
+type McpOnlyErrorCode = 'confirmation_required' | 'stale_confirmation_token' | 'expired' | 'internal_error';
 
 export type McpErrorCode =
   | 'auth_required'

@@ -5,8 +5,8 @@ import type { McpFacadeDeps } from './transport.js';
 
 /**
  * The MCP facade as the service mounts it: the SDK, the tools and their schemas (zod v3 and v4-mini
- * among them) load with the first MCP request, not with the service (issue 11's memory goal). A
- * failed load is tried again by the next request.
+ * among them) load with the first MCP request, not with the service: an instance no assistant calls
+ * never holds them in memory. A failed load is tried again by the next request.
  */
 export function mcpOnFirstUse(deps: McpFacadeDeps): {
   /** `/mcp` (the router takes no other path: /mcp/diagnostics and /mcp/oauth belong to other routers). */

@@ -3,7 +3,6 @@ import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { StoredMcpEvent } from '../domain/mcp/events.js';
 import { openSealed, sealBytes } from '../domain/shared/crypto.js';
 import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
@@ -16,7 +15,10 @@ export function eventKey(sessionId: string): Buffer {
   return createHmac('sha256', sessionId).update('record-signing mcp stream events').digest();
 }
 
-/** The stored events of answer streams (src/domain/mcp/events.ts), bound to a stored session's key and to the caller they were made for. */
+/** An event of an answer stream as a resumed stream sends it again: its id and its JSON-RPC message's text (null: the priming event). */
+type StoredMcpEvent = { id: string; message: string | null };
+
+/** The stored events of answer streams (src/infrastructure/mcp/events.ts), bound to a stored session's key and to the caller they were made for. */
 export type McpEventLog = {
   newStream(): string;
   store(sessionKey: string, caller: string, stream: string, message: string | null, endsStream?: boolean): Promise<string>;

@@ -12,7 +12,7 @@ import { asPng } from './png.js';
 import { MORE_THAN_RETRIEVE, scopesNamed, type ToolContext, type ToolDefinition } from './tool.js';
 import { TOOLS } from './tools/index.js';
 
-export const SERVER_INFO = { name: 'record-signing', title: 'Record Signing and Notarization', version: '1.0.0' };
+const SERVER_INFO = { name: 'record-signing', title: 'Record Signing and Notarization', version: '1.0.0' };
 
 const INSTRUCTIONS = [
   'Tools to create, sign, read and verify records (agreements, declarations, witnessed agreements) and to act on their lifecycle.',

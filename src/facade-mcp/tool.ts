@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Principal, Scope } from '../domain/identity/principal.js';
 import type { ConfirmationBinding, ConfirmationRefusal } from '../domain/mcp/confirmations.js';
-import type { SecretInputMode } from '../domain/mcp/sessions.js';
+import type { SecretInputMode } from '../domain/mcp/entities.js';
 import { BODY_LIMITS, BODY_RULE, LIMITS } from '../domain/text-rules.js';
 import { INPUT_CONTACT_POINT_TYPES } from '../domain/vocabulary.js';
 import { RECORD_ACTIONS } from '../domain/records/lifecycle.js';
@@ -134,7 +134,7 @@ export const nextAction = z
 export const humanStep = z.string().nullable().describe('What the human must do before the next call, when anything');
 const signatureState = z.looseObject({ status: z.string(), satisfied_method_count: z.number(), can_finalize: z.boolean() }).nullable();
 export const identicon = z.looseObject({ kind: z.string(), digest: z.string(), short_hash: z.string(), width: z.number(), height: z.number(), alt_text: z.string() });
-export const agreement = z.looseObject({
+const agreement = z.looseObject({
   id: z.string(),
   agr_reference: z.string(),
   type: z.string(),

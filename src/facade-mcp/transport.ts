@@ -13,11 +13,11 @@ import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/
 import { buildMcpServer, scopesNeeded } from './server.js';
 import { scopesNamed } from './tool.js';
 import type { ConfirmationStore, SecretInputPolicy } from './tool.js';
-import type { SecretInputMode } from '../domain/mcp/sessions.js';
+import type { SecretInputMode } from '../domain/mcp/entities.js';
 import type { Instruments } from '../domain/shared/instruments.js';
 import { eventKey, RequestEventStore, resumeStream, SSE_RETRY_MS, type McpEventLog } from './resumption.js';
 
-/** MCP sessions as stored in PostgreSQL (src/domain/mcp/sessions.ts): any instance continues any session. */
+/** MCP sessions as stored in PostgreSQL (src/infrastructure/mcp/sessions.ts): any instance continues any session. */
 export type McpSessionStore = {
   /** Counted per `client` (an identity, else a network address): a refusal is a DomainError (`rate_limited`, `unavailable`). */
   open(protocolVersion: string, clientName: string | null, client: string | null, secretInput: SecretInputMode, owner: string): Promise<{ id: string; key: string }>;
@@ -325,8 +325,8 @@ async function serve(
  * first on an SSE answer, but only for clients at 2025-11-25 or later (older clients fail on the empty
  * data), judged by the request's MCP-Protocol-Version header. On a stored session the version
  * negotiated at initialize governs: a client that negotiated 2025-11-25 handles priming whatever one
- * request's header says (the conformance suite 0.1.16 sends `2025-03-26` on its raw SSE requests in a
- * 2025-11-25 session, and got no priming). So the SDK sees the negotiated version when the header is
+ * request's header says (the conformance suite sends `2025-03-26` on its raw SSE requests in a
+ * 2025-11-25 session). So the SDK sees the negotiated version when the header is
  * missing or names another supported version; an unsupported one is left for the SDK to refuse (400).
  */
 function followNegotiatedVersion(req: Request, negotiated: string): void {

@@ -44,7 +44,7 @@ export async function readJsonBody(req: Request, res: Response, textTypes: reado
  * One pass over JSON text without recursion: too deep, or a key twice in one object. Only called
  * before JSON.parse, which then refuses whatever else is wrong with the text.
  */
-export function structureProblem(text: string, maxDepth: number): string | null {
+function structureProblem(text: string, maxDepth: number): string | null {
   const frames: { keys: Set<string> | null; expectKey: boolean }[] = [];
   for (let index = 0; index < text.length; index += 1) {
     const char = text[index];

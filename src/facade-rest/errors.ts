@@ -6,7 +6,7 @@ import { snakeCase } from '../graph/transport/case.js';
 import { operationFailure, type OperationFailure } from '../graph/transport/failure.js';
 
 /** Failures that only HTTP knows: the request never reached an operation, or something broke. */
-export type HttpOnlyErrorCode = 'malformed_request' | 'method_not_allowed' | 'payload_too_large' | 'unsupported_media_type' | 'internal_error';
+type HttpOnlyErrorCode = 'malformed_request' | 'method_not_allowed' | 'payload_too_large' | 'unsupported_media_type' | 'internal_error';
 
 export type RestErrorCode = DomainErrorCode | HttpOnlyErrorCode;
 

@@ -7,7 +7,7 @@ import { restError, validationError, type RestError } from './errors.js';
 import type { RestReply } from './operation.js';
 
 /** Set on an answer that was stored for an earlier request with the same Idempotency-Key. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -205,9 +205,9 @@ export function canonicalQuery(url: string): string {
 }
 
 /** Who may call an operation, read from its `security` in the contract (the one declaration). */
-export type RouteAccess = 'public' | 'authenticated' | 'bearer_only';
+type RouteAccess = 'public' | 'authenticated' | 'bearer_only';
 
-export function accessOf(operation: { security?: unknown }): RouteAccess {
+function accessOf(operation: { security?: unknown }): RouteAccess {
   const schemes = ((operation.security ?? []) as Record<string, unknown>[]).flatMap((requirement) => Object.keys(requirement));
   if (schemes.length === 0) return 'public';
   return schemes.includes('apiKeyAuth') ? 'authenticated' : 'bearer_only';

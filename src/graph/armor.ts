@@ -13,7 +13,7 @@ import { DomainError } from '../domain/shared/errors.js';
  * an anonymous caller cannot buy unbounded work with aliases, depth, size or directives. The
  * largest REST facade document stays well inside these limits (the e2e suite runs all of them).
  */
-export const GRAPHQL_LIMITS = {
+const GRAPHQL_LIMITS = {
   maxTokens: 2000,
   maxDepth: 15,
   maxAliases: 15,

@@ -1,7 +1,7 @@
 import type { CredentialResolverChain } from '../domain/identity/credential-resolver.js';
 import type { Principal } from '../domain/identity/principal.js';
 import { DomainError } from '../domain/shared/errors.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../domain/shared/database-errors.js';
 import { requestGraphError } from './errors.js';
 import { credentialsFromParams, readCredentials, type HeaderBag } from './transport/credentials.js';
 

@@ -6,7 +6,7 @@ import { GraphQLError } from 'graphql';
  * cannot be valid, and refusing them here costs one pass over the text instead of a parse and a full
  * validation (a 1 KiB document 200 deep cost every rule a walk of the whole tree).
  */
-export const MAX_DOCUMENT_NESTING = 30;
+const MAX_DOCUMENT_NESTING = 30;
 
 /**
  * Refuses a GraphQL document whose braces and brackets nest deeper than `maxNesting`, before it is

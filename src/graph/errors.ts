@@ -3,7 +3,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
 import { DomainError, type DomainErrorCode } from '../domain/shared/errors.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../domain/database.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../domain/shared/database-errors.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 
 /**

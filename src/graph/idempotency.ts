@@ -7,7 +7,7 @@ import { DomainError } from '../domain/shared/errors.js';
 import type { GraphContext } from './context.js';
 
 /** Set on an answer that was stored for an earlier request with the same Idempotency-Key. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
+const IDEMPOTENT_REPLAYED_HEADER = 'idempotent-replayed';
 
 /** Errors that say "try again later": such an answer is not stored, so the retry runs again. */
 const RETRYABLE_CODES = new Set(['internal_error', 'rate_limited', 'unavailable']);

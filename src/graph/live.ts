@@ -7,7 +7,7 @@ import type { EventCursors } from './event-cursors.js';
 import type { Message, PostgresPubSub } from './pubsub.js';
 import type { Cursored, LiveUpdates, RecordActivity } from './context.js';
 
-export type { RecordActivity };
+;
 
 const SIGNATURE_PROGRESS = 'SIGNATURE_PROGRESS';
 const RECORD_LIFECYCLE = 'RECORD_LIFECYCLE';
@@ -21,7 +21,7 @@ export const RECORD_ACTIVITY = 'RECORD_ACTIVITY';
 export const TEAM_ACCESS_CHANGED = 'TEAM_ACCESS_CHANGED';
 
 /** A subscription resumed from a cursor replays at most this many events; more, and the client re-reads. */
-export const REPLAY_LIMIT = 500;
+const REPLAY_LIMIT = 500;
 /**
  * Events of different records can commit out of the order they were written in: a resumed activity
  * feed also replays the events written this long before its cursor's (some the client may have).
@@ -70,7 +70,7 @@ export function liveSubscriber(pubSub: PostgresPubSub): OutboxSubscriber {
 }
 
 /** An outbox event as the replay reads it. */
-export type OutboxRow = { seq: string; event: DomainEvent };
+type OutboxRow = { seq: string; event: DomainEvent };
 
 /**
  * Delivered outbox events after `afterSeq`, oldest first, at most `limit`: of one record (`recordId`)

@@ -6,7 +6,7 @@ import { isSealingEvent } from '../domain/shared/events.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { defineJob } from './queue.js';
 
-export const ANCHORING_JOB = 'anchoring.tick';
+const ANCHORING_JOB = 'anchoring.tick';
 
 /**
  * Anchors waiting seals and moves the transaction in flight on. Runs every few seconds on whichever

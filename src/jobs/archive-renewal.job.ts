@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ArchiveRenewal } from '../domain/sealing/archive-renewal.js';
 import { defineJob } from './queue.js';
 
-export const ARCHIVE_RENEWAL_JOB = 'sealing.renew-archive-timestamps';
+const ARCHIVE_RENEWAL_JOB = 'sealing.renew-archive-timestamps';
 
 /**
  * Every hour, on one instance at a time: B-LTA sealed PDFs whose newest timestamp's certificate

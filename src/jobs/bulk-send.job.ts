@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { BulkSendService } from '../domain/bulk-sends/bulk-send-service.js';
 import { defineJob, tracedData } from './queue.js';
 
-export const BULK_SEND_JOB = 'bulk-send';
-export const BULK_SEND_SWEEP_JOB = 'bulk-send.sweep';
+const BULK_SEND_JOB = 'bulk-send';
+const BULK_SEND_SWEEP_JOB = 'bulk-send.sweep';
 
 type BulkSendData = { bulkSendId: string; traceparent?: string };
 

@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { ExportService } from '../domain/exports/export-service.js';
 import { defineJob, tracedData } from './queue.js';
 
-export const EXPORT_JOB = 'exports.prepare';
-export const EXPORT_SWEEP_JOB = 'exports.sweep';
+const EXPORT_JOB = 'exports.prepare';
+const EXPORT_SWEEP_JOB = 'exports.sweep';
 
 type ExportJobData = { exportId: string; traceparent?: string };
 

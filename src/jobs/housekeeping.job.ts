@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { HousekeepingService } from '../domain/maintenance/housekeeping-service.js';
 import { defineJob } from './queue.js';
 
-export const HOUSEKEEPING_JOB = 'maintenance.housekeeping';
+const HOUSEKEEPING_JOB = 'maintenance.housekeeping';
 
 /** Hourly sweep of spent codes, dead sessions and old rate-limit windows. Safe to run twice. */
 export function defineHousekeepingJob(agenda: Agenda, housekeeping: HousekeepingService, logger: Logger): void {

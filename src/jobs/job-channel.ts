@@ -9,9 +9,9 @@ type Wire = { jobId: string; jobName: string; nextRunAt: string | null; priority
 /**
  * Agenda's cross-instance wake-ups ("a job was saved: look now, not at the next poll") over the
  * service's one LISTEN connection, the PubSub's, which reconnects with backoff when the server drops
- * it. The PostgreSQL backend's own channel held a second LISTEN connection whose loss (a server
- * restart: 57P01) was emitted as an `'error'` event nobody could safely handle, and ended the
- * process. Wake-ups lost while the connection is down cost only latency: every instance still polls
+ * it. The PostgreSQL backend's own channel would hold a second LISTEN connection whose loss (a server
+ * restart: 57P01) it emits as an `'error'` event nobody can safely handle, which ends the process.
+ * Wake-ups lost while the connection is down cost only latency: every instance still polls
  * (`processEvery`).
  */
 export class PubSubJobChannel extends BaseNotificationChannel {

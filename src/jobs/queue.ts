@@ -3,7 +3,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { PubSub } from 'type-graphql';
 import type { Logger } from 'pino';
-import { resilientPool } from '../domain/database.js';
+import { resilientPool } from '../infrastructure/database.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { PubSubJobChannel } from './job-channel.js';
 
@@ -38,7 +38,7 @@ export function tracedData<Data extends object>(agenda: Agenda, data: Data): Dat
 }
 
 /** The default lock lifetime: a dead worker's job is taken over within half a minute (plus one poll). */
-export const JOB_LOCK_LIFETIME_MS = 30_000;
+const JOB_LOCK_LIFETIME_MS = 30_000;
 
 const SCHEMA_LOCK = 7204122;
 

@@ -6,8 +6,8 @@ import type { SealingSweep } from '../domain/sealing/sealing-sweep.js';
 import { isSealingEvent } from '../domain/shared/events.js';
 import { defineJob, tracedData } from './queue.js';
 
-export const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
-export const SEALING_SWEEP_JOB = 'sealing.sweep';
+const SEAL_ARTIFACTS_JOB = 'sealing.make-artifacts';
+const SEALING_SWEEP_JOB = 'sealing.sweep';
 
 type SealArtifactsData = { recordId: string; traceparent?: string };
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SealCompletion } from '../domain/sealing/seal-completion.js';
 import { defineJob } from './queue.js';
 
-export const SEAL_COMPLETION_JOB = 'sealing.complete-degraded-seals';
+const SEAL_COMPLETION_JOB = 'sealing.complete-degraded-seals';
 
 /**
  * On one instance at a time, as often as the first retry wait (at most every minute): degraded seals

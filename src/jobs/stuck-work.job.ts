@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { StuckWorkWarnings } from '../domain/maintenance/stuck-work-warnings.js';
 import { defineJob } from './queue.js';
 
-export const STUCK_WORK_JOB = 'maintenance.stuck-work';
+const STUCK_WORK_JOB = 'maintenance.stuck-work';
 
 /**
  * Every minute, on one instance at a time: a warning in the log for each item of stuck work, when it

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ConfigError, loadConfig, type Config } from '../config.js';
-import { migrate, openDatabase } from '../domain/database.js';
+import { migrate, openDatabase } from '../infrastructure/database.js';
 import { readBacklog } from '../domain/maintenance/backlog.js';
 import { StuckWork } from '../domain/maintenance/stuck-work.js';
 import { WorkRetry } from '../domain/maintenance/work-retry.js';

@@ -2,7 +2,7 @@ import type { Backlog } from '../domain/maintenance/backlog.js';
 import { STUCK_KINDS } from '../domain/maintenance/stuck-work.js';
 
 /** `12 min`, `3 h 05 min`, `2 d 4 h`: how long something has waited. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   const minutes = Math.max(0, Math.floor(ms / 60_000));
   if (minutes < 1) return `${Math.max(0, Math.round(ms / 1000))} s`;
   if (minutes < 60) return `${minutes} min`;

@@ -59,7 +59,7 @@ const KEPT_ON_CLIENT_SPANS = new Set(['net.peer.name', 'net.peer.port', 'network
 const EMAIL = /[^\s@"'<>()[\],;:/\\]+@[^\s@"'<>()[\],;:/\\]+\.[A-Za-z]{2,}/g;
 
 /** Replaces anything shaped like an email address. */
-export function scrubEmails(text: string): string {
+function scrubEmails(text: string): string {
   return text.replace(EMAIL, '[email]');
 }
 

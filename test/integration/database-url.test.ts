@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import pg from 'pg';
-import { openDatabase, ormConfig } from '../../src/domain/database.js';
+import { openDatabase, ormConfig } from '../../src/infrastructure/database.js';
 
 /** DATABASE_URL's `?host=` (libpq's form for a Unix socket directory) is honoured, as psql and pg honour it. */
 describe('DATABASE_URL host parameter', () => {

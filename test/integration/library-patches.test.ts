@@ -2,12 +2,13 @@ import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { OpenAPIBackend, type OpenAPIRouter } from 'openapi-backend';
 import pg from 'pg';
-import { openDatabase, preparedQuery } from '../../src/domain/database.js';
+import { openDatabase } from '../../src/infrastructure/database.js';
+import { preparedQuery } from '../../src/domain/shared/sql.js';
 import { freezeOperations } from '../../src/facade-rest/openapi-backend-patch.js';
 import { createTestDatabase } from '../support/database.js';
 
 /**
- * Each patch of a library's behaviour (src/domain/library-patches.ts, facade-rest/openapi-backend-patch.ts)
+ * Each patch of a library's behaviour (src/infrastructure/library-patches.ts, facade-rest/openapi-backend-patch.ts)
  * still does what it is for, with the library versions installed: a version that changes underneath
  * one fails here, not in production.
  */

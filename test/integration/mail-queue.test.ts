@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Writable } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { MailQueue } from '../../src/domain/mail/mail-queue.js';
-import { SmtpMailer } from '../../src/domain/mail/nodemailer-mailer.js';
+import { SmtpMailer } from '../../src/infrastructure/mail/nodemailer-mailer.js';
 import { systemClock } from '../../src/domain/shared/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from '../support/database.js';

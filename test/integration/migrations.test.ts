@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { createTestDatabase } from '../support/database.js';
 
 describe('Migrations', () => {

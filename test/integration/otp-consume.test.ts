@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { OtpService } from '../../src/domain/identity/otp-service.js';
 import type { MailMessage } from '../../src/domain/mail/mailer.js';
 import { ClientLimits } from '../../src/domain/shared/client-limits.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { OutboxDispatcher, type OutboxSubscriber } from '../../src/domain/outbox/dispatcher.js';
 import { EventJournal } from '../../src/domain/outbox/journal.js';
 import { openAuditTrail } from '../../src/domain/records/audit-trail.js';

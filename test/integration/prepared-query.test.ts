@@ -1,5 +1,5 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../../src/domain/database.js';
+import { preparedQuery } from '../../src/domain/shared/sql.js';
 import { openServiceDatabase } from '../support/service-database.js';
 
 /** Hot statements: named prepared statements on the pool, or through the caller's transaction; the same rows either way. */

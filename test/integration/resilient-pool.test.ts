@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { resilientPool } from '../../src/domain/database.js';
+import { resilientPool } from '../../src/infrastructure/database.js';
 import { createTestDatabase } from '../support/database.js';
 import { waitFor } from '../support/wait.js';
 

@@ -1,4 +1,4 @@
-import { SmtpMailer } from '../../src/domain/mail/nodemailer-mailer.js';
+import { SmtpMailer } from '../../src/infrastructure/mail/nodemailer-mailer.js';
 import { CaptureSmtp } from '../support/smtp.js';
 
 /** Mail over real SMTP (a capture server on 127.0.0.1); nodemailer is loaded with the first message. */

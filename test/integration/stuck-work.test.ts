@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { StuckWork } from '../../src/domain/maintenance/stuck-work.js';
 import { StuckWorkWarnings, WARNINGS_PER_KIND } from '../../src/domain/maintenance/stuck-work-warnings.js';
 import { WorkRetry } from '../../src/domain/maintenance/work-retry.js';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Writable } from 'node:stream';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { Identity, ContactPoint } from '../../src/domain/identity/entities.js';
 import type { MailMessage, Mailer } from '../../src/domain/mail/mailer.js';
 import { systemClock } from '../../src/domain/shared/clock.js';

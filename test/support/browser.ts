@@ -6,8 +6,8 @@ import { startTestApp, type TestApp } from './harness.js';
 
 const AXE = join(import.meta.dirname, '..', '..', 'node_modules', 'axe-core', 'axe.min.js');
 export const SHOTS_DIR = '/tmp/ui-shots';
-export const DESKTOP = { width: 1280, height: 800 };
-export const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({

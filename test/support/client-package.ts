@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { installPackedPackage } from './packed-package.js';
 
-export type ClientModule = typeof import('../../packages/client/src/index.js');
+type ClientModule = typeof import('../../packages/client/src/index.js');
 
 export type InstalledClient = {
   /** The empty project it was installed into. */

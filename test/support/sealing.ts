@@ -16,7 +16,7 @@ export async function poppler(tool: 'pdfsig' | 'pdftotext' | 'pdfdetach' | 'pdft
   }
 }
 
-export const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 22, 14, minute, 7));
 

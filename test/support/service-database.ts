@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { migrate, openDatabase } from '../../src/domain/database.js';
+import { migrate, openDatabase } from '../../src/infrastructure/database.js';
 import { createTestDatabase } from './database.js';
 
 /** A migrated database of its own and the ORM on it, for service-level tests. */

@@ -11,7 +11,7 @@ async function lintFixture(): Promise<Record<string, string[]>> {
   const eslint = new ESLint({
     cwd: fixture,
     overrideConfigFile: true,
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, layerRules(fixture)],
+    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...layerRules(fixture)],
   });
   const results = await eslint.lintFiles(['src/**/*.ts']);
   return Object.fromEntries(
@@ -72,6 +72,16 @@ describe('Layer rules', () => {
     expect(messages['src/jobs/outward.ts']).toEqual(['import-x/no-restricted-paths']);
     expect(messages['src/jobs/inward.ts']).toEqual([]);
     expect(messages['src/graph/resolver.ts']).toEqual([]);
+  }, 60_000);
+
+  it('lint keeps infrastructure out of the domain: no import of it, no driver package, and only jobs and the root use it', async () => {
+    const messages = await lintFixture();
+    expect(messages['src/domain/uses-infrastructure.ts']).toEqual(['import-x/no-restricted-paths']);
+    expect(messages['src/domain/driver.ts']).toEqual(['no-restricted-imports', 'no-restricted-syntax']);
+    expect(messages['src/graph/uses-infrastructure.ts']).toEqual(['import-x/no-restricted-paths']);
+    expect(messages['src/infrastructure/outward.ts']).toEqual(['import-x/no-restricted-paths']);
+    expect(messages['src/infrastructure/store.ts']).toEqual([]);
+    expect(messages['src/jobs/queue.ts']).toEqual([]);
   }, 60_000);
 
   it('finds the fixture cycle with type imports counted too', () => {

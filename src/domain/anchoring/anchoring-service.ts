@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { SqlPool } from '../shared/sql.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { SignedRecord } from '../records/entities.js';
@@ -40,14 +40,14 @@ export class AnchoringService {
     private readonly settings: AnchoringSettings,
     private readonly instruments: Instruments = noInstruments,
     /** Where the pass's session lock is taken: a direct pool behind a pooler (default: the ORM's pool). */
-    private readonly sessions: pg.Pool | null = null,
+    private readonly sessions: SqlPool | null = null,
   ) {}
 
   /** One pass: move the batch in flight on, else start the next one. Returns what changed. */
   async tick(): Promise<{ confirmed: number; prepared: number }> {
     // A session lock is held by one connection: taken and given back on the same one, held for the
     // pass (on two pooled connections the release misses and the lock sticks to the first).
-    const pool = this.sessions ?? (await this.orm.em.getConnection().getNativeClient());
+    const pool: SqlPool = this.sessions ?? (await this.orm.em.getConnection().getNativeClient());
     const session = await pool.connect();
     let broken: Error | undefined;
     try {

@@ -18,7 +18,7 @@ import { registryBytecode } from '../../../packages/verifier/src/anchoring/regis
 import { chainFailure, describeRpc, RegistryReader } from '../../../packages/verifier/src/anchoring/registry-reader.js';
 
 /** The chain id of anvil and other development chains. */
-export const DEVELOPMENT_CHAIN_ID = 31337;
+const DEVELOPMENT_CHAIN_ID = 31337;
 
 /**
  * The first development account of anvil/hardhat (from the public "test test ... junk" mnemonic):

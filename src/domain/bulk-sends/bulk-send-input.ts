@@ -11,7 +11,7 @@ export const BULK_SEND_LIMITS = { rows: 1000, csvBytes: 256 * 1024 } as const;
 export type BulkSendRowsInput = { csv?: string | null; rows?: readonly { values?: Readonly<Record<string, unknown>> | null; parties?: readonly NamedPartyInput[] | null }[] | null };
 
 /** The CSV columns of a template's party role `i` (1-based, in the template's order). */
-export const partyColumns = (i: number) => ({ name: `party_${i}_name`, contact: `party_${i}_contact`, contactType: `party_${i}_contact_type` });
+const partyColumns = (i: number) => ({ name: `party_${i}_name`, contact: `party_${i}_contact`, contactType: `party_${i}_contact_type` });
 
 /**
  * The rows of a bulk send, or a 422 refusing the whole file: exactly one of `csv` and `rows`, from 1

@@ -17,7 +17,7 @@ import { checkSubmit, type BulkSubmitSteps } from './bulk-submit.js';
 
 export type StartBulkSendInput = BulkSendRowsInput & { submit?: boolean | null };
 
-export type BulkSendFailure = { row: number; recordId: string | null; issues: ValidationIssue[] };
+type BulkSendFailure = { row: number; recordId: string | null; issues: ValidationIssue[] };
 
 export type BulkSendView = {
   id: string;

@@ -11,8 +11,7 @@ import type { TemplateContent } from '../templates/template-draft.js';
 export const BULK_SEND_STATUSES = ['queued', 'running', 'completed'] as const;
 export type BulkSendStatus = (typeof BULK_SEND_STATUSES)[number];
 
-export const BULK_SEND_ROW_STATUSES = ['pending', 'created', 'submitted', 'failed'] as const;
-export type BulkSendRowStatus = (typeof BULK_SEND_ROW_STATUSES)[number];
+export type BulkSendRowStatus = 'pending' | 'created' | 'submitted' | 'failed';
 
 /** One row of a bulk send as given: the template's values and one party per role. */
 export type BulkSendRowInput = { values: Record<string, unknown>; parties: NamedPartyInput[] };

@@ -1,5 +1,5 @@
 import { type EntityClass, type EntityDictionary, type EntityManager, type MikroORM, type Primary } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { signingClosed } from '../records/lifecycle.js';
 import { turnClosed } from '../records/signing-turn.js';
 import type { AfterCommit, Invitations } from '../records/invitations.js';

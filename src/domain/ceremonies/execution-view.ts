@@ -2,7 +2,7 @@ import type { IdenticonData, MethodStatus, MethodStep, SignatureExecution, Signa
 
 export type IdenticonView = Omit<IdenticonData, 'svg'> & { available: boolean; svg: string };
 
-export type MethodView = { methodType: SignatureMethodType; status: MethodStatus; step: MethodStep | null; satisfiedAt: Date | null };
+type MethodView = { methodType: SignatureMethodType; status: MethodStatus; step: MethodStep | null; satisfiedAt: Date | null };
 
 export type ExecutionView = {
   id: string;

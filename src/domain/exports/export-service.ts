@@ -5,7 +5,7 @@ import { Repeater } from '@repeaterjs/repeater';
 import { stringify } from 'csv-stringify/sync';
 import type { Logger } from 'pino';
 import yazl from 'yazl';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import type { Principal } from '../identity/principal.js';
 import { requireAccess } from '../identity/operation-access.js';
 import { auditTrail } from '../records/audit-trail.js';
@@ -47,7 +47,7 @@ export type ExportSettings = {
 };
 
 /** Where the export job's progress is published (per export), for `exportProgress`. */
-export const EXPORT_PROGRESS = 'EXPORT_PROGRESS';
+const EXPORT_PROGRESS = 'EXPORT_PROGRESS';
 
 /** The manifest's columns, in order. */
 export const MANIFEST_COLUMNS = [
@@ -79,7 +79,7 @@ type ExportRow = {
 };
 
 /**
- * Bulk exports of sealed records (issue 48). Asking freezes the records it holds, by the one read
+ * Bulk exports of sealed records. Asking freezes the records it holds, by the one read
  * rule at that moment: without a team, the caller's own records and those it takes part in (the
  * listing's rule); with a team (or for a team's key), the team's records, for its members. The export
  * job makes sure each record's sealed PDF exists; then single-use links (card tickets, kind

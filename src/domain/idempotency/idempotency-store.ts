@@ -8,13 +8,13 @@ import { sha256Hex } from '../shared/crypto.js';
 import { DomainError } from '../shared/errors.js';
 
 /** How long a key and its answer are kept (the IETF draft's suggestion: at least a day). */
-export const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_KEY_TTL_SECONDS = 24 * 60 * 60;
 /**
  * A claim's lease: the process running its request renews it every IDEMPOTENCY_RENEW_SECONDS, so a
  * claim whose lease ran out belongs to a request whose process died, and may be taken over.
  */
-export const IDEMPOTENCY_LEASE_SECONDS = 10;
-export const IDEMPOTENCY_RENEW_SECONDS = 3;
+const IDEMPOTENCY_LEASE_SECONDS = 10;
+const IDEMPOTENCY_RENEW_SECONDS = 3;
 /** No request runs this long: a claim neither completed nor released (a bug) stops being renewed then. */
 const LONGEST_RENEWAL_MS = 15 * 60 * 1000;
 /** The header value: a random string, a UUID for instance; at least 16 characters so that the answer it encrypts is not guessable. */

@@ -16,7 +16,7 @@ export { CONNECTOR_SCOPES, type ConnectorScope };
 export const CONNECTOR_ACCESS_TOKEN_TTL_SECONDS = 3600;
 export const CONNECTOR_GRANT_TTL_SECONDS = 90 * 86_400;
 /** How long after a 403 insufficient_scope the connection's next refresh leads to consent instead (the SDK refreshes at once). */
-export const STEP_UP_WINDOW_SECONDS = 60;
+const STEP_UP_WINDOW_SECONDS = 60;
 const STEP_UP_MODEL = 'StepUp';
 
 /** What the consent page asks permission for, as the client asked and the page showed it. */

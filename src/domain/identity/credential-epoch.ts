@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 
 /**
  * Reads that begin after the call: callers that arrive while no read has been sent share the next

@@ -12,7 +12,7 @@ import type { ConnectorAccessToken, ConnectorGrants } from './connector-grants.j
 export type PresentedCredentials = { bearer?: string; apiKey?: string };
 
 /** One presented credential. */
-export type Credential = { kind: 'bearer'; token: string } | { kind: 'api_key'; key: string };
+type Credential = { kind: 'bearer'; token: string } | { kind: 'api_key'; key: string };
 
 /**
  * One kind of credential: answers the principal for a credential it recognises, or null when the
@@ -25,7 +25,7 @@ export type CredentialResolver = {
 };
 
 /** A principal with the credential's own expiry (null: none): such answers may be reused briefly. */
-export type ResolvedCredential = { principal: Principal; expiresAt: Date | null };
+type ResolvedCredential = { principal: Principal; expiresAt: Date | null };
 
 /**
  * Reuse of resolved credentials: how long, against which clock (expiry is checked on every reuse),

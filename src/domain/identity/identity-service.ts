@@ -47,7 +47,7 @@ export class IdentityService {
   }
 }
 
-export async function contactPointsOf(em: EntityManager, identityId: string): Promise<ContactPoint[]> {
+async function contactPointsOf(em: EntityManager, identityId: string): Promise<ContactPoint[]> {
   return em.find(ContactPoint, { identity: identityId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { EntityDictionary, EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import type { Config } from '../../config.js';
 import type { Clock } from '../shared/clock.js';
 import { constantTimeEqual, randomDigits } from '../shared/crypto.js';

@@ -3,13 +3,13 @@ import type { Logger } from 'pino';
 import { stuckCte, stuckItemOf, type StuckItem, type StuckKind, type StuckRow, type StuckWork } from './stuck-work.js';
 
 /** The wait before the first repeated warning about an item; each next one doubles, up to `MAX_REPEAT_HOURS`. */
-export const FIRST_REPEAT_HOURS = 1;
-export const MAX_REPEAT_HOURS = 24;
+const FIRST_REPEAT_HOURS = 1;
+const MAX_REPEAT_HOURS = 24;
 /** Items warned about per kind in one check; the rest are counted in one line and warned about in the next checks. */
 export const WARNINGS_PER_KIND = 20;
 
 /** The stable message of a stuck-work warning (its `event` field is `stuck_work`). */
-export const STUCK_WORK_MESSAGE = 'stuck work';
+const STUCK_WORK_MESSAGE = 'stuck work';
 
 export type StuckWorkCheck = { stuck: Record<StuckKind, number>; warned: number; deferred: number };
 

@@ -4,7 +4,7 @@ import { canonicalBytes } from '../shared/canonical-json.js';
 import { randomToken, sha256Hex } from '../shared/crypto.js';
 import { McpConfirmation } from './entities.js';
 
-export const CONFIRMATION_TOKEN_PREFIX = 'rss_cfm_';
+const CONFIRMATION_TOKEN_PREFIX = 'rss_cfm_';
 
 /** Everything a confirmation is bound to. */
 export type ConfirmationBinding = {

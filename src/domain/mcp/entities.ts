@@ -3,6 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { OptionalProps } from '@mikro-orm/core';
 import type { Scope } from '../identity/principal.js';
 
+/** How a session's client takes secret inputs: through a page of ours (URL-mode elicitation) or as tool arguments. */
+export type SecretInputMode = 'url' | 'argument';
+
 /**
  * One MCP protocol session (the `Mcp-Session-Id` a client keeps), stored so that any instance
  * behind a non-sticky balancer can continue it. The id the client holds is a secret (a session-bound
@@ -27,7 +30,7 @@ export class McpSession {
 
   /** How the client takes secret inputs: `url` (it declared URL-mode elicitation) or `argument`. */
   @Property({ type: 'text', default: 'argument' })
-  secretInput: 'url' | 'argument' = 'argument';
+  secretInput: SecretInputMode = 'argument';
 
   /** The endpoint and transport credential that initialized it; every later request must come with the same (sessions.ts). */
   @Property({ type: 'text', nullable: true })

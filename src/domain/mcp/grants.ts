@@ -8,13 +8,13 @@ import type { OtpService } from '../identity/otp-service.js';
 import type { Principal, Scope } from '../identity/principal.js';
 import { McpGrant } from './entities.js';
 
-export const MCP_TOKEN_PREFIX = 'rss_mcp_';
+const MCP_TOKEN_PREFIX = 'rss_mcp_';
 
 /** The spec's bound for the session-bound retrieval grant and the manual transport token. */
-export const MCP_GRANT_MAX_SECONDS = 600;
+const MCP_GRANT_MAX_SECONDS = 600;
 
 /** What an MCP authentication grants: never more than `retrieve`. */
-export const MCP_GRANT_SCOPES: readonly Scope[] = ['retrieve'];
+const MCP_GRANT_SCOPES: readonly Scope[] = ['retrieve'];
 
 export type OpenedGrant = { scopes: Scope[]; expiresIn: number; sessionBound: boolean; transportToken: string | null };
 

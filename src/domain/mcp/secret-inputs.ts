@@ -11,7 +11,7 @@ import { McpSecretInput } from './entities.js';
 import type { McpGrants, OpenedGrant } from './grants.js';
 
 /** The signature methods whose input is a secret the human gives: entered on the service's page when the client takes URL-mode elicitation (so is a sign-in code). */
-export const SECRET_INPUT_METHODS = ['email_otp', 'webauthn_passkey'] as const;
+const SECRET_INPUT_METHODS = ['email_otp', 'webauthn_passkey'] as const;
 
 export const isSecretInputMethod = (type: string): boolean => (SECRET_INPUT_METHODS as readonly string[]).includes(type);
 

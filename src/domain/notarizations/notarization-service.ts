@@ -24,7 +24,7 @@ export type AutoSealSteps = {
   submit: (principal: Principal, recordId: string, within: SharedTransaction) => Promise<unknown>;
 };
 
-export type CoNotarizerInput = { contactPointType?: string | null; contactPointValue: string; displayName: string };
+type CoNotarizerInput = { contactPointType?: string | null; contactPointValue: string; displayName: string };
 
 export type CreateNotarizationInput = {
   contentType: string;

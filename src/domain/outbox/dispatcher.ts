@@ -1,6 +1,6 @@
-import type pg from 'pg';
 import type { Logger } from 'pino';
-import { isConnectionLost } from '../database.js';
+import { isConnectionLost } from '../shared/database-errors.js';
+import type { PooledSqlConnection, SqlConnection, SqlPool } from '../shared/sql.js';
 import type { DomainEvent } from '../shared/events.js';
 import { noTracing, type Tracing } from '../shared/tracing.js';
 import type { Instruments } from '../shared/instruments.js';
@@ -16,7 +16,7 @@ export interface OutboxSubscriber {
    * event whose delivery fails (or whose process dies mid-delivery) is delivered again. `eventId`:
    * the outbox row's id, the same at every delivery of that event.
    */
-  deliver(event: DomainEvent, client: pg.ClientBase, atCommit: (sql: string | null) => void, eventId: string): Promise<void>;
+  deliver(event: DomainEvent, client: SqlConnection, atCommit: (sql: string | null) => void, eventId: string): Promise<void>;
   /**
    * When delivering `event` is only notifying, the NOTIFY payloads (on the PubSub's channel) that
    * deliver it, each a JSON object (the journal puts the event's outbox sequence number first in it,
@@ -63,7 +63,7 @@ export class OutboxDispatcher {
   private stopped = true;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: SqlPool,
     private readonly subscribers: readonly OutboxSubscriber[],
     private readonly logger: Logger,
     private readonly options: DispatcherOptions = {},
@@ -109,9 +109,9 @@ export class OutboxDispatcher {
 
   /**
    * Delivers every deliverable event; resolves when none is left. Also usable on its own (tests, tools).
-   * A batch that was not full was everything there was to claim: no empty claim follows it (a
-   * transaction of three statements, once per step before). Events committed meanwhile wake the
-   * dispatcher again; those another instance holds are its to deliver.
+   * A batch that was not full was everything there was to claim: no empty claim (a transaction of
+   * three statements) follows it. Events committed meanwhile wake the dispatcher again; those another
+   * instance holds are its to deliver.
    */
   async drain(): Promise<number> {
     let claimed = 0;
@@ -165,7 +165,7 @@ export class OutboxDispatcher {
    * `oneByOne`: each event in a savepoint; one that fails is put back with backoff and the rest go on.
    * Otherwise any failure is thrown (the caller rolls back).
    */
-  private async claimAndDeliver(client: pg.PoolClient, oneByOne: boolean): Promise<number> {
+  private async claimAndDeliver(client: PooledSqlConnection, oneByOne: boolean): Promise<number> {
     // The oldest free events; of those, each whose record has no earlier undelivered event outside them.
     const claim = `with candidates as (
           select id, record_id from outbox_events
@@ -183,7 +183,7 @@ export class OutboxDispatcher {
       // Usually: begun, claimed and marked delivered in one round trip; a failed delivery rolls the mark back.
       const [, marked] = (await client.query(
         `begin; update outbox_events set delivered_at = now() where id in (${claim}) returning id, type, payload, attempts, traceparent, record_id`,
-      )) as unknown as [pg.QueryResult, pg.QueryResult<Row>];
+      )) as unknown as [{ rows: unknown[] }, { rows: Row[] }];
       rows = marked.rows.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
     }
     const delivered: string[] = [];

@@ -1,6 +1,6 @@
 import { wrap, type EntityManager } from '@mikro-orm/postgresql';
 import { Participant, SignedRecord } from '../records/entities.js';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { nextAuditEntries, rememberAuditHead, type AuditActorRole, type AuditMove, type AuditRow } from '../records/audit-trail.js';
 import { lockRecordRow } from '../records/record-access.js';
 import { sealRecord, type SealContext } from '../sealing/seal.js';

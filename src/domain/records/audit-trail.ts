@@ -76,7 +76,7 @@ export function auditEntryHash(recordId: string, entry: Hashed): string {
   return sha256Tagged(canonicalBytes({ record_id: recordId, ...entry }));
 }
 
-export function toAuditTrailEntry(row: AuditEntry): AuditTrailEntry {
+function toAuditTrailEntry(row: AuditEntry): AuditTrailEntry {
   return {
     seq: row.seq,
     at: row.at.toISOString(),

@@ -8,7 +8,7 @@ import { transition } from './lifecycle.js';
  * participant who declined stays required (and blocks sealing) until the initiator completes
  * without them, waives or replaces them.
  */
-export function requiredSigners(record: SignedRecord): Participant[] {
+function requiredSigners(record: SignedRecord): Participant[] {
   return record.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt);
 }
 

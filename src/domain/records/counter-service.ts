@@ -21,7 +21,7 @@ import { toCounterView, type CounterView } from './counter-view.js';
 export type { CounterView };
 
 /** Words added and removed between two bodies, after normalization: a short human summary. */
-export function diffSummary(before: string, after: string): string {
+function diffSummary(before: string, after: string): string {
   const count = (text: string) => {
     const words = new Map<string, number>();
     for (const word of normalizeText(text).toLowerCase().split(' ')) words.set(word, (words.get(word) ?? 0) + 1);

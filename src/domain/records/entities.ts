@@ -14,7 +14,7 @@ import { Identity } from '../identity/entities.js';
 import { COUNTER_STATUSES, PARTY_CONTACT_POINT_TYPES as CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS, type SigningOrder } from '../vocabulary.js';
 import { notifyRecordsChanged } from '../shared/record-changes.js';
 
-export { COUNTER_STATUSES, CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS };
+export { CONTACT_POINT_TYPES, PARTICIPANT_ROLES, RECORD_STATUSES, RECORD_TYPES, SIGNING_ORDERS };
 export type { SigningOrder };
 
 export type RecordType = (typeof RECORD_TYPES)[number];
@@ -27,7 +27,7 @@ export type ParticipantContactPointType = (typeof CONTACT_POINT_TYPES)[number];
 
 export type InitiatedVia = 'rest_api' | 'graphql' | 'mcp' | 'web';
 
-/** Notarization details, kept as one document on the record (issue: notarizations). */
+/** Notarization details, kept as one document on the record. */
 export type NotarizationDetails = {
   contentType: 'file' | 'text' | 'hash';
   contentHash: string;

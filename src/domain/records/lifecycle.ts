@@ -17,8 +17,7 @@ import type { LifecycleTrigger } from '../vocabulary.js';
  * party (never a witness); the party who proposed the active counter; a signatory (the initiator or
  * a party, never a witness); or the service itself.
  */
-export const ACTORS = ['initiator', 'participant', 'party', 'proposer', 'signatory', 'system'] as const;
-export type Actor = (typeof ACTORS)[number];
+export type Actor = 'initiator' | 'participant' | 'party' | 'proposer' | 'signatory' | 'system';
 
 export type Transition = {
   from: RecordStatus;
@@ -135,7 +134,7 @@ export function declineOutcome(
  * signed by its initiator alone; everyone signs a pending record; nobody signs while a counter is
  * under review (the terms may change) or once the record has ended.
  */
-export const SIGNING_WINDOWS: readonly { status: RecordStatus; roles: readonly ParticipantRole[] }[] = [
+const SIGNING_WINDOWS: readonly { status: RecordStatus; roles: readonly ParticipantRole[] }[] = [
   { status: 'draft', roles: ['initiator'] },
   { status: 'pending_confirmation', roles: ['initiator', 'party', 'witness'] },
 ];

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { cleanUnicode } from '../shared/unicode.js';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import { rememberAuditHead, type AuditHead } from './audit-trail.js';
@@ -215,12 +215,10 @@ export function canRead(record: SignedRecord | ReadableData, viewer: Viewer): bo
 }
 
 /**
- * A record the viewer may read. A record outside the viewer's identity graph answers exactly like a
- * missing one (not_found), so that references cannot be probed for existence.
- */
-/**
- * `findReadableRecord` for an identity whose reader view is not read yet: its verified contact points
- * come with the record, in the statement that finds (and locks) it, one statement fewer.
+ * A record the reader may read. A record outside the viewer's identity graph answers exactly like a
+ * missing one (not_found), so that references cannot be probed for existence. For an identity whose
+ * reader view is not read yet: its verified contact points come with the record, in the statement
+ * that finds (and locks) it, one statement fewer.
  */
 export async function findRecordAsReader(
   em: EntityManager,
@@ -234,13 +232,9 @@ export async function findRecordAsReader(
   return { record: found.record, viewer, signatures: found.signatures };
 }
 
-export async function findReadableRecord(em: EntityManager, idOrReference: string, viewer: Viewer, options: { lock?: boolean } = {}): Promise<SignedRecord> {
-  return (await findReadableRecordFor(em, idOrReference, viewer, options)).record;
-}
-
 /**
- * `findReadableRecord`, and locked with `signatures`, the current version's executions and methods
- * read with the participants (`SignatureRows`).
+ * A record the viewer may read (not_found otherwise, as findRecordAsReader), and locked with
+ * `signatures`, the current version's executions and methods read with the participants (`SignatureRows`).
  */
 export async function findReadableRecordFor(
   em: EntityManager,

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import type { SignatureSummary } from '../ceremonies/signature-summary.js';
 import type { IdenticonData } from '../ceremonies/entities.js';
 import { toSealingView, type SealingSettings, type SealingView } from '../sealing/sealing-view.js';

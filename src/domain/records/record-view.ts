@@ -48,7 +48,7 @@ export type Viewer = {
   teams: ReadonlyMap<string, TeamRole>;
 };
 
-export type PartyView = {
+type PartyView = {
   id: string;
   role: ParticipantRole;
   displayName: string | null;
@@ -68,9 +68,9 @@ export type PartyView = {
   availableActions: ParticipantAction[];
 };
 
-export type PartySignatureView = { status: 'not_started' | 'in_progress' | 'finalized'; satisfiedMethodCount: number; canFinalize: boolean };
+type PartySignatureView = { status: 'not_started' | 'in_progress' | 'finalized'; satisfiedMethodCount: number; canFinalize: boolean };
 
-export type InitiatorSignatureView = {
+type InitiatorSignatureView = {
   status: 'not_started' | 'in_progress' | 'finalized';
   requiredSignatureMethodCount: number;
   satisfiedMethodCount: number;
@@ -79,9 +79,9 @@ export type InitiatorSignatureView = {
   finalizedAt: Date | null;
 };
 
-export type WitnessSummaryView = { active: number; signed: number; declined: number; waived: number; maxActive: number };
+type WitnessSummaryView = { active: number; signed: number; declined: number; waived: number; maxActive: number };
 
-export type NotarizationView = NotarizationDetails & { text: string | null; coNotarizerCount: number };
+type NotarizationView = NotarizationDetails & { text: string | null; coNotarizerCount: number };
 
 export type RecordView = {
   id: string;

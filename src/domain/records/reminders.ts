@@ -10,14 +10,14 @@ import { invitationMail, type Invitations } from './invitations.js';
 export type ReminderSettings = { everyDays: number; beforeExpiryDays: number; maxPerParty: number };
 
 /** A reminder: the invitation's text again, under a subject that says it is one. */
-export function reminderMail(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): MailMessage {
+function reminderMail(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): MailMessage {
   const invitation = invitationMail(record, participant, publicBaseUrl);
   const when = beforeExpiry && record.expiresAt ? ` (it lapses on ${record.expiresAt.toISOString().slice(0, 10)})` : '';
   return { ...invitation, subject: `Reminder: ${invitation.subject.replace(/^You are/, 'you are')}${when}` };
 }
 
 /** The same reminder as a messenger message: its subject, then the invitation's text. */
-export function reminderText(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): string {
+function reminderText(record: Participant['record'], participant: Participant, publicBaseUrl: string, beforeExpiry: boolean): string {
   const mail = reminderMail(record, participant, publicBaseUrl, beforeExpiry);
   return `${mail.subject}\n\n${mail.text}`;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { sha256Tagged } from '../shared/canonical-json.js';
 import { SealedArtifact, type ArtifactKind, type DocumentVersionCause, type SealGap } from './entities.js';
 

@@ -1,5 +1,5 @@
 /** What the sealed PDF is made from (kept apart so the page renderers share it without an import cycle). */
-export type SealedRecordType = 'agreement' | 'declaration' | 'witnessed_agreement';
+type SealedRecordType = 'agreement' | 'declaration' | 'witnessed_agreement';
 
 export interface SealedPdfParticipant {
   role: 'initiator' | 'party' | 'witness';

@@ -6,10 +6,10 @@ import { deflateNatively } from './pdf-deflate.js';
 import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
 import { formatUtc, PALETTE, recordTypeLabel } from './look.js';
 
-export type { SealedPdfAuditEntry, SealedPdfInput, SealedPdfParticipant, SealedRecordType } from './pdf-input.js';
+export type { SealedPdfInput } from './pdf-input.js';
 
-export const SEALED_METADATA_ATTACHMENT = 'sealed-metadata.json';
-export const AUDIT_TRAIL_ATTACHMENT = 'audit-trail.json';
+const SEALED_METADATA_ATTACHMENT = 'sealed-metadata.json';
+const AUDIT_TRAIL_ATTACHMENT = 'audit-trail.json';
 const PRODUCER = 'record-signing-service sealing (pdf-lib)';
 
 /**

@@ -62,8 +62,9 @@ export default async function render(task: RenderTask): Promise<Uint8Array | Sig
 
 /**
  * On a render thread, the bytes' buffer is moved to the calling thread, not copied: the thread keeps
- * no second copy of each PDF and card as garbage (issue 11's memory goal). Only a buffer the bytes
- * fill alone is moved (a slice of a shared pool is copied); called inline, the value is returned as is.
+ * no second copy of each PDF and card as garbage, which the process would hold until the thread's
+ * next collection. Only a buffer the bytes fill alone is moved (a slice of a shared pool is copied);
+ * called inline, the value is returned as is.
  */
 function handedOver<T>(value: T, bytes: Uint8Array): T {
   if (!isWorkerThread || !(bytes.buffer instanceof ArrayBuffer) || bytes.byteOffset !== 0 || bytes.byteLength !== bytes.buffer.byteLength) return value;

@@ -38,13 +38,13 @@ export const inlineRenderer: SealRenderer = {
 
 /**
  * A render thread's V8 heap. A thread lives on about 25 MiB, and what it draws is bounded (a body of
- * at most 7,000 characters). Under the process's limits (a 256 MiB old generation) V8 let a busy
- * thread's heap pages grow by about 65 MiB over 50 PDFs; under these it grows by about 40 (issue 11's
- * memory goal), and still has room for four times its live heap. The young generation's size applies
- * only when the process sets none: V8's `--max-semi-space-size` (2 MiB under `npm start`) wins over a
- * worker's limits, and measured the same seals/s and CPU a seal as these (render bench, 2026-11-26).
+ * at most 7,000 characters): a limit of its own, with room for four times its live heap, keeps a busy
+ * thread's heap pages from growing as far as the process's limits (a 256 MiB old generation) would
+ * let them, which is resident memory a sealing instance does not need (bench/README.md measures both).
+ * The young generation's size applies only when the process sets none: V8's `--max-semi-space-size`
+ * (2 MiB under `npm start`) wins over a worker's limits, at the same seals/s and CPU a seal.
  */
-export const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
+const RENDER_THREAD_HEAP = { maxOldGenerationSizeMb: 96, maxYoungGenerationSizeMb: 12 } as const;
 
 /**
  * On worker threads (piscina): drawing a card (~5 ms), laying out a PDF (~25 ms) and signing it never

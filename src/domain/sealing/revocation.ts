@@ -23,7 +23,7 @@ function httpUrls(names: pkijs.GeneralName[]): string[] {
 }
 
 /** The OCSP responder URLs a certificate names (Authority Information Access). */
-export function ocspUrls(certificate: pkijs.Certificate): string[] {
+function ocspUrls(certificate: pkijs.Certificate): string[] {
   const schema = extension(certificate, AUTHORITY_INFO_ACCESS);
   if (!schema) return [];
   const access = new pkijs.InfoAccess({ schema });
@@ -31,7 +31,7 @@ export function ocspUrls(certificate: pkijs.Certificate): string[] {
 }
 
 /** The CRL distribution point URLs a certificate names. */
-export function crlUrls(certificate: pkijs.Certificate): string[] {
+function crlUrls(certificate: pkijs.Certificate): string[] {
   const schema = extension(certificate, CRL_DISTRIBUTION_POINTS);
   if (!schema) return [];
   const points = new pkijs.CRLDistributionPoints({ schema });

@@ -86,7 +86,7 @@ export class SealKey {
   }
 }
 
-export const DEVELOPMENT_SEAL_DIR = 'seal';
+const DEVELOPMENT_SEAL_DIR = 'seal';
 const P12_FILE = 'seal.p12';
 const PASSWORD_FILE = 'seal.password';
 
@@ -166,10 +166,9 @@ async function readDevelopmentSeal(directory: string, certificateOf: Certificate
 
 /**
  * A certificate serial as the hex forge encodes as a DER INTEGER: 16 random bytes, the first in
- * 0x01-0x7f, so the number is positive and its encoding minimal. The serial used to be `0` and 15
- * random bytes: forge reads that odd-length hex as a leading zero byte, and when the first random
- * byte was zero too (and the next below 0x80) the encoding had needless leading zeros, which OpenSSL
- * refuses: about one development seal in 512 could not be opened.
+ * 0x01-0x7f, so the number is positive and its encoding minimal. forge encodes the hex as it is given
+ * (odd-length hex gains a leading zero byte), and OpenSSL refuses a serial whose encoding starts
+ * with needless zero bytes: whole bytes and a non-zero first byte leave none.
  */
 export function certificateSerial(random: Uint8Array): string {
   const bytes = Buffer.from(random);

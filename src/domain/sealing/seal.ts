@@ -108,7 +108,7 @@ function participantStatus(p: Participant, version: number): SealedParticipant['
  * no secret, and nothing private (names and contact points only when the record asked to publish
  * verified parties), so the whole document can be public and anchored.
  */
-export async function composeSealedMetadata(
+async function composeSealedMetadata(
   em: EntityManager,
   record: SignedRecord,
   sealedAt: Date,

@@ -40,7 +40,7 @@ export type SealingSettings = { explorerTxUrl: string | undefined };
 /** A sealed record's identicon never changes: drawn once per seal, then remembered (bounded). */
 const drawnIdenticons = new LRUCache<string, IdenticonView>({ max: 2_000 });
 
-export function documentIdenticon(reference: string, metadataHash: string): IdenticonView {
+function documentIdenticon(reference: string, metadataHash: string): IdenticonView {
   const key = `${reference} ${metadataHash}`;
   let identicon = drawnIdenticons.get(key);
   if (identicon === undefined) {

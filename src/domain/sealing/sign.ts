@@ -3,7 +3,7 @@ import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { archiveExpiry, findSignatures, inspectPades } from '../../../packages/verifier/src/pades.js';
 import { toArrayBuffer } from '../../../packages/verifier/src/pkijs-engine.js';
-import { certifyNextSignature } from '../library-patches.js';
+import { certifyNextSignature } from './libpdf-patch.js';
 import { SealRevocationProvider } from './revocation.js';
 import type { SealKey } from './seal-key.js';
 
@@ -52,7 +52,7 @@ const INCOMPLETE_VALIDATION = new Set(['REVOCATION_UNAVAILABLE', 'CHAIN_INCOMPLE
  * (form filling and signing) lets renewal append what PAdES needs later, validation data (DSS) and
  * document timestamps, which are signatures; record-verify refuses anything else that follows.
  */
-export const SEAL_PERMISSIONS = 2;
+const SEAL_PERMISSIONS = 2;
 
 /**
  * The seal signature, the last write to the file's content: a PAdES certification signature

@@ -183,7 +183,7 @@ export function exchange(url: URL, pinned: ResolvedAddress, request: Exchange): 
 }
 
 /** The work, or a rejection when the deadline passes first (none: the work alone). */
-export async function raceDeadline<T>(work: Promise<T>, deadline: AbortSignal | undefined): Promise<T> {
+async function raceDeadline<T>(work: Promise<T>, deadline: AbortSignal | undefined): Promise<T> {
   if (!deadline) return work;
   if (deadline.aborted) throw new Error('deadline passed');
   return Promise.race([

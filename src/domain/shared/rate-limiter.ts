@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from './sql.js';
 import { DomainError } from './errors.js';
 import type { Clock } from './clock.js';
 import type { Quota } from './quotas.js';

@@ -3,7 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** The shortest SERVER_SECRET accepted: 32 characters (a random 32-byte value in base64url is 43). */
-export const SERVER_SECRET_MIN_LENGTH = 32;
+const SERVER_SECRET_MIN_LENGTH = 32;
 
 /**
  * The service's own secret, the key of every hash kept to compare a short secret later (one-time

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { preparedQuery } from '../database.js';
+import { preparedQuery } from '../shared/sql.js';
 import { DomainError } from '../shared/errors.js';
 import { isUuid } from '../shared/ids.js';
 import type { Principal } from '../identity/principal.js';
@@ -7,7 +7,7 @@ import { TEAM_ROLES, type TeamRole } from '../vocabulary.js';
 import { TEAM_OPERATION_ROLES, type TeamOperation } from '../identity/operation-access.js';
 
 /** The roles from the least to the most: each may do what the ones below it may. */
-export const TEAM_ROLE_RANK: Record<TeamRole, number> = { viewer: 1, member: 2, admin: 3 };
+const TEAM_ROLE_RANK: Record<TeamRole, number> = { viewer: 1, member: 2, admin: 3 };
 
 /** Whether `role` is at least `needed`. */
 export function roleAtLeast(role: TeamRole | undefined | null, needed: TeamRole): boolean {

@@ -36,7 +36,7 @@ export type TeamActivityView = {
 };
 
 /** The hash of an entry: RFC 8785 bytes of everything it says, bound to its team. */
-export function teamActivityHash(teamId: string, entry: Omit<TeamActivityView, 'entryHash' | 'at'> & { at: string }): string {
+function teamActivityHash(teamId: string, entry: Omit<TeamActivityView, 'entryHash' | 'at'> & { at: string }): string {
   return sha256Tagged(
     canonicalBytes({ team_id: teamId, seq: entry.seq, at: entry.at, actor_identity_id: entry.actorIdentityId, action: entry.action, details: entry.details, prev_hash: entry.prevHash }),
   );
@@ -65,19 +65,4 @@ export async function appendTeamActivity(
   const entryHash = teamActivityHash(teamId, { seq, at: at.toISOString(), actorIdentityId, action, details, prevHash });
   // Written now (not at the flush): the next append of this transaction reads it as the head.
   await em.insert(TeamActivityEntry, { id: randomUUID(), team: teamId, seq, at, actorIdentityId, action, details, prevHash, entryHash });
-}
-
-export type TeamChainCheck = { valid: true; entries: number } | { valid: false; brokenAt: number; reason: string };
-
-/** Recomputes a team log's chain; any edited, inserted, removed or reordered entry breaks it. */
-export function verifyTeamActivity(teamId: string, entries: readonly TeamActivityView[]): TeamChainCheck {
-  let prev: string | null = null;
-  for (const [index, entry] of entries.entries()) {
-    if (entry.seq !== index + 1) return { valid: false, brokenAt: index + 1, reason: `entry ${index + 1} has sequence number ${entry.seq}` };
-    if (entry.prevHash !== prev) return { valid: false, brokenAt: entry.seq, reason: `entry ${entry.seq} does not follow entry ${index}` };
-    const { entryHash, at, ...rest } = entry;
-    if (teamActivityHash(teamId, { ...rest, at: at.toISOString() }) !== entryHash) return { valid: false, brokenAt: entry.seq, reason: `entry ${entry.seq} was changed after it was written` };
-    prev = entryHash;
-  }
-  return { valid: true, entries: entries.length };
 }

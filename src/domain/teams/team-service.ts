@@ -16,13 +16,13 @@ import { readerOf, readerTeams, requireTeamRole } from './team-access.js';
 
 export const TEAM_NAME_MAX = 100;
 /** Teams one person may create. */
-export const TEAMS_PER_CREATOR = 20;
+const TEAMS_PER_CREATOR = 20;
 /** Pending invitations one team may have at once. */
 export const PENDING_INVITATIONS_PER_TEAM = 100;
 export const INVITATION_TTL_DAYS = 7;
 export const ACTIVITY_PAGE_MAX = 100;
 /** An invitation's token: what the mailed link carries; only its hash is kept. */
-export const INVITATION_TOKEN_PREFIX = 'rss_tinv_';
+const INVITATION_TOKEN_PREFIX = 'rss_tinv_';
 /** People one team may have. */
 export const MEMBERS_PER_TEAM = 500;
 /** Teams one person may belong to. */

@@ -13,7 +13,7 @@ import { SignedRecord, type RecordStatus, type RecordType } from '../records/ent
 import { looksLikeReference } from '../records/reference.js';
 import { textHash } from '../records/text.js';
 
-export type PublicNotarization = {
+type PublicNotarization = {
   contentType: string;
   contentHash: string;
   hashAlgorithm: string;
@@ -53,7 +53,7 @@ export type SealedDocumentView = {
 /** Which version of the sealed PDF a supplied document hash is. */
 export type DocumentVersionMatch = { version: number; current: boolean; cause: DocumentVersionCause; createdAt: Date };
 
-export type Verdict = 'verified' | 'certificate' | 'matched_superseded' | 'matched_not_sealed' | 'no_match' | 'not_found';
+type Verdict = 'verified' | 'certificate' | 'matched_superseded' | 'matched_not_sealed' | 'no_match' | 'not_found';
 
 export type VerificationView = {
   agrReference: string;

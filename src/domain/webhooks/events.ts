@@ -25,7 +25,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 export const RECORD_EVENT_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type !== 'webhook.test');
 
 /** The events whose delivery names the participant (`participant_id`, `participant_role`). */
-export const PARTICIPANT_EVENT_TYPES = ['participant.signed', 'participant.declined'] as const satisfies readonly WebhookEventType[];
+const PARTICIPANT_EVENT_TYPES = ['participant.signed', 'participant.declined'] as const satisfies readonly WebhookEventType[];
 
 /** How a `counter.resolved` counter-proposal ended (its delivery's `resolution`). */
 export const COUNTER_RESOLUTIONS = ['accepted', 'partially_accepted', 'rejected', 'withdrawn'] as const;

@@ -17,7 +17,7 @@ import type { WebhookTargets } from './target.js';
 export const WEBHOOKS_PER_IDENTITY = 20;
 export const WEBHOOK_DESCRIPTION_MAX = 200;
 /** How long a rotated-out secret keeps signing alongside the new one. */
-export const SECRET_OVERLAP_SECONDS = 24 * 3600;
+const SECRET_OVERLAP_SECONDS = 24 * 3600;
 export const DELIVERY_PAGE_MAX = 100;
 
 export type CreateWebhookInput = {

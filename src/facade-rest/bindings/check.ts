@@ -1,7 +1,7 @@
 import type { OpenApiDocument } from '../openapi/index.js';
 
 /** Every operationId of the served contract. */
-export function contractOperationIds(document: OpenApiDocument): string[] {
+function contractOperationIds(document: OpenApiDocument): string[] {
   return Object.values(document.paths).flatMap((item) =>
     Object.values(item)
       .map((operation) => (operation as { operationId?: unknown }).operationId)

@@ -16,7 +16,7 @@ const STRING_MAX_BY_FORMAT: Record<string, number> = {
 };
 
 /** Free text the service writes or takes without a limit of its own (messages, hashes, names of things). */
-export const DEFAULT_TEXT_MAX = 10_000;
+const DEFAULT_TEXT_MAX = 10_000;
 
 /** JSON numbers stay exact up to 2^53 - 1; int32 covers counts, versions and sizes of images. */
 const INTEGER_MAX: Record<string, number> = { int32: 2_147_483_647, int64: Number.MAX_SAFE_INTEGER };

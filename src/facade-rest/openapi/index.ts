@@ -12,7 +12,7 @@ import { BULK_SENDS_TAG } from './paths-bulk-sends.js';
 import { EXPORTS_TAG } from './paths-exports.js';
 import { boundDocument } from './bounds.js';
 
-export type { JsonObject, JsonValue } from './helpers.js';
+export type { JsonObject } from './helpers.js';
 
 export type OpenApiDocument = {
   openapi: '3.1.0';

@@ -13,7 +13,7 @@ import { IMAGE_REPRESENTATIONS, SIGNATURE_METHOD_TYPES, type ApiKeyScope } from 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /** public: no credentials; protected: bearer token or API key; bearer: bearer token only. */
-export type Access = 'public' | 'protected' | 'bearer';
+type Access = 'public' | 'protected' | 'bearer';
 
 /**
  * What the router answers before any operation runs, whatever the operation (router.ts, in its order):
@@ -21,7 +21,7 @@ export type Access = 'public' | 'protected' | 'bearer';
  * a body sent is read), 400 for a malformed percent-escape or body, 422 for a parameter, query
  * parameter or body the contract refuses (an unknown query parameter too). Every operation declares them.
  */
-export const ROUTER_STATUSES = [400, 413, 415, 422] as const;
+const ROUTER_STATUSES = [400, 413, 415, 422] as const;
 
 /** Error statuses an operation declares on its own (ROUTER_STATUSES, and 409 for a mutation's Idempotency-Key, are added). */
 export type ErrorStatus = 401 | 403 | 404 | 409 | 422 | 429 | 503;
@@ -93,7 +93,7 @@ export function headerParam(name: string, schema: Schema, description: string): 
 }
 
 /** Accepted by every mutating route (IETF httpapi Idempotency-Key): a retry replays the first answer. */
-export const idempotencyKey = (): JsonObject =>
+const idempotencyKey = (): JsonObject =>
   headerParam(
     'Idempotency-Key',
     { type: 'string', minLength: IDEMPOTENCY_KEY_LENGTH.min, maxLength: IDEMPOTENCY_KEY_LENGTH.max, pattern: '^[\\x21-\\x7e]+$' },
@@ -162,7 +162,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
     "`error_code` `unavailable`, retry after `Retry-After` seconds (a write retried with the same `Idempotency-Key` answers its result if it committed).",
 };
 
-export function errorResponses(statuses: readonly number[]): JsonObject {
+function errorResponses(statuses: readonly number[]): JsonObject {
   const responses: JsonObject = {};
   for (const status of [...new Set(statuses)].sort((a, b) => a - b)) {
     const description = ERROR_DESCRIPTIONS[status] ?? 'Error.';

@@ -197,7 +197,7 @@ export function webhookEventSchemaName(type: WebhookEventType): string {
  * whose union a client discriminates by `type`): what `src/domain/webhooks/fanout.ts` writes, field
  * for field.
  */
-export function webhookEventSchemas(): Record<string, Schema> {
+function webhookEventSchemas(): Record<string, Schema> {
   const envelope = (type: WebhookEventType, data: Schema): Schema =>
     obj(
       {

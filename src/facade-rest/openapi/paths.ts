@@ -297,7 +297,7 @@ function shareCardAndInboundRoutes(): Route[] {
 }
 
 /** Every route of the REST API and the root meta routes. */
-export function allRoutes(): Route[] {
+function allRoutes(): Route[] {
   return [
     ...metaRoutes(),
     ...recordRoutes(),

@@ -27,7 +27,7 @@ export function requiredMethodCount(description?: string): Schema {
  * runs collapsed, trimmed), which JSON Schema cannot express: the domain enforces them with a 422 on
  * `body`, and the schema caps the text as sent (which is also what answers declare, as it is kept).
  */
-export const RAW_TEXT_MAX = BODY_LIMITS.maxRawCharacters;
+const RAW_TEXT_MAX = BODY_LIMITS.maxRawCharacters;
 
 const recordBody = (description?: string): Schema =>
   str({

@@ -21,7 +21,7 @@ import { exports } from './exports.js';
 
 export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates, bulkSends, exports };
 
-export type { AnyCatalogEntry, CatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
+export type { AnyCatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';
 
 /** Every entry of the catalog, by name. */

@@ -7,7 +7,7 @@ import { BulkSendInput, BulkSendObject } from '../types/bulk-send.types.js';
 /** A bulk send as the schema shows it: issue paths as strings, issue types as codes. */
 export type BulkSendAnswer = Omit<BulkSendView, 'failures'> & { failures: { row: number; recordId: string | null; issues: { path: string[]; message: string; code: string }[] }[] };
 
-export function bulkSendAnswer(view: BulkSendView): BulkSendAnswer {
+function bulkSendAnswer(view: BulkSendView): BulkSendAnswer {
   return { ...view, failures: view.failures.map((f) => ({ ...f, issues: f.issues.map((i) => ({ path: i.path.map(String), message: i.message, code: i.type })) })) };
 }
 

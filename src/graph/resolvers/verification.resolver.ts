@@ -7,7 +7,7 @@ import { PublicNotarizationObject } from '../types/record.types.js';
 import { BlockchainRecordObject, IdenticonObject } from '../types/artifact.types.js';
 
 @ObjectType('PublicRecord', { simpleResolvers: true, description: 'A record as anyone may see it by reference: no body, participants or cards' })
-export class PublicRecordObject {
+class PublicRecordObject {
   @Field()
   agrReference!: string;
 
@@ -37,7 +37,7 @@ export class PublicRecordObject {
 }
 
 @ObjectType('PublicSealedDocument', { simpleResolvers: true, description: 'A sealed PDF as anyone may see it: its PAdES level and the certificate that signed it' })
-export class PublicSealedDocumentObject {
+class PublicSealedDocumentObject {
   @Field(() => String, { nullable: true, description: 'B-B without a timestamp authority; B-LTA with one (signature timestamp, validation data, archive timestamps); B-T or B-LT when part of that could not be had' })
   padesLevel!: string | null;
 
@@ -55,7 +55,7 @@ export class PublicSealedDocumentObject {
 }
 
 @ObjectType('DocumentVersionMatch', { simpleResolvers: true, description: 'Which version of the sealed PDF a supplied document hash is' })
-export class DocumentVersionMatchObject {
+class DocumentVersionMatchObject {
   @Field(() => Int)
   version!: number;
 
@@ -70,7 +70,7 @@ export class DocumentVersionMatchObject {
 }
 
 @ObjectType('Verification', { simpleResolvers: true, description: 'A public verification result; without an artifact only a certificate lookup' })
-export class VerificationObject {
+class VerificationObject {
   @Field()
   agrReference!: string;
 

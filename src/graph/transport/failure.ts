@@ -1,7 +1,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import { DOMAIN_ERROR_CODES, DomainError, type DomainErrorCode, type ValidationIssue } from '../../domain/shared/errors.js';
 import { GraphOperationError } from '../executor.js';
-import { databaseUnavailable, isDatabaseUnavailable } from '../../domain/database.js';
+import { databaseUnavailable, isDatabaseUnavailable } from '../../domain/shared/database-errors.js';
 
 /**
  * A failed operation as every transport sees it, whatever raised it (a resolver's DomainError
@@ -20,7 +20,7 @@ const isDomainCode = (code: unknown): code is DomainErrorCode =>
   typeof code === 'string' && (DOMAIN_ERROR_CODES as readonly string[]).includes(code);
 
 /** The failure of a GraphQL error (the first one of an in-process execution). */
-export function failureFromGraph(error: GraphQLFormattedError): OperationFailure {
+function failureFromGraph(error: GraphQLFormattedError): OperationFailure {
   const extensions = error.extensions ?? {};
   return {
     code: isDomainCode(extensions.code) ? extensions.code : 'internal_error',

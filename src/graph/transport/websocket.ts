@@ -6,15 +6,15 @@ import type { Logger } from 'pino';
  * The largest message a client may send over graphql-ws: the same as the largest `/graphql` body
  * over HTTP. ws's own default (100 MiB) let five anonymous `connection_init` messages exhaust the heap.
  */
-export const WS_MAX_PAYLOAD_BYTES = 256 * 1024;
+const WS_MAX_PAYLOAD_BYTES = 256 * 1024;
 /** Bytes queued for a client that does not read: past this the socket is closed, not buffered on. */
-export const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
+const WS_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Messages one socket may send in ten seconds (pings and operations alike). */
-export const WS_MESSAGES_PER_10S = 200;
+const WS_MESSAGES_PER_10S = 200;
 /** Bytes one socket may send in ten seconds: a few of the largest documents, not a stream. */
-export const WS_BYTES_PER_10S = 4 * 1024 * 1024;
+const WS_BYTES_PER_10S = 4 * 1024 * 1024;
 /** The largest ping or pong message: graphql-ws keep-alives carry nothing worth more. */
-export const WS_MAX_PING_BYTES = 1024;
+const WS_MAX_PING_BYTES = 1024;
 
 export type GuardedWebSocketServer = {
   wss: WebSocketServer;

@@ -3,8 +3,8 @@ import { registerEnumType } from 'type-graphql';
 import { BLOCKCHAIN_STATUSES, IDENTICON_KINDS } from '../../domain/vocabulary.js';
 import { asEnum } from './enums.js';
 
-export const BlockchainStatusEnum = asEnum(BLOCKCHAIN_STATUSES);
-export const IdenticonKindEnum = asEnum(IDENTICON_KINDS);
+const BlockchainStatusEnum = asEnum(BLOCKCHAIN_STATUSES);
+const IdenticonKindEnum = asEnum(IDENTICON_KINDS);
 registerEnumType(BlockchainStatusEnum, { name: 'BlockchainStatus' });
 registerEnumType(IdenticonKindEnum, { name: 'IdenticonKind' });
 

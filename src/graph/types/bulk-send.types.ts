@@ -4,7 +4,7 @@ import { BULK_SEND_STATUSES } from '../../domain/bulk-sends/entities.js';
 import { asEnum } from './enums.js';
 import { NamedPartyInput } from './record.inputs.js';
 
-export const BulkSendStatusEnum = asEnum(BULK_SEND_STATUSES);
+const BulkSendStatusEnum = asEnum(BULK_SEND_STATUSES);
 registerEnumType(BulkSendStatusEnum, { name: 'BulkSendStatus', description: 'queued: accepted, its job not started; running: records being made; completed: every row done (created, submitted or failed)' });
 
 @ObjectType('BulkSendIssue', { simpleResolvers: true, description: 'Why a row made no record: the issue a single create from the template gives' })

@@ -6,8 +6,8 @@ import { McpAuthenticationObject } from './identity.types.js';
 import { asEnum } from './enums.js';
 
 export const SignatureMethodTypeEnum = asEnum(SIGNATURE_METHOD_TYPES);
-export const ExecutionStatusEnum = asEnum(EXECUTION_STATUSES);
-export const MethodStatusEnum = asEnum(METHOD_STATUSES);
+const ExecutionStatusEnum = asEnum(EXECUTION_STATUSES);
+const MethodStatusEnum = asEnum(METHOD_STATUSES);
 registerEnumType(SignatureMethodTypeEnum, { name: 'SignatureMethodType' });
 registerEnumType(ExecutionStatusEnum, { name: 'SignatureExecutionStatus' });
 registerEnumType(MethodStatusEnum, { name: 'SignatureMethodStatus' });

@@ -2,8 +2,8 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { EXPORT_PARTS, EXPORT_STATUSES, type ExportPart, type ExportStatus } from '../../domain/exports/entities.js';
 import { asEnum } from './enums.js';
 
-export const ExportStatusEnum = asEnum(EXPORT_STATUSES);
-export const ExportPartEnum = asEnum(EXPORT_PARTS);
+const ExportStatusEnum = asEnum(EXPORT_STATUSES);
+const ExportPartEnum = asEnum(EXPORT_PARTS);
 
 registerEnumType(ExportStatusEnum, { name: 'ExportStatus', description: 'queued, running (its PDFs being made sure of), ready (downloadable), failed, or expired (EXPORT_TTL_SECONDS after it was ready)' });
 registerEnumType(ExportPartEnum, { name: 'ExportPart', description: "What the ZIP holds of each record beside the manifest: its sealed PDF, its audit trail, its sealed metadata" });

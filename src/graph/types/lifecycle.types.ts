@@ -4,7 +4,7 @@ import { asEnum } from './enums.js';
 
 /** The lifecycle's own GraphQL types: counter-proposals, its live events and the inputs of its moves. */
 
-export const CounterStatusEnum = asEnum(COUNTER_STATUSES);
+const CounterStatusEnum = asEnum(COUNTER_STATUSES);
 registerEnumType(CounterStatusEnum, { name: 'CounterStatus' });
 
 @ObjectType('CounterProposal', { simpleResolvers: true, description: 'A proposed replacement body from a non-initiator party' })

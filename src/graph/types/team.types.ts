@@ -3,7 +3,7 @@ import { TEAM_ROLES } from '../../domain/vocabulary.js';
 import { TEAM_NAME_MAX } from '../../domain/teams/team-service.js';
 import { asEnum } from './enums.js';
 
-export const TeamRoleEnum = asEnum(TEAM_ROLES);
+const TeamRoleEnum = asEnum(TEAM_ROLES);
 registerEnumType(TeamRoleEnum, {
   name: 'TeamRole',
   description: `A member's role: ${TEAM_ROLES.join(', ')}. Admins manage the team, its members, keys and webhooks and act on every team record as its initiator may (never signing); members create and run records; viewers read them.`,

@@ -1,5 +1,5 @@
 /** One CSV line (RFC 4180): a value with a comma, quote or line break is quoted, its quotes doubled. */
-export function csvLine(values: readonly (string | number | null | undefined)[]): string {
+function csvLine(values: readonly (string | number | null | undefined)[]): string {
   return values.map((value) => {
     const text = value === null || value === undefined ? '' : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

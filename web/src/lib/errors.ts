@@ -18,11 +18,6 @@ export function describeError(error: CombinedError | Error | null | undefined): 
   return first.message;
 }
 
-export function errorCode(error: CombinedError | null | undefined): string | null {
-  const code = error?.graphQLErrors[0]?.extensions.code;
-  return typeof code === 'string' ? code : null;
-}
-
 /**
  * A 422's issues by field path ('fields.0.name', 'values.client'), for a form that shows each next to
  * its field; `rest` says the ones no shown field claims (and any other error) for the form's alert.

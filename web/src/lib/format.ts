@@ -25,7 +25,7 @@ export function formatDate(value: string | null | undefined): string {
 }
 
 /** Participants whose signature still counts: not declined, not waived. */
-export function activeSigners(parties: readonly SignerStateFragment[]): SignerStateFragment[] {
+function activeSigners(parties: readonly SignerStateFragment[]): SignerStateFragment[] {
   return parties.filter((party) => !party.declinedAt && !party.waivedAt);
 }
 

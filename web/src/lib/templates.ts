@@ -3,7 +3,7 @@
  * copied: what the editor finds in a text and the preview fills in is what the service will.
  */
 import type { TemplateRowFragment } from '../graphql/generated';
-export { FIELD_LABEL_MAX, FIELD_NAME, FIELD_VALUE_MAX, fill, placeholdersOf, TEMPLATE_FIELDS_MAX } from '../../../src/domain/templates/template-text.js';
+export { FIELD_LABEL_MAX, FIELD_VALUE_MAX, fill, placeholdersOf, TEMPLATE_FIELDS_MAX } from '../../../src/domain/templates/template-text.js';
 
 export type TemplateRecordType = 'agreement' | 'declaration' | 'witnessed_agreement';
 

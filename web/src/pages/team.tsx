@@ -21,7 +21,7 @@ import { TeamApiKeys } from './team-keys';
 import { TeamInvitations } from './team-invitations';
 
 const NAME_MAX = 100;
-export const TEAM_ROLES = Object.keys(TEAM_ROLE_LABELS) as TeamRole[];
+const TEAM_ROLES = Object.keys(TEAM_ROLE_LABELS) as TeamRole[];
 
 /**
  * One team: its name, members and activity for every member; invitations, keys and webhooks for its

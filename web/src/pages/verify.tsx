@@ -14,10 +14,10 @@ import { ChainRecordFacts, IdenticonImage } from '../sealed-artifacts';
  * A dropped PDF is checked by its SHA-256 as `documentHash` (the sealed signed PDF) first, then as
  * `contentHash` (a notarized PDF); every other file goes as `contentHash` (a notarized file).
  */
-export const DOCUMENT_HASH_SUPPORTED = true;
+const DOCUMENT_HASH_SUPPORTED = true;
 
 /** The artifacts to try for a file, most specific first; only digests, never the bytes. */
-export function artifactsForFile(file: HashedFile): VerifyArtifactInput[] {
+function artifactsForFile(file: HashedFile): VerifyArtifactInput[] {
   const content = { contentHash: `sha256:${file.sha256}` };
   return DOCUMENT_HASH_SUPPORTED && isPdf(file) ? [{ documentHash: `sha256:${file.sha256}` }, content] : [content];
 }

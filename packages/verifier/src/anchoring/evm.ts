@@ -1,8 +1,9 @@
 /**
  * What anchoring needs of an EVM node, on ox's modules (JSON-RPC over HTTP, ABI coding; the service's
- * EIP-1559 signing is in src/domain/anchoring/evm-account.ts, outside the verifier): each loads on its own, where viem's entry point loaded some 375 modules and 22 MiB of
- * resident memory into the API process (issue 11's memory goal). Values come back as viem answered
- * them (bigints, numbers, lower-case hex), and failures as RpcFailure (see chainFailure).
+ * EIP-1559 signing is in src/domain/anchoring/evm-account.ts, outside the verifier): each loads on its
+ * own, so a process holds only what it uses (viem's entry point loads some 375 modules and 22 MiB of
+ * resident memory). Values come back as viem answers them (bigints, numbers, lower-case hex), and
+ * failures as RpcFailure (see chainFailure).
  */
 import * as AbiEvent from 'ox/AbiEvent';
 import * as AbiFunction from 'ox/AbiFunction';

@@ -29,7 +29,7 @@ export function challengeInText(text: string): string | null {
   return `${CHALLENGE_PREFIX}${code}`;
 }
 
-export function readMessengerState(state: Record<string, unknown>): MessengerState | null {
+function readMessengerState(state: Record<string, unknown>): MessengerState | null {
   const { challenge, expiresAt } = state;
   return typeof challenge === 'string' && typeof expiresAt === 'string' ? { challenge, expiresAt } : null;
 }

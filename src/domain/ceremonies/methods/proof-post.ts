@@ -8,7 +8,7 @@ import type { MethodContext, MethodOutcome, SignatureMethodAdapter, StepPreview 
 import type { Resolver } from '../../shared/outbound-http.js';
 import { safeGet, type FetchPolicy } from './safe-fetch.js';
 
-export type ProofPost = { text: string; author: string };
+type ProofPost = { text: string; author: string };
 
 /** What distinguishes one public proof-post provider from another; the ceremony is the same for all. */
 export type ProofPostProvider = {
@@ -34,7 +34,7 @@ function at(value: unknown, ...path: string[]): unknown {
 const str = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** Gists, in the shape of GitHub's API: `GET /gists/{id}` -> `{owner: {login}, files: {name: {content}}}`. */
-export const CODEHOST_GIST: ProofPostProvider = {
+const CODEHOST_GIST: ProofPostProvider = {
   type: 'codehost_gist',
   contactType: 'codehost',
   name: 'Codehost',
@@ -134,7 +134,7 @@ export function htmlToText(html: string): string {
 }
 
 /** Handles compare case-insensitively without a leading @ (as the providers treat them). */
-export function normalizeHandle(value: string): string {
+function normalizeHandle(value: string): string {
   return value.normalize('NFC').trim().replace(/^@/, '').toLowerCase();
 }
 

@@ -1,6 +1,5 @@
-import type http from 'node:http';
 import { DomainError } from '../../shared/errors.js';
-import { checkAddress, classifyAddress, exchange, ExchangeError, type ResolvedAddress, type Resolver } from '../../shared/outbound-http.js';
+import { checkAddress, classifyAddress, exchange, ExchangeError, type Answer, type ResolvedAddress, type Resolver } from '../../shared/outbound-http.js';
 
 /**
  * The proof fetcher's GET, on the outbound-HTTP rules (resolve, check, connect to the checked
@@ -28,7 +27,7 @@ export type FetchPolicy = {
   resolve?: Resolver;
 };
 
-export type FetchedResponse = { status: number; headers: http.IncomingHttpHeaders; body: Buffer; url: string };
+export type FetchedResponse = Answer & { url: string };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Clock } from '../shared/clock.js';
+import type { Clock } from '../../domain/shared/clock.js';
 
 /** An event of an answer stream as a resumed stream sends it again: its id and its JSON-RPC message's text (null: the priming event). */
-export type StoredMcpEvent = { id: string; message: string | null };
+type StoredMcpEvent = { id: string; message: string | null };
 
 /** `<stream uuid>.<seq>`: the stream is random per answer, the sequence orders its events. */
 const EVENT_ID = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.([1-9][0-9]{0,17})$/;

@@ -4,30 +4,30 @@ import { Migrator } from '@mikro-orm/migrations';
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { CompiledQuery } from 'kysely';
-import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from './identity/entities.js';
-import { Connector, OAuthPayload, OAuthServerKey } from './identity/connector-entities.js';
-import { CounterProposal, Participant, SignedRecord } from './records/entities.js';
-import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from './ceremonies/entities.js';
-import { migrationsList } from './migrations/index.js';
-import { OutboxEvent } from './outbox/entities.js';
-import { WebhookDelivery, WebhookEndpoint } from './webhooks/entities.js';
-import { QueuedMessage } from './mail/mail-queue.js';
-import { AuditEntry } from './records/audit-trail.js';
-import { RecordSeal } from './sealing/seal.js';
-import { CardTicket, SealedArtifact, SealedDocumentVersion } from './sealing/entities.js';
-import { AnchorBatch } from './anchoring/entities.js';
-import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from './mcp/entities.js';
+import { AccessToken, ApiKey, ContactPoint, Identity, RateLimitWindow, VerificationEvent } from '../domain/identity/entities.js';
+import { Connector, OAuthPayload, OAuthServerKey } from '../domain/identity/connector-entities.js';
+import { CounterProposal, Participant, SignedRecord } from '../domain/records/entities.js';
+import { MessengerChat, MessengerUpdate, PasskeyCredential, SignatureExecution, SignatureMethod } from '../domain/ceremonies/entities.js';
+import { migrationsList } from '../domain/migrations/index.js';
+import { OutboxEvent } from '../domain/outbox/entities.js';
+import { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks/entities.js';
+import { QueuedMessage } from '../domain/mail/mail-queue.js';
+import { AuditEntry } from '../domain/records/audit-trail.js';
+import { RecordSeal } from '../domain/sealing/seal.js';
+import { CardTicket, SealedArtifact, SealedDocumentVersion } from '../domain/sealing/entities.js';
+import { AnchorBatch } from '../domain/anchoring/entities.js';
+import { McpConfirmation, McpGrant, McpSecretInput, McpSession } from '../domain/mcp/entities.js';
 import { McpEvent } from './mcp/event-entities.js';
-import { IdempotencyKey } from './idempotency/entities.js';
-import { StuckWorkWarning } from './maintenance/entities.js';
-import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from './teams/entities.js';
-import { Template } from './templates/entities.js';
-import { BulkSend, BulkSendRow } from './bulk-sends/entities.js';
-import { ExportRecord, RecordExport } from './exports/entities.js';
-export { databaseUnavailable, isConnectionLost, isDatabaseUnavailable } from './database-errors.js';
+import { IdempotencyKey } from '../domain/idempotency/entities.js';
+import { StuckWorkWarning } from '../domain/maintenance/entities.js';
+import { Team, TeamActivityEntry, TeamInvitation, TeamMember } from '../domain/teams/entities.js';
+import { Template } from '../domain/templates/entities.js';
+import { BulkSend, BulkSendRow } from '../domain/bulk-sends/entities.js';
+import { ExportRecord, RecordExport } from '../domain/exports/entities.js';
+import { PREPARED_STATEMENTS, type PreparedStatements } from '../domain/shared/sql.js';
 import { preparedOnConnection, releasableWhenLost, rememberPreparedName, type TransactionConnection } from './library-patches.js';
 
-export const entities = [
+const entities = [
   Identity,
   ContactPoint,
   VerificationEvent,
@@ -92,9 +92,6 @@ export type DatabaseOptions = {
   behindPooler?: boolean;
 };
 
-/** Pools whose statements must go unnamed (behind a pooler in transaction mode): see preparedQuery. */
-const unnamedPools = new WeakSet<pg.Pool>();
-
 export function ormConfig(options: DatabaseOptions): Options {
   return defineConfig({
     clientUrl: options.url,
@@ -103,7 +100,7 @@ export function ormConfig(options: DatabaseOptions): Options {
     ...socketHostOf(options.url),
     entities,
     metadataProvider: ReflectMetadataProvider,
-    extensions: [Migrator],
+    extensions: [Migrator, { register: (orm) => orm.config.registerExtension(PREPARED_STATEMENTS, () => preparedStatements(options.behindPooler ?? false)) }],
     pool: { max: options.poolMax ?? 10 },
     onCreateConnection: async (connection) => releasableWhenLost(connection as TransactionConnection),
     // Passed to pg's Pool: a request never waits forever for a connection, and the server ends
@@ -111,7 +108,7 @@ export function ormConfig(options: DatabaseOptions): Options {
     driverOptions: {
       // Every pooled connection runs preparedQuery's statements as named prepared statements (a
       // pooler in transaction mode would send them to a session that never prepared them).
-      onPoolCreated: (pool: pg.Pool) => (options.behindPooler ? unnamedPools.add(pool) : pool.on('connect', preparedOnConnection)),
+      onPoolCreated: (pool: pg.Pool) => (options.behindPooler ? undefined : pool.on('connect', preparedOnConnection)),
       connectionTimeoutMillis: options.acquireTimeoutMs ?? 10_000,
       // The client's own deadline, a little past the server's: a frozen or unreachable server never
       // ends a statement itself, and a request must not wait on it forever.
@@ -229,30 +226,35 @@ export async function migrate(orm: MikroORM, url: string): Promise<void> {
 const prepared = new Map<string, { name: string; text: string }>();
 
 /**
- * A hot statement as a named prepared statement on the ORM's own pool: PostgreSQL parses and plans it
- * once per connection, and no value is formatted into SQL text. `sql` uses `?` placeholders (and no
- * other `?`); its name is derived from the text. Inside a transaction it runs through the transaction.
+ * The domain's `preparedQuery` (src/domain/shared/sql.ts), registered on each ORM as an extension:
+ * each statement's name is derived from its text, and the statement runs on the ORM's own pool.
+ * `unnamed`: behind a pooler in transaction mode, where a statement prepared by name on one server
+ * session may be run on another, statements outside a transaction go unnamed.
  */
-export async function preparedQuery<Row>(em: EntityManager, sql: string, values: unknown[]): Promise<Row[]> {
-  let statement = prepared.get(sql);
-  if (statement === undefined) {
-    let n = 0;
-    statement = { name: `q${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
-    prepared.set(sql, statement);
-    rememberPreparedName(statement.text, statement.name);
-  }
-  const transaction = em.isInTransaction() ? em.getTransactionContext<QueryRunner | undefined>() : undefined;
-  if (transaction) {
-    // Straight to the transaction's connection with bound values (sent under the statement's prepared
-    // name: preparedOnConnection): the ORM would format them into the text and log it first, which is
-    // most of what a short statement costs this process.
-    // Instants as UTC text, as the ORM formats them (pg would write them in the process's time zone).
-    const bound = values.map((value) => (value instanceof Date ? value.toISOString() : value));
-    return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, bound))).rows;
-  }
-  const pool = await em.getConnection().getNativeClient();
-  const named = unnamedPools.has(pool) ? { text: statement.text } : statement;
-  return (await pool.query<Row & pg.QueryResultRow>({ ...named, values })).rows;
+function preparedStatements(unnamed: boolean): PreparedStatements {
+  return {
+    async query<Row>(em: EntityManager, sql: string, values: unknown[]): Promise<Row[]> {
+      let statement = prepared.get(sql);
+      if (statement === undefined) {
+        let n = 0;
+        statement = { name: `q${createHash('sha256').update(sql).digest('hex').slice(0, 24)}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+        prepared.set(sql, statement);
+        rememberPreparedName(statement.text, statement.name);
+      }
+      const transaction = em.isInTransaction() ? em.getTransactionContext<QueryRunner | undefined>() : undefined;
+      if (transaction) {
+        // Straight to the transaction's connection with bound values (sent under the statement's prepared
+        // name: preparedOnConnection): the ORM would format them into the text and log it first, which is
+        // most of what a short statement costs this process.
+        // Instants as UTC text, as the ORM formats them (pg would write them in the process's time zone).
+        const bound = values.map((value) => (value instanceof Date ? value.toISOString() : value));
+        return (await transaction.executeQuery<Row>(CompiledQuery.raw(statement.text, bound))).rows;
+      }
+      const pool = await em.getConnection().getNativeClient();
+      const named = unnamed ? { text: statement.text } : statement;
+      return (await pool.query<Row & pg.QueryResultRow>({ ...named, values })).rows;
+    },
+  };
 }
 
 /** What a transaction context of the ORM runs a compiled statement with (Kysely's transaction). */

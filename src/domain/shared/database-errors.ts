@@ -1,4 +1,4 @@
-import { DomainError } from './shared/errors.js';
+import { DomainError } from './errors.js';
 
 /** SQLSTATE classes and driver messages that mean the connection itself is gone. */
 const CONNECTION_LOST_STATES = /^(08|57P)/;

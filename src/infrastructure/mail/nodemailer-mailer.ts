@@ -1,8 +1,8 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
-import { madeOnFirstUse } from '../shared/first-use.js';
-import type { MailMessage, Mailer } from './mailer.js';
+import type { MailMessage, Mailer } from '../../domain/mail/mailer.js';
+import { madeOnFirstUse } from '../../domain/shared/first-use.js';
 
 /** nodemailer (some 650 KB of code) loads with the first message, not with the service. */
 const nodemailer = madeOnFirstUse(async () => (await import('nodemailer')).default);

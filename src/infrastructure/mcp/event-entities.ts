@@ -1,6 +1,6 @@
 import { Entity, Index, ManyToOne, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
-import { McpSession } from './entities.js';
+import { McpSession } from '../../domain/mcp/entities.js';
 
 /**
  * One server-sent event of an MCP answer stream (SEP-1699 resumption), kept for a few minutes so

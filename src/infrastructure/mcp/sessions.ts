@@ -1,14 +1,11 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Clock } from '../shared/clock.js';
-import { randomToken, sha256Hex } from '../shared/crypto.js';
-import { DomainError } from '../shared/errors.js';
-import type { RateLimiter } from '../shared/rate-limiter.js';
-import { McpSession } from './entities.js';
+import { McpSession, type SecretInputMode } from '../../domain/mcp/entities.js';
+import type { Clock } from '../../domain/shared/clock.js';
+import { randomToken, sha256Hex } from '../../domain/shared/crypto.js';
+import { DomainError } from '../../domain/shared/errors.js';
+import type { RateLimiter } from '../../domain/shared/rate-limiter.js';
 
-export const MCP_SESSION_PREFIX = 'rss_mcps_';
-
-/** How a session's client takes secret inputs: through a page of ours (URL-mode elicitation) or as tool arguments. */
-export type SecretInputMode = 'url' | 'argument';
+const MCP_SESSION_PREFIX = 'rss_mcps_';
 
 /**
  * A stored MCP session as a transport continues it. `owner`: the endpoint and transport credential
@@ -31,7 +28,8 @@ export type McpSessionLimits = {
 /**
  * MCP protocol sessions in PostgreSQL: opened at `initialize` on one instance, continued on any
  * other, ended by DELETE, by idling past `idleSeconds`, or, never used, after `unusedSeconds`. One
- * client cannot open them without limit (a flood kept 11,361 sessions for a day each).
+ * client cannot open them without limit (`initializePerMinute`, `maxSessions`): each costs a row
+ * that a flood of `initialize` calls would otherwise multiply.
  */
 export class McpSessions {
   constructor(

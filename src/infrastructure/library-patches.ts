@@ -1,11 +1,12 @@
 /**
- * Where this service changes a library's behaviour from outside, each patch with why and the test
- * that fails when the library changes underneath it (test/integration/library-patches.test.ts).
- * (The REST facade's one patch, of openapi-backend's router, is facade-rest/openapi-backend-patch.ts.)
+ * Where this service changes the database libraries' behaviour from outside (pg, Kysely), each patch
+ * with why and the test that fails when the library changes underneath it
+ * (test/integration/library-patches.test.ts). The other two patches live beside their one user:
+ * openapi-backend's router in facade-rest/openapi-backend-patch.ts, @libpdf/core's signature
+ * dictionary in domain/sealing/libpdf-patch.ts.
  */
-import type { PDF } from '@libpdf/core';
 import type pg from 'pg';
-import { isConnectionLost } from './database-errors.js';
+import { isConnectionLost } from '../domain/shared/database-errors.js';
 
 /** The part of Kysely's pooled connection that transaction control statements go through. */
 export type TransactionConnection = { executeQuery(query: { sql: string }): Promise<unknown> };
@@ -52,31 +53,5 @@ export function preparedOnConnection(client: pg.PoolClient): void {
   (client as { query: typeof query }).query = (config, values, callback) => {
     const name = typeof config === 'string' && Array.isArray(values) ? preparedNames.get(config) : undefined;
     return name === undefined ? query(config, values, callback) : query({ name, text: config, values }, callback);
-  };
-}
-
-/** DocMDP permissions of a certification signature: 1 no change, 2 form filling and signing, 3 also annotations. */
-export type CertificationPermissions = 1 | 2 | 3;
-
-/**
- * @libpdf/core 0.4 signs approval signatures only: its `sign()` builds the signature dictionary itself
- * and offers no DocMDP. The seal must certify the document (ISO 32000 12.8.2.2), so that a viewer
- * warns of any change after it: the next signature dictionary the document registers (the one
- * `sign()` makes, /Type /Sig) is given a /Reference to the DocMDP transform with these permissions,
- * and the catalog a /Perms /DocMDP pointing at it, both written in the signature's own revision.
- * The registry's `register` is restored as soon as that dictionary has passed.
- */
-export async function certifyNextSignature(document: PDF, permissions: CertificationPermissions): Promise<void> {
-  const { PdfArray, PdfDict, PdfName, PdfNumber } = await import('@libpdf/core');
-  const registry = document.context.registry;
-  const register = registry.register.bind(registry);
-  registry.register = (object) => {
-    if (!(object instanceof PdfDict) || object.getName('Type')?.value !== 'Sig') return register(object);
-    registry.register = register;
-    const transform = PdfDict.of({ Type: PdfName.of('TransformParams'), P: PdfNumber.of(permissions), V: PdfName.of('1.2') });
-    object.set('Reference', new PdfArray([PdfDict.of({ Type: PdfName.of('SigRef'), TransformMethod: PdfName.of('DocMDP'), TransformParams: transform })]));
-    const ref = register(object);
-    document.getCatalog().set('Perms', PdfDict.of({ DocMDP: ref }));
-    return ref;
   };
 }
