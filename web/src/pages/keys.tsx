@@ -1,39 +1,27 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery } from 'urql';
-import { Alert, ConfirmAction, CopyButton, Field, PageTitle } from '../components';
+import { Alert, ConfirmAction, PageTitle } from '../components';
+import { NewKeyCard, NewKeyForm } from './key-parts';
 import { useSession } from '../auth';
 import { ApiKeysDocument, CreateApiKeyDocument, RevokeApiKeyDocument, SignOutDocument, type ApiKeyScope } from '../graphql/generated';
 import { navigate } from '../router';
 import { describeError } from '../lib/errors';
 import { formatDate } from '../lib/format';
 import { WebhooksSection } from './webhooks';
-import { API_KEY_SCOPES, SCOPE_DESCRIPTIONS } from '../../../src/domain/vocabulary.js';
-
-export const SCOPES: { scope: ApiKeyScope; text: string }[] = API_KEY_SCOPES.map((scope) => ({ scope, text: SCOPE_DESCRIPTIONS[scope] }));
 
 /** API keys (created with exact scopes, shown once, revoked at once) and webhook endpoints. */
 export function KeysPage() {
   const [list, refetch] = useQuery({ query: ApiKeysDocument });
   const [created, create] = useMutation(CreateApiKeyDocument);
   const [revoked, revoke] = useMutation(RevokeApiKeyDocument);
-  const [name, setName] = useState('');
-  const [scopes, setScopes] = useState<Set<ApiKeyScope>>(new Set(['retrieve']));
-  const [secret, setSecret] = useState<{ key: string; prefix: string } | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
 
-  const toggle = (scope: ApiKeyScope, on: boolean) => {
-    const next = new Set(scopes);
-    if (on) next.add(scope);
-    else next.delete(scope);
-    setScopes(next);
-  };
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    const result = await create({ input: { ...(name.trim() ? { name: name.trim() } : {}), scopes: [...scopes] } });
-    if (result.data) {
-      setSecret({ key: result.data.createApiKey.key, prefix: result.data.createApiKey.apiKey.keyPrefix });
-      setName('');
-      refetch({ requestPolicy: 'network-only' });
-    }
+  const createKey = async (input: { name?: string; scopes: ApiKeyScope[] }) => {
+    const result = await create({ input });
+    if (!result.data) return false;
+    setSecret(result.data.createApiKey.key);
+    refetch({ requestPolicy: 'network-only' });
+    return true;
   };
 
   const keys = list.data?.apiKeys ?? [];
@@ -41,17 +29,7 @@ export function KeysPage() {
     <section>
       <PageTitle title="API keys and webhooks">API keys and webhooks</PageTitle>
       <p className="lead">Keys let your own programs use the API with exactly the permissions you choose. A key can never sign for you by itself. <a href="#webhooks-heading">Webhooks</a> push your records’ events to your systems.</p>
-      {secret && (
-        <div className="card" role="status">
-          <h2>Your new key</h2>
-          <p>Copy it now: it is shown only once and cannot be recovered.</p>
-          <div className="secret">
-            <code data-secret="api-key">{secret.key}</code>
-            <CopyButton text={secret.key} label="Copy key" />
-          </div>
-          <div className="actions"><button type="button" className="button secondary" onClick={() => setSecret(null)}>I have stored it</button></div>
-        </div>
-      )}
+      {secret && <NewKeyCard heading={<h2>Your new key</h2>} secret={secret} secretName="api-key" onStored={() => setSecret(null)} />}
       <div className="grid-2">
         <div>
           <h2>Active keys</h2>
@@ -88,23 +66,7 @@ export function KeysPage() {
             </div>
           )}
         </div>
-        <form className="card" onSubmit={(event) => void submit(event)}>
-          <h2>Create a key</h2>
-          <Field label="Name" hint="What uses it, e.g. “billing export”">
-            {(props) => <input {...props} type="text" maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />}
-          </Field>
-          <fieldset>
-            <legend>Scopes</legend>
-            {SCOPES.map(({ scope, text }) => (
-              <label className="check" key={scope}>
-                <input type="checkbox" checked={scopes.has(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
-                <span><strong>{scope}</strong>: {text}</span>
-              </label>
-            ))}
-          </fieldset>
-          <Alert>{describeError(created.error)}</Alert>
-          <button type="submit" className="button primary" disabled={created.fetching || scopes.size === 0}>Create key</button>
-        </form>
+        <NewKeyForm heading={<h2>Create a key</h2>} nameLabel="Name" submitLabel="Create key" busy={created.fetching} error={describeError(created.error)} create={createKey} />
       </div>
       <WebhooksSection />
       <SessionsSection />
