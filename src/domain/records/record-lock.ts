@@ -4,7 +4,7 @@ import { requireAccess, type ScopedOperation } from '../identity/operation-acces
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
-import { transition } from './lifecycle.js';
+import { findTransition, transition } from './lifecycle.js';
 import type { LifecycleTrigger } from '../vocabulary.js';
 import { findRecordAsReader } from './record-access.js';
 import { actsAsInitiator, type Viewer } from './record-view.js';
@@ -77,7 +77,10 @@ export function lifecycleEvent(record: SignedRecord, trigger: string, from: stri
 export function fire(locked: Pick<LockedRecord, 'record' | 'events' | 'now'>, trigger: LifecycleTrigger, participantId: string | null = null): void {
   const { record, now } = locked;
   const from = record.status;
-  record.status = transition(from, trigger, record.type, { type: record.type, currentVersion: record.currentVersion, participants: record.participants.getItems() });
+  // Only a row with a guard on the record's state reads its participants (a sweep's lapse loads none).
+  const guarded = findTransition(from, trigger, record.type)?.refusal !== undefined;
+  const state = guarded ? { type: record.type, currentVersion: record.currentVersion, participants: record.participants.getItems() } : undefined;
+  record.status = transition(from, trigger, record.type, state);
   record.updatedAt = now;
   locked.events.push(lifecycleEvent(record, trigger, from, participantId, now));
 }
