@@ -90,10 +90,19 @@ export async function startTestApp(
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.apiKey) headers['x-api-key'] = opts.apiKey;
     if (opts.body !== undefined) headers['content-type'] ??= 'application/json';
-    const response = await fetch(app.url + path, {
-      method,
-      headers,
-      body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+    const send = () =>
+      fetch(app.url + path, {
+        method,
+        headers,
+        body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
+      });
+    // A read is sent again once when a kept-alive connection was closed by the server as the request went
+    // out (its keep-alive timeout and the client's reuse can cross on a loaded machine), as HTTP clients
+    // retry idempotent requests; a write is never sent twice.
+    const response = await send().catch((error: Error) => {
+      const code = (error.cause as { code?: string } | undefined)?.code;
+      if ((method === 'GET' || method === 'HEAD') && (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')) return send();
+      throw error;
     });
     const text = await response.text();
     let body: unknown = text;

@@ -87,7 +87,7 @@ describe('One fact, one definition: every transport states the vocabulary and li
 
   it("the scopes' words are one list: the docs show it, the consent page and the keys page read it", () => {
     expect(readFileSync(new URL('../../docs/authentication.md', import.meta.url), 'utf8')).toContain(scopesList());
-    expect(readFileSync(new URL('../../web/src/pages/keys.tsx', import.meta.url), 'utf8')).toContain('SCOPE_DESCRIPTIONS[scope]');
+    expect(readFileSync(new URL('../../web/src/pages/key-parts.tsx', import.meta.url), 'utf8')).toContain('SCOPE_DESCRIPTIONS[scope]');
     expect(readFileSync(new URL('../../src/facade-oauth/pages.ts', import.meta.url), 'utf8')).toContain('= SCOPE_DESCRIPTIONS');
     expect(Object.keys(SCOPE_DESCRIPTIONS)).toEqual(['create', 'retrieve', 'verify', 'amend', 'cancel', 'offline_access']);
   });
