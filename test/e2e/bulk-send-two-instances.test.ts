@@ -15,6 +15,9 @@ const TEMPLATE = {
   parties: [{ label: 'Tenant' }],
 };
 
+/** The advisory lock that holds the first instance's inserts while it is killed. */
+const GATE = 4_242_001;
+
 /** Rows 17, 100 and 150 are bad: a missing value, an address that is none, a contact type that does not exist. */
 const BAD = new Map([
   [17, { line: ',P-17,Tenant 17,t17@plots.example,', path: ['body', 'values', 'tenant_name'], type: 'missing' }],
@@ -69,6 +72,15 @@ describe('Bulk send across two instances, one killed midway', () => {
     const templateId = (await seed.request('POST', '/api/v1/templates', { token: owner, body: TEMPLATE })).body.id as string;
     // Both instances run jobs; the one that takes the bulk send's job dies (SIGKILL) mid-run.
     const both = [await start(), await start()];
+    // A gate in this test's own database: once 20 records of the template exist, each further insert
+    // waits for an advisory lock the test holds, so the kill lands midway however fast the machine is.
+    await db.query(`create function hold_bulk_inserts() returns trigger language plpgsql as $$
+      begin
+        if (select count(*) from records where template_id = new.template_id) >= 20 then perform pg_advisory_xact_lock_shared(${GATE}); end if;
+        return new;
+      end $$`);
+    await db.query(`create trigger hold_bulk_inserts before insert on records for each row execute function hold_bulk_inserts()`);
+    await db.query(`select pg_advisory_lock(${GATE})`);
 
     const started = await fetch(`${both[0]!.url}/api/v1/templates/${templateId}/bulk`, { method: 'POST', headers: { authorization: `Bearer ${owner}`, 'content-type': 'text/csv' }, body: CSV });
     expect(started.status).toBe(202);
@@ -85,8 +97,11 @@ describe('Bulk send across two instances, one killed midway', () => {
     running.child.kill('SIGKILL');
     await running.exited;
     const atKill = await created();
+    expect(atKill).toBeGreaterThanOrEqual(20);
     expect(atKill).toBeLessThan(197);
     expect(runs(other)).toBe(false);
+    // The gate opens: the killed instance's waiting inserts find their client gone and roll back.
+    await db.query(`select pg_advisory_unlock(${GATE})`);
 
     await waitFor(async () => (await db.query(`select status from bulk_sends where id = $1`, [id])).rows[0].status === 'completed', 60_000);
     // The second instance made the rest: its job run logged what it made.
