@@ -24,6 +24,7 @@ app.get('/record/:id', async (req, res) => {
 const server = app.listen(0, '127.0.0.1', () => {
   process.send!({ ready: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
 });
-process.on('message', (message: { stop?: boolean }) => {
+process.on('message', (message: { cpu?: boolean; stop?: boolean }) => {
+  if (message.cpu) process.send!({ cpu: process.cpuUsage() });
   if (message.stop) server.close(() => void pool.end().then(() => process.exit(0)));
 });
