@@ -2,24 +2,18 @@
  * The operation catalog: every operation a facade may execute, per capability, independent of the
  * transport. A REST route binds an operationId to an entry (facade-rest/bindings); an MCP tool binds
  * a tool name and a zod schema to the same entry. The .graphql documents beside this file are the
- * only GraphQL the facades send; `npm run codegen` types them into generated.ts.
+ * only GraphQL the facades send; `npm run codegen` types them into generated.ts and derives an entry
+ * from each document marked `# catalog: <domain operation>` into entries.ts (custom.ts: the rest).
  */
-import { artifacts } from './artifacts.js';
-import { ceremony } from './ceremony.js';
 import type { AnyCatalogEntry } from './entry.js';
-import { identity } from './identity.js';
-import { lifecycle } from './lifecycle.js';
-import { notarizations } from './notarizations.js';
-import { records } from './records.js';
-import { inbound } from './inbound.js';
-import { verification } from './verification.js';
-import { webhooks } from './webhooks.js';
-import { teams } from './teams.js';
-import { templates } from './templates.js';
-import { bulkSends } from './bulk-sends.js';
-import { exports } from './exports.js';
+import * as derived from './entries.js';
+import { notarizationEntries, recordEntries } from './custom.js';
 
-export const catalog = { records, ceremony, lifecycle, notarizations, verification, identity, artifacts, inbound, webhooks, teams, templates, bulkSends, exports };
+export const catalog = {
+  ...derived,
+  records: { ...recordEntries, ...derived.records },
+  notarizations: { ...derived.notarizations, ...notarizationEntries },
+};
 
 export type { AnyCatalogEntry, Graph, InputOf, ResultOf } from './entry.js';
 export { runEntry } from './entry.js';

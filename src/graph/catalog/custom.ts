@@ -1,19 +1,16 @@
 import { DomainError } from '../../domain/shared/errors.js';
 import { entry } from './entry.js';
-import {
-  CreateAgreementDocument,
-  CreateDeclarationDocument,
-  GetRecordDocument,
-  ListMyRecordsDocument,
-  SetRemindersDocument,
-  UpdateAgreementDocument,
-} from './generated.js';
+import { GetRecordDocument, ListMyRecordsDocument } from './generated.js';
+
+/**
+ * The entries whose variables or result are code; every other entry is derived from its document
+ * (`# catalog: <operation>` above it, entries.ts).
+ */
 
 /** `status` and `type` take any string: one that is no status or type matches no record. */
 export type ListRecordsInput = { status?: string | null; type?: string | null; teamId?: string | null; limit?: number; offset?: number; withSvg?: boolean };
 
-/** Creating, reading, listing and editing records. */
-export const records = {
+export const recordEntries = {
   list: entry(
     'records.list',
     ListMyRecordsDocument,
@@ -27,16 +24,10 @@ export const records = {
       withSvg: input.withSvg ?? false,
     }),
   ),
-  createAgreement: entry('records.createAgreement', CreateAgreementDocument, (data) => data.createAgreement),
-  createDeclaration: entry('records.createDeclaration', CreateDeclarationDocument, (data) => data.createDeclaration),
-  get: entry('records.get', GetRecordDocument, (data) => data.record),
-  update: entry('records.update', UpdateAgreementDocument, (data) => data.updateAgreement),
-  /** Reminders to participants who have not signed, off or on (initiator or team admin). */
-  setReminders: entry('records.setReminders', SetRemindersDocument, (data) => data.setReminders),
 };
 
 /** Notarizations are records: read through the record query, refused when the record is of another type. */
-export const notarizationReads = {
+export const notarizationEntries = {
   get: entry('notarizations.get', GetRecordDocument, (data) => {
     if (data.record.type !== 'notarization') throw new DomainError('not_found', 'Notarization not found');
     return data.record;
