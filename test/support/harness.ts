@@ -85,6 +85,12 @@ export async function startTestApp(
     workerExecArgv: ['--import', new URL('./child/register.mjs', import.meta.url).href],
   });
 
+  // The test and its app share one event loop: after the loop was held for seconds (a seal, a loaded
+  // machine), the test's next request can be written to a kept-alive socket just before the app's
+  // 5 s keep-alive timer destroys it, unread, and the request is reset. Tests never leave a connection
+  // idle for a minute; the production keep-alive timeout is tested against the built process.
+  app.server.keepAliveTimeout = 60_000;
+
   const request = async <T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<HttpResult<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;

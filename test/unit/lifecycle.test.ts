@@ -4,6 +4,8 @@ import { RECORD_STATUSES } from '../../src/domain/records/entities.js';
 import { PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
 import { LIFECYCLE_TRIGGERS } from '../../src/domain/vocabulary.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
+import type { DomainEvent } from '../../src/domain/shared/events.js';
+import { webhookFactsOf } from '../../src/domain/webhooks/events.js';
 
 describe('Record lifecycle table', () => {
   const pairs = RECORD_STATUSES.flatMap((from) => LIFECYCLE_TRIGGERS.map((trigger) => [from, trigger] as const));
@@ -36,6 +38,16 @@ describe('Record lifecycle table', () => {
   it('never leaves a terminal status', () => {
     for (const terminal of ['superseded', 'cancelled_draft', 'expired', 'declined', 'rescinded'] as const) {
       expect(TRANSITIONS.filter((row) => row.from === terminal)).toEqual([]);
+    }
+  });
+
+  it('says one webhook event (or none) per trigger, which is the event a move of that trigger is sent as', () => {
+    for (const trigger of new Set(TRANSITIONS.map((row) => row.trigger))) {
+      const rows = TRANSITIONS.filter((row) => row.trigger === trigger);
+      expect(new Set(rows.map((row) => row.webhook)).size).toBe(1);
+      const row = rows[0]!;
+      const event = { type: 'record_lifecycle', data: { recordId: 'r', trigger, fromStatus: row.from, toStatus: row.to, recordVersion: 1, participantId: null, at: '2026-11-29T00:00:00.000Z' } };
+      expect(webhookFactsOf(event as DomainEvent)?.type ?? null).toBe(row.webhook);
     }
   });
 });

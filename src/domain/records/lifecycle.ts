@@ -2,6 +2,7 @@ import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
 import { turnClosed, type ParticipantState, type TurnParticipant } from './signing-turn.js';
 import type { LifecycleTrigger } from '../vocabulary.js';
+import type { WebhookEventType } from '../webhooks/events.js';
 
 /**
  * Every move a record can make, as data, with who may make it and the guards as code beside the
@@ -28,6 +29,8 @@ export type Transition = {
   types?: readonly RecordType[];
   /** The condition, in words (the docs' tables). */
   guard: string;
+  /** The webhook event the move causes, or null when it causes none of its own (rows of one trigger agree). */
+  webhook: WebhookEventType | null;
   /**
    * The part of the guard that reads the record's state, in code: why the move is refused now, or
    * null. `fire` asks it before every move of the row, and `availableActions` before offering it, so
@@ -56,19 +59,19 @@ const PENDING: readonly RecordStatus[] = ['pending_confirmation', 'counter_under
 const NEGOTIATED: readonly RecordType[] = ['agreement', 'witnessed_agreement'];
 
 export const TRANSITIONS: readonly Transition[] = [
-  { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator' },
-  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present', refusal: submissionRefusal },
-  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator' },
-  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter' },
-  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator' },
-  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', actor: 'proposer', guard: 'caller proposed the counter' },
-  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', actor: 'system', guard: 'every required participant finalized the current version' },
-  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', actor: 'participant', guard: 'the last party still able to sign declines' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', actor: 'system', guard: 'expires_at has passed' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', actor: 'initiator', guard: 'caller is the initiator' })),
-  { from: 'sealed', trigger: 'amend', to: 'sealed', actor: 'signatory', guard: 'caller is a party; valid body (creates an amendment draft)' },
-  { from: 'sealed', trigger: 'cancel', to: 'sealed', actor: 'signatory', guard: 'caller is a party (creates a mutual cancellation draft)' },
-  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', actor: 'system', guard: 'its amendment or mutual cancellation sealed' },
+  { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator' , webhook: null },
+  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present', refusal: submissionRefusal , webhook: 'record.submitted' },
+  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'record.cancelled' },
+  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter' , webhook: 'counter.proposed' },
+  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'counter.resolved' },
+  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', actor: 'proposer', guard: 'caller proposed the counter' , webhook: 'counter.resolved' },
+  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', actor: 'system', guard: 'every required participant finalized the current version' , webhook: 'record.sealed' },
+  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', actor: 'participant', guard: 'the last party still able to sign declines' , webhook: 'participant.declined' })),
+  ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', actor: 'system', guard: 'expires_at has passed' , webhook: 'record.expired' })),
+  ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'record.rescinded' })),
+  { from: 'sealed', trigger: 'amend', to: 'sealed', actor: 'signatory', guard: 'caller is a party; valid body (creates an amendment draft)' , webhook: null },
+  { from: 'sealed', trigger: 'cancel', to: 'sealed', actor: 'signatory', guard: 'caller is a party (creates a mutual cancellation draft)' , webhook: null },
+  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', actor: 'system', guard: 'its amendment or mutual cancellation sealed' , webhook: 'record.superseded' },
 ];
 
 /** A participant as the rules need it (an entity, a row of the read model, or a view). */

@@ -1,5 +1,5 @@
 import { isSealingEvent, type DomainEvent } from '../shared/events.js';
-import type { LifecycleTrigger } from '../vocabulary.js';
+import { TRANSITIONS } from '../records/lifecycle.js';
 
 /** What an endpoint can subscribe to, in the order of a record's life. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -44,33 +44,20 @@ export type WebhookFacts = {
 };
 
 /** Moves of a record's life that are no row of the lifecycle table: a record made, a participant who steps out while the record goes on. */
-type MoveBesideTheTable = 'create' | 'amendment_created' | 'cancellation_created' | 'party_declined' | 'witness_declined';
-
-/**
- * The webhook event each move causes (null: none of its own). Keyed by every trigger of the lifecycle
- * table (lifecycle.ts), so a new move does not type-check until it says which event it is.
- */
-const LIFECYCLE_TYPES: Readonly<Record<LifecycleTrigger | MoveBesideTheTable, WebhookEventType | null>> = {
+const BESIDE_THE_TABLE: Readonly<Record<'create' | 'amendment_created' | 'cancellation_created' | 'party_declined' | 'witness_declined', WebhookEventType>> = {
   create: 'record.created',
+  // An amendment's or mutual cancellation's draft is a record made: the `amend` and `cancel` rows cause no event of their own.
   amendment_created: 'record.created',
   cancellation_created: 'record.created',
-  edit_draft: null,
-  submit: 'record.submitted',
-  decline: 'participant.declined',
   party_declined: 'participant.declined',
   witness_declined: 'participant.declined',
-  submit_counter: 'counter.proposed',
-  resolve_counter: 'counter.resolved',
-  withdraw_counter: 'counter.resolved',
-  complete_signatures: 'record.sealed',
-  rescind: 'record.rescinded',
-  lapse: 'record.expired',
-  cancel_draft: 'record.cancelled',
-  // The successor's own `record.created` (amendment_created, cancellation_created) tells of it.
-  amend: null,
-  cancel: null,
-  successor_sealed: 'record.superseded',
 };
+
+/** The webhook event each move causes (null: none of its own): the lifecycle table's rows say theirs (`webhook`). */
+const LIFECYCLE_TYPES: ReadonlyMap<string, WebhookEventType | null> = new Map<string, WebhookEventType | null>([
+  ...TRANSITIONS.map((row) => [row.trigger, row.webhook] as const),
+  ...Object.entries(BESIDE_THE_TABLE),
+]);
 
 /**
  * The webhook event a domain event is, or null when integrators are not told of it (a method
@@ -82,7 +69,7 @@ export function webhookFactsOf(event: DomainEvent): WebhookFacts | null {
   switch (event.type) {
     case 'record_lifecycle': {
       const e = event.data;
-      const type = isSealingEvent(event) ? 'record.sealed' : (LIFECYCLE_TYPES[e.trigger as keyof typeof LIFECYCLE_TYPES] ?? null);
+      const type = isSealingEvent(event) ? 'record.sealed' : (LIFECYCLE_TYPES.get(e.trigger) ?? null);
       if (!type) return null;
       // A resolution is the counter's own outcome (accepted, partially_accepted, rejected): the fan-out reads it.
       const resolution = e.trigger === 'withdraw_counter' ? 'withdrawn' : null;
