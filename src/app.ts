@@ -20,10 +20,8 @@ import { systemClock, type Clock } from './domain/shared/clock.js';
 import type { Tracing } from './domain/shared/tracing.js';
 import { formatGraphError } from './graph/errors.js';
 import { GraphExecutor } from './graph/executor.js';
-import { metaOperations } from './facade-rest/meta.js';
 import { createRestFacade } from './facade-rest/router.js';
 import { restErrorHandler } from './facade-rest/errors.js';
-import { inboundGuards } from './facade-rest/bindings/index.js';
 import type { ConnectorAuthenticator } from './facade-oauth/resource.js';
 import { createLogger } from './logger.js';
 import { webUiRouter } from './web-ui.js';
@@ -120,15 +118,15 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await createRestFacade({
       executor,
       authenticate: (credentials) => services.credentialChain.authenticate(credentials),
-      meta: metaOperations({
+      services: {
         readiness: () => ready.check(),
         mcpDiagnostics: () => mcp.diagnostics({ authModes: ['public', 'api_key', 'mcp_otp', 'mcp_transport_token', 'oauth'] }),
         exportZip: async (token) => {
           const { exportId, filename } = await services.exports.redeem(token);
           return { filename, write: (out) => services.exports.writeZip(exportId, out) };
         },
-      }),
-      guards: inboundGuards({ messenger: services.messengerInbox }),
+        messenger: services.messengerInbox,
+      },
       idempotency: services.idempotency,
       listingAnswers: services.caches.listingAnswers,
       logger,

@@ -3,7 +3,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { HEALTH_BODY } from '../facade-rest/meta.js';
+import { HEALTH_BODY } from '../facade-rest/routes/meta.js';
 import { restError, sendRestError } from '../facade-rest/errors.js';
 import { OAUTH_MOUNT } from '../facade-oauth/paths.js';
 import { closeUnreadBodies } from '../graph/transport/body-limits.js';

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { snakeKeys } from '../graph/transport/case.js';
 import { runEntry, type AnyCatalogEntry, type Graph, type InputOf, type ResultOf } from '../graph/catalog/index.js';
 import type { IssueLocation } from './errors.js';
+import type { HttpMethod, RouteSpec } from './openapi/operation.js';
 import { CACHE_CONTROL } from '../domain/shared/cache-policy.js';
 
 /** What a REST handler sees of the request, after contract validation. */
@@ -25,21 +26,46 @@ export type RestRequest = {
 export type RestReply = { status: number; body?: unknown; file?: Buffer; stream?: (out: Writable) => Promise<void>; headers?: Record<string, string> };
 
 /**
- * One REST route: the catalog entry it executes (none for the meta routes, which answer without
- * GraphQL), where its validation issues point, and how it runs. Who may call it is the contract's
- * `security` (see router.ts accessOf), never repeated here.
+ * What the composition root gives the routes that answer without the catalog: the probes, an export's
+ * ZIP stream, and the messenger inbox whose secret guards its webhook.
+ */
+export type RestServices = {
+  /** Each dependency's state, answered within a deadline (a hung database is `timeout`, not a hung probe). */
+  readiness: () => Promise<{ ready: boolean; checks: Record<string, string> }>;
+  mcpDiagnostics: () => Promise<Record<string, unknown>>;
+  /**
+   * An export's ZIP by its single-use link (domain/exports): redeemed, then streamed. The one download
+   * that cannot pass through the catalog: GraphQL answers whole values, and a ZIP of 10,000 sealed
+   * records is written as it is read. The ticket is the proof, as for the card and PDF tickets.
+   */
+  exportZip: (token: string) => Promise<{ filename: string; write: (out: Writable) => Promise<void> }>;
+  messenger: { authorize(secret: string): void };
+};
+
+/** What a route runs with besides the request: the success status its contract declares, and the services. */
+type RunContext = { status: number; services: RestServices };
+
+/**
+ * How a REST route runs: the catalog entry it executes (none for the meta routes, which answer without
+ * GraphQL), where its validation issues point, and the run itself. Who may call it is the declared
+ * access of that entry's domain operation, stated in the contract's `security` (see router.ts accessOf).
  */
 export type RestOperation = {
   operation: AnyCatalogEntry | null;
   issueLocation?: IssueLocation;
-  run: (request: RestRequest, graph: Graph) => Promise<RestReply>;
+  /** Checked before the body is read (a webhook's secret): throws a DomainError to refuse. */
+  guard?: (request: Pick<RestRequest, 'headers' | 'query'>, services: RestServices) => void;
+  run: (request: RestRequest, graph: Graph, context: RunContext) => Promise<RestReply>;
 };
 
-export type RestBinding<E extends AnyCatalogEntry> = {
+/** One REST route, declared once: its OpenAPI operation and, beside it, what it runs. */
+export type RestRoute = { method: HttpMethod; path: string; spec: RouteSpec; runs: RestOperation };
+
+export const route = (method: HttpMethod, path: string, { runs, ...spec }: RouteSpec & { runs: RestOperation }): RestRoute => ({ method, path, spec, runs });
+
+type RestBinding<E extends AnyCatalogEntry> = {
   /** The entry's input from the request (path, query and camelCase body). */
   input: (request: RestRequest) => InputOf<E>;
-  /** 200 unless said; 204 answers without a body. */
-  status?: 200 | 201 | 202 | 204;
   /** The contract's body from the entry's result (camelCase; converted to snake_case here). Default: the result. */
   body?: (result: ResultOf<E>) => unknown;
   issueLocation?: IssueLocation;
@@ -47,15 +73,19 @@ export type RestBinding<E extends AnyCatalogEntry> = {
   reply?: (result: ResultOf<E>) => RestReply;
   /** The answer carries a secret (a token, a key): never stored by a cache. */
   secret?: boolean;
+  guard?: RestOperation['guard'];
 };
 
-/** Binds an operationId to a catalog entry plus its HTTP details: the whole of a REST route. */
+/**
+ * Runs a catalog entry with the request's input and answers with the contract's success status (204
+ * without a body): the whole of most routes.
+ */
 export function bind<E extends AnyCatalogEntry>(operation: E, http: RestBinding<E>): RestOperation {
-  const status = http.status ?? 200;
   return {
     operation,
     issueLocation: http.issueLocation,
-    run: async (request, graph) => {
+    guard: http.guard,
+    run: async (request, graph, { status }) => {
       const result = (await runEntry(graph, operation, http.input(request))) as ResultOf<E>;
       if (http.reply) return http.reply(result);
       const headers: Record<string, string> = http.secret ? { 'Cache-Control': CACHE_CONTROL.secret } : {};

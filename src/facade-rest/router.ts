@@ -14,13 +14,11 @@ import { readCredentials } from '../graph/transport/credentials.js';
 import { failureFromDomain, operationFailure } from '../graph/transport/failure.js';
 import { restError, restErrorFromFailure, validationError, type RestError, type ValidationErrorItem } from './errors.js';
 import { buildOpenApiDocument, type JsonObject } from './openapi/index.js';
-import type { RestOperation, RestReply, RestRequest } from './operation.js';
+import type { RestOperation, RestReply, RestServices } from './operation.js';
 import { answerTooLarge, readJsonBody } from './body.js';
 import { announcesMoreThan, BODY_LIMITS, refuseTooLarge } from '../graph/transport/body-limits.js';
 import { RouteTable } from './route-table.js';
-import { restBindings } from './bindings/index.js';
-import { bindingProblems } from './bindings/check.js';
-import { plannedRoutes } from './bindings/planned.js';
+import { restRoutes } from './routes/index.js';
 import { pruneToSchema } from './prune.js';
 import { idempotently } from './idempotency.js';
 import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
@@ -29,9 +27,7 @@ import type { AnswerCache } from '../domain/shared/answer-cache.js';
 export type RestFacadeDeps = {
   executor: GraphExecutor;
   authenticate: (credentials: { bearer?: string; apiKey?: string }) => Promise<Principal | null>;
-  meta: Record<string, RestOperation>;
-  /** Checks run before the body is read, by operationId (a webhook's secret): they throw a DomainError to refuse. */
-  guards?: Record<string, (request: Pick<RestRequest, 'headers' | 'query'>) => void>;
+  services: RestServices;
   /** Idempotency-Key on mutating routes (absent: the header is ignored). */
   idempotency?: IdempotencyStore;
   /**
@@ -52,9 +48,11 @@ const LISTING_OPERATIONS = new Set(['listIdentityAgreements']);
  * GraphQL operation in-process per route.
  */
 export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Router> {
-  const document = buildOpenApiDocument();
+  const declared = restRoutes();
+  const document = buildOpenApiDocument(declared);
   const schemas = document.components.schemas;
-  const operations: Record<string, RestOperation> = { ...restBindings, ...deps.meta };
+  // What each operationId runs, and the success status its contract declares.
+  const operations = new Map(declared.map(({ spec, runs }) => [spec.id, { runs, status: spec.ok.status }]));
   const api = new OpenAPIBackend({
     definition: document as never,
     quick: true,
@@ -69,15 +67,6 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
   // Credentials are checked before validation (below); the contract's security only says which apply.
   api.registerSecurityHandler('bearerAuth', () => true);
   api.registerSecurityHandler('apiKeyAuth', () => true);
-  const problems = bindingProblems(document, { bound: Object.keys(operations), planned: Object.keys(plannedRoutes) });
-  if (problems.length > 0) throw new Error(`REST bindings disagree with the contract: ${problems.join('; ')}`);
-
-  const planned: RestOperation = {
-    operation: null,
-    run: async () => {
-      throw new DomainError('not_implemented', 'This operation is not available yet');
-    },
-  };
   // Operations whose success answer is a record's state (the record, its signature execution), with
   // their status and the read that answers it: a lost answer is replayed from the state as it is now.
   const stateAnswers = new Map<string, { status: number; read: string }>();
@@ -88,8 +77,8 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     }
   }
   const handlers = new Map<string, (c: Context, req: Request, principal: Principal | null) => Promise<RestReply | RestError>>();
-  for (const [operationId, operation] of [...Object.entries(operations), ...Object.keys(plannedRoutes).map((id) => [id, planned] as const)]) {
-    // Authenticated before the body was read (below); validated here: an anonymous caller learns nothing from a 422 or a 501.
+  for (const [operationId, operation] of operations) {
+    // Authenticated before the body was read (below); validated here: an anonymous caller learns nothing from a 422.
     handlers.set(operationId, async (c: Context, req: Request, principal: Principal | null) => {
       const validation = api.validator.validateRequest(c.request, c.operation as never);
       if (!validation.valid) return validationError(toValidationItems(validation.errors ?? []));
@@ -124,7 +113,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
     const matched = routes.match(req.method, req.path);
     let principal: Principal | null = null;
     if (typeof matched === 'object' && 'operation' in matched) {
-      const admitted = await admit(matched.operation, req, deps);
+      const admitted = await admit(matched.operation, operations.get(matched.operation.operationId ?? '')?.runs, req, deps);
       if ('status' in admitted) return send(res, admitted);
       principal = admitted.principal;
     }
@@ -149,7 +138,7 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       const answer = stateAnswers.get(operation.operationId ?? '');
       if (!answer) return null;
       const read = { request: { params: { agr_id: recordId }, query: req.query }, operation: { operationId: answer.read, parameters: [] } } as unknown as Context;
-      const reply = await runOperation(operations[answer.read]!, read, req, principal, {}, deps);
+      const reply = await runOperation(operations.get(answer.read)!, read, req, principal, {}, deps);
       return reply.status === 200 && !('file' in reply && reply.file) ? { status: answer.status, body: reply.body, headers: {} } : null;
     };
     send(res, await idempotently(deps.idempotency, { ...request, headers: req.headers, principal, clientAddress: req.ip ?? null }, handle, deps.logger, replay));
@@ -166,13 +155,13 @@ function textTypesOf(operation: Operation): string[] {
   return Object.keys(content).filter((type) => type.startsWith('text/'));
 }
 
-/** The success status of an operation whose success answer is the record itself (ExternalAgreementResponse), else null. */
 /** The reads that answer with each state a change may answer with (by the answer's schema). */
 const STATE_READS: Record<string, string> = {
   '#/components/schemas/ExternalAgreementResponse': 'getAgreement',
   '#/components/schemas/SignatureExecutionResponse': 'getSignatureExecution',
 };
 
+/** The success status of an operation whose success answer is a record's state, and the read that answers it; else null. */
 function stateAnswerOf(operation: { responses?: Record<string, unknown> }): { status: number; read: string } | null {
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (!/^2\d\d$/.test(status)) continue;
@@ -214,11 +203,11 @@ function accessOf(operation: { security?: unknown }): RouteAccess {
 }
 
 /** The caller's principal (null on public routes, which ignore credentials) once the route's guard passed, or the refusal. */
-async function admit(operation: { operationId?: string; security?: unknown }, req: Request, deps: RestFacadeDeps): Promise<{ principal: Principal | null } | RestError> {
+async function admit(operation: { security?: unknown }, runs: RestOperation | undefined, req: Request, deps: RestFacadeDeps): Promise<{ principal: Principal | null } | RestError> {
   const principal = await authenticate(accessOf(operation), req, deps);
   if (principal instanceof DomainError) return restErrorFromFailure(failureFromDomain(principal), 'body');
   try {
-    deps.guards?.[operation.operationId ?? '']?.({ headers: req.headers, query: req.query });
+    runs?.guard?.({ headers: req.headers, query: req.query }, deps.services);
   } catch (error) {
     if (error instanceof DomainError) return restErrorFromFailure(failureFromDomain(error), 'body');
     throw error;
@@ -244,7 +233,7 @@ async function authenticate(access: RouteAccess, req: Request, deps: RestFacadeD
 }
 
 async function runOperation(
-  operation: RestOperation,
+  { runs: operation, status }: { runs: RestOperation; status: number },
   c: Context,
   req: Request,
   principal: Principal | null,
@@ -256,7 +245,7 @@ async function runOperation(
     const context: GraphContext = { principal, via: 'rest_api', requestId: typeof req.id === 'string' ? req.id : randomUUID(), clientAddress: req.ip ?? null };
     const params = (c.request.params ?? {}) as Record<string, string>;
     const text = textBodies.get(req);
-    return await operation.run({ params, query: coerceQuery(c), input: text === undefined ? input : {}, headers: req.headers, body: text === undefined ? c.request.requestBody : undefined, text }, deps.executor.bind(context));
+    return await operation.run({ params, query: coerceQuery(c), input: text === undefined ? input : {}, headers: req.headers, body: text === undefined ? c.request.requestBody : undefined, text }, deps.executor.bind(context), { status, services: deps.services });
   } catch (error) {
     const failure = operationFailure(error);
     if (failure) return restErrorFromFailure(failure, location);

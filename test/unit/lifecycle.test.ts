@@ -5,7 +5,7 @@ import { PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../.
 import { LIFECYCLE_TRIGGERS } from '../../src/domain/vocabulary.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import type { DomainEvent } from '../../src/domain/shared/events.js';
-import { webhookFactsOf } from '../../src/domain/webhooks/events.js';
+import { webhookFactsOf } from '../../src/domain/webhooks/facts.js';
 
 describe('Record lifecycle table', () => {
   const pairs = RECORD_STATUSES.flatMap((from) => LIFECYCLE_TRIGGERS.map((trigger) => [from, trigger] as const));

@@ -1,5 +1,5 @@
 import type { OutboxSubscriber } from '../outbox/dispatcher.js';
-import { webhookFactsOf } from './events.js';
+import { webhookFactsOf } from './facts.js';
 
 /** The PubSub topic that tells every instance's sender that deliveries are due. */
 export const WEBHOOKS_DUE = 'WEBHOOKS_DUE';

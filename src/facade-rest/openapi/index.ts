@@ -3,14 +3,17 @@
  * REST API. Built as plain JSON; each call returns a fresh object.
  */
 import type { JsonObject, JsonValue } from './helpers.js';
-import { buildPaths } from './paths.js';
+import { operation } from './operation.js';
 import { buildSchemas } from './schemas.js';
-import { WEBHOOKS_TAG, webhookEvents } from './paths-webhooks.js';
-import { TEAMS_TAG } from './paths-teams.js';
-import { TEMPLATES_TAG } from './paths-templates.js';
-import { BULK_SENDS_TAG } from './paths-bulk-sends.js';
-import { EXPORTS_TAG } from './paths-exports.js';
+import { webhookEvents } from './webhook-deliveries.js';
 import { boundDocument } from './bounds.js';
+import type { RestRoute } from '../operation.js';
+import { restRoutes } from '../routes/index.js';
+import { WEBHOOKS_TAG } from '../routes/webhooks.js';
+import { TEAMS_TAG } from '../routes/teams.js';
+import { TEMPLATES_TAG } from '../routes/templates.js';
+import { BULK_SENDS_TAG } from '../routes/bulk-sends.js';
+import { EXPORTS_TAG } from '../routes/exports.js';
 
 export type { JsonObject } from './helpers.js';
 
@@ -102,7 +105,21 @@ const TAGS: [string, string][] = [
   ['Inbound', 'Webhooks from messaging platforms.'],
 ];
 
-export function buildOpenApiDocument(): OpenApiDocument {
+/** The `paths` object: path -> method -> operation. A method on a path, or an operationId, declared twice stops the build. */
+function buildPaths(routes: readonly RestRoute[]): Record<string, JsonObject> {
+  const paths: Record<string, JsonObject> = {};
+  const operationIds = new Set<string>();
+  for (const { method, path, spec, runs } of routes) {
+    const item = (paths[path] ??= {});
+    if (item[method] !== undefined) throw new Error(`OpenAPI: duplicate route ${method.toUpperCase()} ${path}`);
+    if (operationIds.has(spec.id)) throw new Error(`OpenAPI: duplicate operationId ${spec.id}`);
+    operationIds.add(spec.id);
+    item[method] = operation(spec, method, runs.operation?.name ?? null);
+  }
+  return paths;
+}
+
+export function buildOpenApiDocument(routes: readonly RestRoute[] = restRoutes()): OpenApiDocument {
   const document: OpenApiDocument = {
     openapi: '3.1.0',
     info: {
@@ -114,7 +131,7 @@ export function buildOpenApiDocument(): OpenApiDocument {
     // The deployment serving this document (production or a local instance); public, not an internal API.
     servers: [{ url: '/', description: 'This deployment (production or a local instance)', 'x-internal': false }],
     tags: TAGS.map(([name, description]) => ({ name, description })),
-    paths: buildPaths(),
+    paths: buildPaths(routes),
     // What the service sends to webhook endpoints, per event type.
     webhooks: webhookEvents(),
     components: {

@@ -2,12 +2,12 @@
  * Builds OpenAPI operation objects from a compact route description: security from the access
  * level, error responses from the statuses that apply (400/422 derived from the inputs), and the
  * required API-key scope, taken from the domain's declaration (domain/identity/operation-access.ts)
- * through the route's binding, both in the description and as `x-required-scopes`.
+ * of the operation the route runs, both in the description and as `x-required-scopes`.
  */
-import { accessOf, scopeOf } from '../../domain/identity/operation-access.js';
+import { accessOf, scopeOf, type DomainOperation } from '../../domain/identity/operation-access.js';
 import { IDEMPOTENCY_KEY_LENGTH } from '../../domain/idempotency/idempotency-store.js';
-import { domainOperationOf } from '../bindings/index.js';
-import { jsonContent, ref, type JsonObject, type Schema } from './helpers.js';
+import { CACHE_CONTROL } from '../../domain/shared/cache-policy.js';
+import { jsonBody, jsonContent, ref, type JsonObject, type Schema } from './helpers.js';
 import { IMAGE_REPRESENTATIONS, SIGNATURE_METHOD_TYPES, type ApiKeyScope } from './vocabulary.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -43,9 +43,8 @@ export type RouteSpec = {
   clientQuota?: string;
 };
 
-export type Route = { method: HttpMethod; path: string; spec: RouteSpec };
-
-export const route = (method: HttpMethod, path: string, spec: RouteSpec): Route => ({ method, path, spec });
+/** Where the REST routes live; the meta routes are at the root. */
+export const API = '/api/v1';
 
 // Error statuses by kind of operation.
 export const PROTECTED_READ: ErrorStatus[] = [401, 403, 404, 429];
@@ -128,6 +127,9 @@ function quotaHeaders(policy: string): JsonObject {
   };
 }
 
+/** A required JSON body of a named schema. */
+export const body = (schemaName: string): JsonObject => jsonBody(ref(schemaName), true);
+
 // --- responses --------------------------------------------------------------------------------
 
 export const json = (schemaName: string, status: number, description: string): Success => ({
@@ -142,6 +144,12 @@ export const binary = (mediaType: string, description: string, headers?: JsonObj
   // The bytes as they are (OpenAPI 3.1: a media type's contentMediaType, no string schema).
   content: { [mediaType]: { schema: { contentMediaType: mediaType } } },
   ...(headers ? { headers } : {}),
+});
+
+/** The headers of what a single-use link answers (`link` names it): never cached, never sent as a referrer. */
+export const singleUseHeaders = (link: string): JsonObject => ({
+  'Cache-Control': { description: 'Never cached.', schema: { type: 'string', const: CACHE_CONTROL.secret } },
+  'Referrer-Policy': { description: `${link} is never sent as a referrer.`, schema: { type: 'string', const: 'no-referrer' } },
 });
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
@@ -194,27 +202,21 @@ function accessNote(access: Access, scope: ApiKeyScope | undefined): string {
     : `Bearer token or API key with the \`${scope}\` scope.`;
 }
 
-/** The API-key scope the domain declares for the operation a route runs. */
-function declaredScope(operationId: string): ApiKeyScope | undefined {
-  const operation = domainOperationOf(operationId);
-  return (operation && scopeOf(operation)) ?? undefined;
-}
-
 /**
  * A route's credentials, from the declaration of the domain operation it runs (operation-access.ts):
  * public, a session's only, or a session or an API key with the operation's scope. The meta routes
  * (health, readiness, MCP diagnostics) run none and are public.
  */
-function declaredAccess(operationId: string): Access {
-  const operation = domainOperationOf(operationId);
-  const access = operation ? accessOf(operation) : 'public';
+function declaredAccess(runs: DomainOperation | null): Access {
+  const access = runs ? accessOf(runs) : 'public';
   return access === 'public' ? 'public' : access === 'session' ? 'bearer' : 'protected';
 }
 
-export function operation(spec: RouteSpec, method: HttpMethod): JsonObject {
-  const access = declaredAccess(spec.id);
+/** The OpenAPI operation of a route that runs the domain operation `runs` (null: a meta route). */
+export function operation(spec: RouteSpec, method: HttpMethod, runs: DomainOperation | null): JsonObject {
+  const access = declaredAccess(runs);
   const mutating = method !== 'get';
-  const scope = declaredScope(spec.id);
+  const scope = (runs && scopeOf(runs)) ?? undefined;
   if (access === 'protected' && scope === undefined) {
     throw new Error(`OpenAPI: protected operation ${spec.id} runs no domain operation with a declared scope`);
   }

@@ -1,7 +1,9 @@
 /**
  * components.schemas of the served OpenAPI document: the resources the REST API returns, plus the
- * request bodies (request-schemas.ts) and error bodies. Shapes follow interface-spec.md; where it
- * says "not shown", decisions.md; the rest is designed here and described inline.
+ * request bodies (request-schemas.ts) and error bodies; the newer capabilities' own schemas are
+ * declared with their routes (routes/webhooks.ts, teams.ts, templates.ts, bulk-sends.ts, exports.ts).
+ * Shapes follow interface-spec.md; where it says "not shown", decisions.md; the rest is designed here
+ * and described inline.
  */
 import {
   arrayOf,
@@ -18,11 +20,12 @@ import {
   type Schema,
 } from './helpers.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
-import { webhookSchemas } from './paths-webhooks.js';
-import { teamSchemas } from './paths-teams.js';
-import { templateSchemas } from './paths-templates.js';
-import { bulkSendSchemas } from './paths-bulk-sends.js';
-import { exportSchemas } from './paths-exports.js';
+import { webhookEventSchemas } from './webhook-deliveries.js';
+import { webhookSchemas } from '../routes/webhooks.js';
+import { teamSchemas } from '../routes/teams.js';
+import { templateSchemas } from '../routes/templates.js';
+import { bulkSendSchemas } from '../routes/bulk-sends.js';
+import { exportSchemas } from '../routes/exports.js';
 import { PARTICIPANT_ACTIONS, RECORD_ACTIONS } from '../../domain/records/lifecycle.js';
 import { buildRequestSchemas, requiredMethodCount } from './request-schemas.js';
 import { metaAndErrorSchemas } from './schemas-meta.js';
@@ -639,6 +642,7 @@ export function buildSchemas(): Record<string, Schema> {
     ...ceremonySchemas(),
     ...publicSchemas(),
     ...identitySchemas(),
+    ...webhookEventSchemas(),
     ...webhookSchemas(),
     ...teamSchemas(),
     ...templateSchemas(),

@@ -7,7 +7,7 @@
 import { WEBHOOK_EVENT_TYPES } from '../../domain/webhooks/events.js';
 import { ref, type JsonObject, type Schema } from './helpers.js';
 import { buildOpenApiDocument } from './index.js';
-import { webhookEventSchemaName } from './paths-webhooks.js';
+import { webhookEventSchemaName } from './webhook-deliveries.js';
 
 export function webhookEventsDocument(): JsonObject {
   const document = buildOpenApiDocument();

@@ -1,6 +1,6 @@
 /**
  * The operation catalog: every operation a facade may execute, per capability, independent of the
- * transport. A REST route binds an operationId to an entry (facade-rest/bindings); an MCP tool binds
+ * transport. A REST route runs an entry (facade-rest/routes); an MCP tool binds
  * a tool name and a zod schema to the same entry. The .graphql documents beside this file are the
  * only GraphQL the facades send; `npm run codegen` types them into generated.ts and derives an entry
  * from each document marked `# catalog: <domain operation>` into entries.ts (custom.ts: the rest).

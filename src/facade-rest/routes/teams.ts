@@ -1,12 +1,19 @@
-/** The team routes of the served contract and their schemas. */
-import { arrayOf, dateTime, enumOf, freeObject, int, jsonBody, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from './helpers.js';
-import { json, queryParam, route, type Route } from './operation.js';
-import { API } from './paths-records.js';
-import { RECORD_STATUSES, RECORD_TYPES, TEAM_ROLES } from '../../domain/vocabulary.js';
-import { LIMITS } from '../../domain/text-rules.js';
+/** Teams: members, invitations, activity, and the team's records, keys and webhooks; and their schemas. */
+import { catalog } from '../../graph/catalog/index.js';
+import type { CreateApiKeyInput, CreateWebhookInput, InviteTeamMemberInput, UpdateTeamMemberInput } from '../../graph/catalog/generated.js';
+import { TEAM_ROLES } from '../../domain/vocabulary.js';
 import { MAX_LIST_OFFSET } from '../../domain/records/record-service.js';
 import { ACTIVITY_PAGE_MAX, INVITATION_TTL_DAYS, MEMBERS_PER_TEAM, MEMBERSHIPS_MAX, PENDING_INVITATIONS_PER_TEAM, TEAM_NAME_MAX } from '../../domain/teams/team-service.js';
 import { TEAM_ACTIVITY_ACTIONS } from '../../domain/teams/team-activity.js';
+import { arrayOf, dateTime, enumOf, freeObject, int, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from '../openapi/helpers.js';
+import { API, body, json, queryParam } from '../openapi/operation.js';
+import { bind, route, type RestRoute } from '../operation.js';
+import { param } from './params.js';
+import { agreementsPage, listingParams, listingQuery } from './record-contract.js';
+
+const { teams, records } = catalog;
+const team = param('team_id');
+const token = param('token');
 
 const pathParam = (name: string, description: string, schema: JsonObject = { type: 'string', format: 'uuid' }): JsonObject => ({ name, in: 'path', required: true, description, schema });
 const teamId = () => pathParam('team_id', 'Team identifier.');
@@ -14,14 +21,13 @@ const memberId = () => pathParam('member_id', 'Membership identifier (from the m
 const invitationId = () => pathParam('invitation_id', 'Invitation identifier.');
 const keyId = () => pathParam('key_id', 'API key identifier.');
 const invitationToken = () => pathParam('token', "The token of the invitation's mailed link.", { type: 'string', minLength: 10, maxLength: 128 });
-const body = (schema: string) => jsonBody(ref(schema), true);
 
 export const TEAMS_TAG: [string, string] = [
   'Teams',
   "Organizations: records, API keys and webhooks that belong to a team, members with roles (admin, member, viewer), mailed invitations and a hash-chained activity log. Managed with a signed-in person's bearer token; a team the caller is not in answers 404, like one that does not exist.",
 ];
 
-export function teamRoutes(): Route[] {
+export function teamRoutes(): RestRoute[] {
   const tags = [TEAMS_TAG[0]];
   return [
     route('get', `${API}/teams`, {
@@ -31,6 +37,7 @@ export function teamRoutes(): Route[] {
       description: "The teams the caller's credential acts for, with the caller's role in each: a session's every team, a team key's own team, a personal key's none.",
       ok: json('TeamListResponse', 200, 'The teams.'),
       errors: [401, 403, 429],
+      runs: bind(teams.list, { input: () => ({}), body: (list) => ({ teams: list }) }),
     }),
     route('post', `${API}/teams`, {
       tags,
@@ -40,8 +47,17 @@ export function teamRoutes(): Route[] {
       body: body('CreateTeamRequest'),
       ok: json('TeamSchema', 201, 'The team.'),
       errors: [401, 403, 409, 429],
+      runs: bind(teams.create, { input: ({ input }) => ({ input: { name: input.name as string } }) }),
     }),
-    route('get', `${API}/teams/{team_id}`, { tags, id: 'getTeam', summary: 'Get a team', params: [teamId()], ok: json('TeamSchema', 200, 'The team.'), errors: [401, 403, 404, 429] }),
+    route('get', `${API}/teams/{team_id}`, {
+      tags,
+      id: 'getTeam',
+      summary: 'Get a team',
+      params: [teamId()],
+      ok: json('TeamSchema', 200, 'The team.'),
+      errors: [401, 403, 404, 429],
+      runs: bind(teams.get, { issueLocation: 'path', input: (r) => ({ id: team(r) }) }),
+    }),
     route('patch', `${API}/teams/{team_id}`, {
       tags,
       id: 'updateTeam',
@@ -51,6 +67,7 @@ export function teamRoutes(): Route[] {
       body: body('UpdateTeamRequest'),
       ok: json('TeamSchema', 200, 'The team.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.update, { input: (r) => ({ id: team(r), input: { name: (r.input.name as string | undefined) ?? null } }) }),
     }),
     route('delete', `${API}/teams/{team_id}`, {
       tags,
@@ -60,6 +77,7 @@ export function teamRoutes(): Route[] {
       params: [teamId()],
       ok: { status: 204, description: 'Deleted.' },
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.delete, { issueLocation: 'path', input: (r) => ({ id: team(r) }) }),
     }),
     route('get', `${API}/teams/{team_id}/members`, {
       tags,
@@ -68,6 +86,7 @@ export function teamRoutes(): Route[] {
       params: [teamId()],
       ok: json('TeamMemberListResponse', 200, 'The members.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.members, { issueLocation: 'path', input: (r) => ({ teamId: team(r) }), body: (members) => ({ members }) }),
     }),
     route('patch', `${API}/teams/{team_id}/members/{member_id}`, {
       tags,
@@ -78,6 +97,7 @@ export function teamRoutes(): Route[] {
       body: body('UpdateTeamMemberRequest'),
       ok: json('TeamMemberSchema', 200, 'The member.'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.updateMember, { input: (r) => ({ teamId: team(r), memberId: param('member_id')(r), input: r.input as UpdateTeamMemberInput }) }),
     }),
     route('delete', `${API}/teams/{team_id}/members/{member_id}`, {
       tags,
@@ -89,6 +109,7 @@ export function teamRoutes(): Route[] {
       params: [teamId(), memberId()],
       ok: { status: 204, description: 'Removed.' },
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.removeMember, { issueLocation: 'path', input: (r) => ({ teamId: team(r), memberId: param('member_id')(r) }) }),
     }),
     route('get', `${API}/teams/{team_id}/invitations`, {
       tags,
@@ -98,6 +119,7 @@ export function teamRoutes(): Route[] {
       params: [teamId()],
       ok: json('TeamInvitationListResponse', 200, 'The pending invitations.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.invitations, { issueLocation: 'path', input: (r) => ({ teamId: team(r) }), body: (invitations) => ({ invitations }) }),
     }),
     route('post', `${API}/teams/{team_id}/invitations`, {
       tags,
@@ -108,6 +130,7 @@ export function teamRoutes(): Route[] {
       body: body('InviteTeamMemberRequest'),
       ok: json('TeamInvitationSchema', 201, 'The invitation (never its token: only the mail carries it).'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.invite, { input: (r) => ({ teamId: team(r), input: r.input as InviteTeamMemberInput }) }),
     }),
     route('delete', `${API}/teams/{team_id}/invitations/{invitation_id}`, {
       tags,
@@ -117,6 +140,7 @@ export function teamRoutes(): Route[] {
       params: [teamId(), invitationId()],
       ok: { status: 204, description: 'Revoked.' },
       errors: [401, 403, 404, 429],
+      runs: bind(teams.revokeInvitation, { issueLocation: 'path', input: (r) => ({ teamId: team(r), invitationId: param('invitation_id')(r) }) }),
     }),
     route('get', `${API}/team-invitations/{token}`, {
       id: 'previewTeamInvitation',
@@ -126,6 +150,7 @@ export function teamRoutes(): Route[] {
       params: [invitationToken()],
       ok: json('TeamInvitationPreviewSchema', 200, 'The invitation.'),
       errors: [404, 429],
+      runs: bind(teams.previewInvitation, { issueLocation: 'path', secret: true, input: (r) => ({ token: token(r) }) }),
     }),
     route('post', `${API}/team-invitations/{token}/accept`, {
       tags,
@@ -135,6 +160,7 @@ export function teamRoutes(): Route[] {
       params: [invitationToken()],
       ok: json('TeamSchema', 200, 'The team joined.'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.acceptInvitation, { issueLocation: 'path', input: (r) => ({ token: token(r) }) }),
     }),
     route('post', `${API}/team-invitations/{token}/decline`, {
       tags,
@@ -144,6 +170,7 @@ export function teamRoutes(): Route[] {
       params: [invitationToken()],
       ok: { status: 204, description: 'Declined.' },
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.declineInvitation, { issueLocation: 'path', input: (r) => ({ token: token(r) }) }),
     }),
     route('get', `${API}/teams/{team_id}/activity`, {
       tags,
@@ -158,21 +185,21 @@ export function teamRoutes(): Route[] {
       ],
       ok: json('TeamActivityResponse', 200, 'A page of entries.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.activity, {
+        issueLocation: 'query',
+        input: (r) => ({ teamId: team(r), limit: (r.query.limit as number | undefined) ?? 50, offset: (r.query.offset as number | undefined) ?? 0 }),
+        body: (page) => ({ total: page.total, entries: page.entries.map((entry) => ({ ...entry, details: JSON.parse(entry.details) as unknown })) }),
+      }),
     }),
     route('get', `${API}/teams/{team_id}/agreements`, {
       id: 'listTeamAgreements',
       summary: "List the team's records",
       tags,
       description: "The team's records (every role reads them), newest first, with the listing's filters. A team's API key reads its own team's.",
-      params: [
-        teamId(),
-        queryParam('status', enumOf(RECORD_STATUSES), 'Only records with this status.'),
-        queryParam('type', enumOf(RECORD_TYPES), 'Only records of this type.'),
-        queryParam('limit', int({ minimum: LIMITS.pageSize.min, maximum: LIMITS.pageSize.max, default: LIMITS.pageSize.default }), `Page size, ${LIMITS.pageSize.min} to ${LIMITS.pageSize.max}.`),
-        queryParam('offset', int({ minimum: 0, maximum: MAX_LIST_OFFSET, default: 0 }), `Records to skip, 0 to ${MAX_LIST_OFFSET}.`),
-      ],
+      params: [teamId(), ...listingParams()],
       ok: json('IdentityAgreementsResponse', 200, 'A page of records.'),
       errors: [401, 403, 404, 429],
+      runs: bind(records.list, { issueLocation: 'query', input: (r) => ({ teamId: team(r), ...listingQuery(r) }), body: agreementsPage }),
     }),
     route('get', `${API}/teams/{team_id}/api-keys`, {
       tags,
@@ -182,6 +209,7 @@ export function teamRoutes(): Route[] {
       params: [teamId()],
       ok: json('APIKeyListResponse', 200, 'The keys.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.listApiKeys, { issueLocation: 'path', input: (r) => ({ teamId: team(r) }), body: (apiKeys) => ({ apiKeys }) }),
     }),
     route('post', `${API}/teams/{team_id}/api-keys`, {
       tags,
@@ -194,6 +222,11 @@ export function teamRoutes(): Route[] {
       body: body('CreateAPIKeyRequest'),
       ok: json('APIKeyCreatedSchema', 201, 'The new key, including the full key.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.createApiKey, {
+        secret: true,
+        input: (r) => ({ teamId: team(r), input: r.input as CreateApiKeyInput }),
+        body: ({ apiKey, key }) => ({ ...apiKey, key }),
+      }),
     }),
     route('delete', `${API}/teams/{team_id}/api-keys/{key_id}`, {
       tags,
@@ -203,6 +236,7 @@ export function teamRoutes(): Route[] {
       params: [teamId(), keyId()],
       ok: { status: 204, description: 'Revoked.' },
       errors: [401, 403, 404, 429],
+      runs: bind(teams.revokeApiKey, { issueLocation: 'path', input: (r) => ({ teamId: team(r), id: param('key_id')(r) }) }),
     }),
     route('get', `${API}/teams/{team_id}/webhooks`, {
       tags,
@@ -212,6 +246,7 @@ export function teamRoutes(): Route[] {
       params: [teamId()],
       ok: json('WebhookListResponse', 200, 'The endpoints.'),
       errors: [401, 403, 404, 429],
+      runs: bind(teams.listWebhooks, { issueLocation: 'path', input: (r) => ({ teamId: team(r) }), body: (webhooks) => ({ webhooks }) }),
     }),
     route('post', `${API}/teams/{team_id}/webhooks`, {
       tags,
@@ -222,6 +257,11 @@ export function teamRoutes(): Route[] {
       body: body('CreateWebhookRequest'),
       ok: json('WebhookCreatedResponse', 201, 'The endpoint and its secret.'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(teams.createWebhook, {
+        secret: true,
+        input: (r) => ({ teamId: team(r), input: r.input as CreateWebhookInput }),
+        body: ({ webhook, secret }) => ({ ...webhook, secret }),
+      }),
     }),
   ];
 }

@@ -1,12 +1,27 @@
-/** The bulk send routes of the served contract and their schemas. */
-import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from './helpers.js';
-import { json, queryParam, route, type Route } from './operation.js';
-import { API } from './paths-records.js';
+/** Bulk sends from a template (a CSV file or JSON rows), and their schemas. */
+import { catalog } from '../../graph/catalog/index.js';
+import type { BulkSendFieldsFragment, BulkSendRowInput, NamedPartyInput } from '../../graph/catalog/generated.js';
 import { LIMITS } from '../../domain/text-rules.js';
 import { BULK_SEND_STATUSES } from '../../domain/bulk-sends/entities.js';
 import { BULK_SEND_LIMITS } from '../../domain/bulk-sends/bulk-send-input.js';
 import { BULK_SENDS_LISTED } from '../../domain/bulk-sends/bulk-send-service.js';
 import { FIELD_VALUE_MAX, TEMPLATE_FIELDS_MAX } from '../../domain/templates/template-text.js';
+import { issueItem } from '../errors.js';
+import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from '../openapi/helpers.js';
+import { API, json, queryParam } from '../openapi/operation.js';
+import { bind, route, type RestRoute } from '../operation.js';
+import { param } from './params.js';
+
+const { bulkSends } = catalog;
+
+/** A failed row's issues as the 422 of a single create names them (`loc` from `body`, snake_case fields). */
+const answer = (bulk: BulkSendFieldsFragment) => ({
+  ...bulk,
+  failures: bulk.failures.map((failure) => ({
+    ...failure,
+    issues: failure.issues.map((issue) => issueItem({ path: issue.path.map((part) => (/^\d+$/.test(part) ? Number(part) : part)), message: issue.message, type: issue.code }, 'body')),
+  })),
+});
 
 export const BULK_SENDS_TAG: [string, string] = [
   'Bulk sends',
@@ -20,7 +35,7 @@ const CSV_DESCRIPTION =
   "(required fields must have a column; an empty cell is an empty value), and for each party role i (1-based, in the template's order) `party_<i>_name`, `party_<i>_contact` " +
   'and optionally `party_<i>_contact_type` (`email`, the default, or `messenger`). An unknown or missing column, or a file that is not CSV, refuses the whole request (422 naming `csv`).';
 
-export function bulkSendRoutes(): Route[] {
+export function bulkSendRoutes(): RestRoute[] {
   const tags = [BULK_SENDS_TAG[0]];
   return [
     route('post', `${API}/templates/{template_id}/bulk`, {
@@ -46,6 +61,18 @@ export function bulkSendRoutes(): Route[] {
       },
       ok: json('BulkSendSchema', 202, 'Accepted: the bulk send, its refused rows already reported; `GET /bulk-sends/{bulk_send_id}` follows it.'),
       errors: [401, 403, 404, 429],
+      runs: bind(bulkSends.start, {
+        input: (r) => {
+          if (r.text !== undefined) return { templateId: param('template_id')(r), input: { csv: r.text, submit: r.query.submit === true } };
+          const sent = (r.body as { rows?: { values?: Record<string, unknown> }[] } | null)?.rows;
+          const rows = (r.input.rows as { parties?: NamedPartyInput[] }[] | undefined)?.map(
+            // Field names are the author's own (snake_case or not): taken from the body as sent, never re-cased.
+            (row, index): BulkSendRowInput => ({ values: sent?.[index]?.values ?? null, parties: row.parties ?? null }),
+          );
+          return { templateId: param('template_id')(r), input: { rows: rows ?? null, submit: r.input.submit === true } };
+        },
+        body: answer,
+      }),
     }),
     route('get', `${API}/bulk-sends`, {
       id: 'listBulkSends',
@@ -55,6 +82,7 @@ export function bulkSendRoutes(): Route[] {
       params: [queryParam('team_id', uuid(), "A team's bulk sends instead of the caller's own.")],
       ok: json('BulkSendListResponse', 200, 'The bulk sends.'),
       errors: [401, 403, 404, 429],
+      runs: bind(bulkSends.list, { issueLocation: 'query', input: (r) => ({ teamId: (r.query.team_id as string | undefined) ?? null }), body: (list) => ({ bulkSends: list.map(answer) }) }),
     }),
     route('get', `${API}/bulk-sends/{bulk_send_id}`, {
       id: 'getBulkSend',
@@ -64,6 +92,7 @@ export function bulkSendRoutes(): Route[] {
       params: [pathParam('bulk_send_id', 'Bulk send identifier.')],
       ok: json('BulkSendSchema', 200, 'The bulk send.'),
       errors: [401, 403, 404, 429],
+      runs: bind(bulkSends.get, { issueLocation: 'path', input: (r) => ({ id: param('bulk_send_id')(r) }), body: answer }),
     }),
   ];
 }

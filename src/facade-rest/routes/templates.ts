@@ -1,22 +1,27 @@
-/** The template routes of the served contract and their schemas. */
-import { arrayOf, bool, dateTime, enumOf, int, jsonBody, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from './helpers.js';
-import { json, queryParam, route, type Route } from './operation.js';
-import { API } from './paths-records.js';
+/** Templates, drafts made from them, and their schemas. */
+import { catalog } from '../../graph/catalog/index.js';
+import type { CreateTemplateInput, NamedPartyInput } from '../../graph/catalog/generated.js';
 import { BODY_LIMITS, LIMITS } from '../../domain/text-rules.js';
 import { SIGNING_ORDERS } from '../../domain/vocabulary.js';
-import { requiredMethodCount } from './request-schemas.js';
 import { TEMPLATE_NAME_MAX, TEMPLATES_PER_OWNER } from '../../domain/templates/template-service.js';
 import { FIELD_LABEL_MAX, FIELD_VALUE_MAX, TEMPLATE_FIELDS_MAX } from '../../domain/templates/template-text.js';
+import { arrayOf, bool, dateTime, enumOf, int, nullable, obj, ref, str, uuid, type JsonObject, type Schema } from '../openapi/helpers.js';
+import { API, body, json, queryParam } from '../openapi/operation.js';
+import { requiredMethodCount } from '../openapi/request-schemas.js';
+import { bind, route, type RestRoute } from '../operation.js';
+import { param } from './params.js';
+
+const { templates } = catalog;
+const template = param('template_id');
 
 const templateId = (): JsonObject => ({ name: 'template_id', in: 'path', required: true, description: 'Template identifier.', schema: { type: 'string', format: 'uuid' } });
-const body = (schema: string) => jsonBody(ref(schema), true);
 
 export const TEMPLATES_TAG: [string, string] = [
   'Templates',
   'Record texts with `{{field}}` placeholders, the party roles to fill and the record\'s defaults, owned by a person or a team; a draft made from one remembers the template and its version.',
 ];
 
-export function templateRoutes(): Route[] {
+export function templateRoutes(): RestRoute[] {
   const tags = [TEMPLATES_TAG[0]];
   return [
     route('get', `${API}/templates`, {
@@ -27,6 +32,7 @@ export function templateRoutes(): Route[] {
       params: [queryParam('team_id', uuid(), "A team's templates instead of the caller's own.")],
       ok: json('TemplateListResponse', 200, 'The templates.'),
       errors: [401, 403, 404, 429],
+      runs: bind(templates.list, { issueLocation: 'query', input: (r) => ({ teamId: (r.query.team_id as string | undefined) ?? null }), body: (list) => ({ templates: list }) }),
     }),
     route('post', `${API}/templates`, {
       id: 'createTemplate',
@@ -38,8 +44,17 @@ export function templateRoutes(): Route[] {
       body: body('CreateTemplateRequest'),
       ok: json('TemplateSchema', 201, 'The template.'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(templates.create, { input: ({ input }) => ({ input: input as unknown as CreateTemplateInput }) }),
     }),
-    route('get', `${API}/templates/{template_id}`, { id: 'getTemplate', summary: 'Get a template', tags, params: [templateId()], ok: json('TemplateSchema', 200, 'The template.'), errors: [401, 403, 404, 429] }),
+    route('get', `${API}/templates/{template_id}`, {
+      id: 'getTemplate',
+      summary: 'Get a template',
+      tags,
+      params: [templateId()],
+      ok: json('TemplateSchema', 200, 'The template.'),
+      errors: [401, 403, 404, 429],
+      runs: bind(templates.get, { issueLocation: 'path', input: (r) => ({ id: template(r) }) }),
+    }),
     route('patch', `${API}/templates/{template_id}`, {
       id: 'updateTemplate',
       summary: 'Change a template',
@@ -49,6 +64,7 @@ export function templateRoutes(): Route[] {
       body: body('UpdateTemplateRequest'),
       ok: json('TemplateSchema', 200, 'The template.'),
       errors: [401, 403, 404, 429],
+      runs: bind(templates.update, { input: (r) => ({ id: template(r), input: r.input }) }),
     }),
     route('delete', `${API}/templates/{template_id}`, {
       id: 'deleteTemplate',
@@ -58,6 +74,7 @@ export function templateRoutes(): Route[] {
       params: [templateId()],
       ok: { status: 204, description: 'Deleted.' },
       errors: [401, 403, 404, 429],
+      runs: bind(templates.delete, { issueLocation: 'path', input: (r) => ({ id: template(r) }) }),
     }),
     route('post', `${API}/templates/{template_id}/records`, {
       id: 'createRecordFromTemplate',
@@ -70,6 +87,16 @@ export function templateRoutes(): Route[] {
       body: body('UseTemplateRequest'),
       ok: json('ExternalAgreementResponse', 201, 'The draft record.'),
       errors: [401, 403, 404, 409, 429],
+      runs: bind(templates.createRecord, {
+        input: (r) => ({
+          id: template(r),
+          input: {
+            // Field names are the author's own (snake_case or not): taken from the body as sent, never re-cased.
+            values: ((r.body as { values?: Record<string, unknown> } | null)?.values ?? null),
+            parties: (r.input.parties as NamedPartyInput[] | undefined) ?? null,
+          },
+        }),
+      }),
     }),
   ];
 }
