@@ -123,28 +123,28 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   // Domain services: each takes only what it uses.
   const instruments = options.instruments ?? noInstruments;
   const rateLimiter = new RateLimiter(clock, instruments);
-  const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
+  const clientLimits = new ClientLimits({ orm, rateLimiter, settings: config.clientLimits });
   // Mail goes through the outbox: requests and record locks never wait for a mail server.
   const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue, instruments);
   const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
-  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret, instruments);
+  const otp = new OtpService({ orm, mailer, rateLimiter, clock, settings: config.otp, clientLimits, serverSecret, instruments });
   // Sign-out tells every instance through the credential watch (made below, with the resolver chain).
-  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds, () => credentials.changed());
-  const mcpSessions = new McpSessions(
+  const sessions = new SessionService({ orm, otp, clock, accessTokenTtlSeconds: config.accessTokenTtlSeconds, credentialsChanged: () => credentials.changed() });
+  const mcpSessions = new McpSessions({
     orm,
     clock,
-    {
+    limits: {
       idleSeconds: config.mcp.sessionIdleSeconds,
       unusedSeconds: config.mcp.sessionUnusedSeconds,
       initializePerMinute: config.mcp.initializePerMinute,
       maxSessions: config.mcp.maxSessions,
     },
     rateLimiter,
-  );
-  const mcpGrants = new McpGrants(orm, otp, clock, config.mcp.grantTtlSeconds);
-  const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
+  });
+  const mcpGrants = new McpGrants({ orm, otp, clock, ttlSeconds: config.mcp.grantTtlSeconds });
+  const mcpConfirmations = new McpConfirmations({ orm, clock, ttlSeconds: config.mcp.confirmationTtlSeconds });
   const oauthStorage = new OAuthPayloadStore(orm, clock);
-  const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
+  const connectorGrants = new ConnectorGrants({ orm, otp, oauthStorage, clock });
   // An Idempotency-Key's claim commits with the change its request made (claim-context.ts).
   orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
   const housekeeping = new HousekeepingService(orm, clock);
@@ -152,7 +152,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const stuckWork = new StuckWork(orm, clock, { ...config.stuckWork, anchoring: config.chain !== null });
   const stuckWorkWarnings = new StuckWorkWarnings(orm, stuckWork, logger);
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
-  const idempotency = new IdempotencyStore(orm, clock, serverSecret);
+  const idempotency = new IdempotencyStore({ orm, clock, serverSecret });
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY. LISTEN and session
   // locks need sessions of their own: the direct URL (DATABASE_DIRECT_URL behind a pooler).
   // A connection the server drops (restart, failover) must not crash the process.
@@ -181,8 +181,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     () => credentialEpoch.advance(),
   );
   const authenticator = new GraphAuthenticator(credentialChain);
-  const identities = new IdentityService(orm, otp, clock, credentials.changed);
-  const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
+  const identities = new IdentityService({ orm, otp, clock, credentialsChanged: credentials.changed });
+  const apiKeys = new ApiKeyService({ orm, clock, credentialsChanged: credentials.changed });
   // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
   // Webhooks: the fan-out writes deliveries from the outbox; every instance's sender sends them.
   const webhookTargets = new WebhookTargets(config.webhooks.allowedHosts, config.env === 'production');
@@ -302,8 +302,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   );
 
   const resolvers = {
-    auth: new AuthResolver(otp, sessions, mcpGrants),
-    identity: new IdentityResolver(identities, apiKeys, connectorGrants),
+    auth: new AuthResolver({ otp, sessions, mcpGrants }),
+    identity: new IdentityResolver({ identities, apiKeys, connectorGrants }),
     records: new RecordResolver(records),
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
