@@ -163,7 +163,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   await pubSub.start();
   // The read caches, with every signal that drops them (one module: read-caches.ts).
   const caches = readCaches(config.caches, orm, pubSub);
-  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings: caches.listings, views: caches.recordViews });
+  const records = new RecordService({ orm, clock, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, caches: { listings: caches.listings, views: caches.recordViews } });
   // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
   // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
   // A revocation advances the credential epoch before its answer leaves; a reused answer is checked against it.
@@ -235,17 +235,17 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600, name: 'method_starts' };
   const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
   const invitations = new Invitations({ orm, mailer, messenger: messengerSender, log: logger, publicBaseUrl: config.publicBaseUrl });
-  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, invitations, startLimit);
-  const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
+  const ceremonies = new CeremonyService({ orm, clock, methods, events: domainEvents, rateLimiter, invitations, startLimit });
+  const messengerInbox = new MessengerInbox({ orm, ceremonies, clock, webhookSecret: config.messenger.webhookSecret, log: logger });
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
   const lifecycleSettings = {
     defaultLapseDays: config.defaultLapseDays,
     resendsPerHour: config.invitationResendsPerHour,
   };
-  const lifecycle = new LifecycleService(orm, clock, invitations, domainEvents, rateLimiter, lifecycleSettings);
+  const lifecycle = new LifecycleService({ orm, clock, invitations, events: domainEvents, rateLimiter, settings: lifecycleSettings });
   const reminders = new Reminders({ orm, mailer, invitations, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
-  const counters = new CounterService(orm, clock, domainEvents);
-  const amendments = new AmendmentService(orm, clock, domainEvents);
+  const counters = new CounterService({ orm, clock, events: domainEvents });
+  const amendments = new AmendmentService({ orm, clock, events: domainEvents });
   const templates = new TemplateService({ orm, clock, records });
   const bulkSends = new BulkSendService({
     orm,
@@ -308,17 +308,21 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
-    lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
-    notarizations: new NotarizationResolver(
-      new NotarizationService(orm, clock, {
-        events: domainEvents,
-        sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
-        submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+    lifecycle: new LifecycleResolver({ lifecycle, records, counters, amendments }),
+    notarizations: new NotarizationResolver({
+      notarizations: new NotarizationService({
+        orm,
+        clock,
+        autoSeal: {
+          events: domainEvents,
+          sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
+          submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+        },
       }),
       ceremonies,
       records,
-    ),
-    verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
+    }),
+    verification: new VerificationResolver(new VerificationService({ orm, clientLimits, chain, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, cache: caches.publicAnswers })),
     webhooks: new WebhookResolver(webhooks),
     teams: new TeamResolver(
       new TeamService({
@@ -334,7 +338,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     ),
     templates: new TemplateResolver(templates),
     bulkSends: new BulkSendResolver(bulkSends),
-    secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
+    secretInputs: new SecretInputResolver(new SecretInputs({ orm, ceremonies, mcpGrants, clock, settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds } })),
     exports: new ExportResolver(exports),
     artifacts: new ArtifactsResolver(
       new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
