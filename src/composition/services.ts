@@ -264,42 +264,58 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const live = { ...liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret)), bulkSendProgress: bulkSendProgress(pubSub, bulkSends) };
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
-    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments, config.databaseBehindPooler ? sessionPool : null)
+    ? new AnchoringService({
+        orm,
+        chain,
+        events: domainEvents,
+        clock,
+        logger,
+        settings: { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds },
+        instruments,
+        sessions: config.databaseBehindPooler ? sessionPool : null,
+      })
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
-  const sealArtifacts = new SealArtifacts(
+  const sealArtifacts = new SealArtifacts({
     orm,
     artifactStore,
     sealKey,
-    domainEvents,
+    events: domainEvents,
     clock,
-    { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing', completionRetrySeconds: config.sealing.completionRetrySeconds },
+    settings: { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing', completionRetrySeconds: config.sealing.completionRetrySeconds },
     logger,
     renderer,
     instruments,
-  );
-  const archiveRenewal = new ArchiveRenewal(orm, artifactStore, renderer, clock, { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays }, logger);
-  const sealCompletion = new SealCompletion(
+  });
+  const archiveRenewal = new ArchiveRenewal({
     orm,
     artifactStore,
     renderer,
     clock,
-    { tsaUrls: config.sealing.tsaUrls, firstRetrySeconds: config.sealing.completionRetrySeconds, maxRetrySeconds: config.sealing.completionRetryMaxSeconds },
+    settings: { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays },
+    logger,
+  });
+  const sealCompletion = new SealCompletion({
+    orm,
+    artifactStore,
+    renderer,
+    clock,
+    settings: { tsaUrls: config.sealing.tsaUrls, firstRetrySeconds: config.sealing.completionRetrySeconds, maxRetrySeconds: config.sealing.completionRetryMaxSeconds },
     logger,
     instruments,
-  );
+  });
 
   // Bulk exports: the job that prepares them is enqueued where jobs run (composition/jobs.ts, onQueued).
-  const exports = new ExportService(
+  const exports = new ExportService({
     orm,
     clock,
     sealArtifacts,
     artifactStore,
-    (topic, id, payload) => pubSub.publish(topic, id, payload),
-    (topic, id) => pubSub.subscribe(topic, id),
-    { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.exports.ttlSeconds, linkTtlSeconds: config.sealing.cardTicketTtlSeconds, maxRecords: config.exports.maxRecords },
+    publish: (topic, id, payload) => pubSub.publish(topic, id, payload),
+    subscribe: (topic, id) => pubSub.subscribe(topic, id),
+    settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.exports.ttlSeconds, linkTtlSeconds: config.sealing.cardTicketTtlSeconds, maxRecords: config.exports.maxRecords },
     logger,
-  );
+  });
 
   const resolvers = {
     auth: new AuthResolver({ otp, sessions, mcpGrants }),
@@ -341,7 +357,13 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     secretInputs: new SecretInputResolver(new SecretInputs({ orm, ceremonies, mcpGrants, clock, settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds } })),
     exports: new ExportResolver(exports),
     artifacts: new ArtifactsResolver(
-      new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
+      new SealingService({
+        orm,
+        artifactStore,
+        sealArtifacts,
+        clock,
+        settings: { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds },
+      }),
     ),
   };
   const schema = await buildGraphSchema(resolvers, { pubSub });
