@@ -125,7 +125,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const rateLimiter = new RateLimiter(clock, instruments);
   const clientLimits = new ClientLimits({ orm, rateLimiter, settings: config.clientLimits });
   // Mail goes through the outbox: requests and record locks never wait for a mail server.
-  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue, instruments);
+  const mailer = new MailQueue({ orm, transport, clock, logger, settings: config.mailQueue, instruments });
   const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
   const otp = new OtpService({ orm, mailer, rateLimiter, clock, settings: config.otp, clientLimits, serverSecret, instruments });
   // Sign-out tells every instance through the credential watch (made below, with the resolver chain).
@@ -149,8 +149,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
   const housekeeping = new HousekeepingService(orm, clock);
   // What counts as stuck (one query): read by the warning job, the rss_stuck_work gauge and the ops CLI.
-  const stuckWork = new StuckWork(orm, clock, { ...config.stuckWork, anchoring: config.chain !== null });
-  const stuckWorkWarnings = new StuckWorkWarnings(orm, stuckWork, logger);
+  const stuckWork = new StuckWork({ orm, clock, settings: { ...config.stuckWork, anchoring: config.chain !== null } });
+  const stuckWorkWarnings = new StuckWorkWarnings({ orm, stuckWork, logger });
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
   const idempotency = new IdempotencyStore({ orm, clock, serverSecret });
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY. LISTEN and session
@@ -159,7 +159,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const sessionPool = resilientPool({ connectionString: config.databaseDirectUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
     logger.warn({ err: error }, 'pubsub pool connection lost'),
   );
-  const pubSub = new PostgresPubSub(sessionPool, config.databaseDirectUrl, logger);
+  const pubSub = new PostgresPubSub({ pool: sessionPool, url: config.databaseDirectUrl, logger });
   await pubSub.start();
   // The read caches, with every signal that drops them (one module: read-caches.ts).
   const caches = readCaches(config.caches, orm, pubSub);
@@ -185,17 +185,17 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const apiKeys = new ApiKeyService({ orm, clock, credentialsChanged: credentials.changed });
   // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
   // Webhooks: the fan-out writes deliveries from the outbox; every instance's sender sends them.
-  const webhookTargets = new WebhookTargets(config.webhooks.allowedHosts, config.env === 'production');
+  const webhookTargets = new WebhookTargets({ allowedHosts: config.webhooks.allowedHosts, production: config.env === 'production' });
   const webhookSecrets = new WebhookSecrets(serverSecret);
-  const webhookSender = new WebhookSender(orm, webhookTargets, webhookSecrets, mailer, clock, logger, config.webhooks);
+  const webhookSender = new WebhookSender({ orm, webhookTargets, webhookSecrets, mailer, clock, logger, settings: config.webhooks });
   const webhooksDue = pubSub.subscribe(WEBHOOKS_DUE)[Symbol.asyncIterator]();
   void (async () => {
     for (let next = await webhooksDue.next(); !next.done; next = await webhooksDue.next()) webhookSender.wake();
   })();
-  const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
+  const webhooks = new WebhookService({ orm, clock, webhookTargets, webhookSecrets, wakeSender: () => webhookSender.wake() });
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]), (id) => webhookSecrets.eventId(id))];
   const tracing = options.tracing ?? noTracing;
-  const dispatcher = new OutboxDispatcher(sessionPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
+  const dispatcher = new OutboxDispatcher({ pool: sessionPool, subscribers: outboxSubscribers, logger, pollMs: config.outboxPollMs, tracing, instruments });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
   const renderer = tracedRenderer(threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv }), tracing);
   // The seal key is checked now, never at the first seal: a production start without one fails here.
@@ -218,7 +218,13 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
   // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
   // only when a committed transaction left it events (a seal's jobs).
-  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() }, () => tracing.traceparent(), instruments);
+  const domainEvents = new EventJournal({
+    sealContext,
+    onCommitted: caches.eventsCommitted,
+    inline: { subscribers: outboxSubscribers, wake: () => dispatcher.wake() },
+    traceparent: () => tracing.traceparent(),
+    instruments,
+  });
   // Outbox rows written as entities (a record's creation) carry the trace context too.
   if (tracing !== noTracing) {
     orm.em.getEventManager().registerSubscriber({ getSubscribedEntities: () => [OutboxEvent], beforeCreate: ({ entity }) => void ((entity as OutboxEvent).traceparent ??= tracing.traceparent()) });
@@ -340,8 +346,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     }),
     verification: new VerificationResolver(new VerificationService({ orm, clientLimits, chain, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, cache: caches.publicAnswers })),
     webhooks: new WebhookResolver(webhooks),
-    teams: new TeamResolver(
-      new TeamService({
+    teams: new TeamResolver({
+      teams: new TeamService({
         orm,
         clock,
         mailer,
@@ -351,7 +357,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       }),
       apiKeys,
       webhooks,
-    ),
+    }),
     templates: new TemplateResolver(templates),
     bulkSends: new BulkSendResolver(bulkSends),
     secretInputs: new SecretInputResolver(new SecretInputs({ orm, ceremonies, mcpGrants, clock, settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds } })),
