@@ -107,7 +107,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   });
   services.onCredentialsChanged(graphql.recheckCredentials);
   // Every facade runs the catalog's documents in-process on this one executor.
-  const executor = new GraphExecutor(schema, formatError, services.tracing, services.instruments);
+  const executor = new GraphExecutor({ schema, formatError, tracing: services.tracing, instruments: services.instruments });
   const ready = readiness(config.databaseUrl, () => pubSub.listening, () => drain.stopping);
   const { connectorAuth, mcp } = mountConnectors(app, server, { config, services, executor, orm, clock, logger });
   if (metrics) app.use(metrics.endpoint);

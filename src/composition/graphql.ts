@@ -60,7 +60,7 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
   const armor = graphArmor<GraphContext>({ introspection: config.graphqlIntrospection });
   // GraphQL operations per client address and minute, over HTTP and graphql-ws together (this instance's CPU).
   const instruments = deps.instruments ?? noInstruments;
-  const graphqlOperations = new ClientBudget(config.graphqlOperationsPerMinute, Date.now, undefined, () => instruments.rateLimited('graphql_operations'));
+  const graphqlOperations = new ClientBudget({ perMinute: config.graphqlOperationsPerMinute, refused: () => instruments.rateLimited('graphql_operations') });
   const ws = guardedWebSocketServer(server, '/graphql', config.websocket, clientAddressResolver(app.get('trust proxy fn') as (address: string, hop: number) => boolean), logger);
   const wsCleanup = useServer<Record<string, unknown>>(
     {

@@ -123,47 +123,47 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   // Domain services: each takes only what it uses.
   const instruments = options.instruments ?? noInstruments;
   const rateLimiter = new RateLimiter(clock, instruments);
-  const clientLimits = new ClientLimits(orm, rateLimiter, config.clientLimits);
+  const clientLimits = new ClientLimits({ orm, rateLimiter, settings: config.clientLimits });
   // Mail goes through the outbox: requests and record locks never wait for a mail server.
-  const mailer = new MailQueue(orm, transport, clock, logger, config.mailQueue, instruments);
+  const mailer = new MailQueue({ orm, transport, clock, logger, settings: config.mailQueue, instruments });
   const serverSecret = await loadServerSecret({ value: config.serverSecret, production: config.env === 'production', localDir: config.localStateDir });
-  const otp = new OtpService(orm, mailer, rateLimiter, clock, config.otp, clientLimits, serverSecret, instruments);
+  const otp = new OtpService({ orm, mailer, rateLimiter, clock, settings: config.otp, clientLimits, serverSecret, instruments });
   // Sign-out tells every instance through the credential watch (made below, with the resolver chain).
-  const sessions = new SessionService(orm, otp, clock, config.accessTokenTtlSeconds, () => credentials.changed());
-  const mcpSessions = new McpSessions(
+  const sessions = new SessionService({ orm, otp, clock, accessTokenTtlSeconds: config.accessTokenTtlSeconds, credentialsChanged: () => credentials.changed() });
+  const mcpSessions = new McpSessions({
     orm,
     clock,
-    {
+    limits: {
       idleSeconds: config.mcp.sessionIdleSeconds,
       unusedSeconds: config.mcp.sessionUnusedSeconds,
       initializePerMinute: config.mcp.initializePerMinute,
       maxSessions: config.mcp.maxSessions,
     },
     rateLimiter,
-  );
-  const mcpGrants = new McpGrants(orm, otp, clock, config.mcp.grantTtlSeconds);
-  const mcpConfirmations = new McpConfirmations(orm, clock, config.mcp.confirmationTtlSeconds);
+  });
+  const mcpGrants = new McpGrants({ orm, otp, clock, ttlSeconds: config.mcp.grantTtlSeconds });
+  const mcpConfirmations = new McpConfirmations({ orm, clock, ttlSeconds: config.mcp.confirmationTtlSeconds });
   const oauthStorage = new OAuthPayloadStore(orm, clock);
-  const connectorGrants = new ConnectorGrants(orm, otp, oauthStorage, clock);
+  const connectorGrants = new ConnectorGrants({ orm, otp, oauthStorage, clock });
   // An Idempotency-Key's claim commits with the change its request made (claim-context.ts).
   orm.em.getEventManager().registerSubscriber(claimCommitSubscriber());
   const housekeeping = new HousekeepingService(orm, clock);
   // What counts as stuck (one query): read by the warning job, the rss_stuck_work gauge and the ops CLI.
-  const stuckWork = new StuckWork(orm, clock, { ...config.stuckWork, anchoring: config.chain !== null });
-  const stuckWorkWarnings = new StuckWorkWarnings(orm, stuckWork, logger);
+  const stuckWork = new StuckWork({ orm, clock, settings: { ...config.stuckWork, anchoring: config.chain !== null } });
+  const stuckWorkWarnings = new StuckWorkWarnings({ orm, stuckWork, logger });
   // Idempotency-Key on every mutating REST route and GraphQL mutation, shared by every instance.
-  const idempotency = new IdempotencyStore(orm, clock, serverSecret);
+  const idempotency = new IdempotencyStore({ orm, clock, serverSecret });
   // Subscriptions span every instance on the database: PostgreSQL LISTEN/NOTIFY. LISTEN and session
   // locks need sessions of their own: the direct URL (DATABASE_DIRECT_URL behind a pooler).
   // A connection the server drops (restart, failover) must not crash the process.
   const sessionPool = resilientPool({ connectionString: config.databaseDirectUrl, max: 3, connectionTimeoutMillis: 10_000 }, (error) =>
     logger.warn({ err: error }, 'pubsub pool connection lost'),
   );
-  const pubSub = new PostgresPubSub(sessionPool, config.databaseDirectUrl, logger);
+  const pubSub = new PostgresPubSub({ pool: sessionPool, url: config.databaseDirectUrl, logger });
   await pubSub.start();
   // The read caches, with every signal that drops them (one module: read-caches.ts).
   const caches = readCaches(config.caches, orm, pubSub);
-  const records = new RecordService(orm, clock, { explorerTxUrl: config.chain?.explorerTxUrl }, { listings: caches.listings, views: caches.recordViews });
+  const records = new RecordService({ orm, clock, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, caches: { listings: caches.listings, views: caches.recordViews } });
   // Every transport resolves credentials through this one chain (OAuth and MCP resolvers join it later).
   // Answers are reused briefly; a revocation or merge drops them on every instance (LISTEN/NOTIFY).
   // A revocation advances the credential epoch before its answer leaves; a reused answer is checked against it.
@@ -181,21 +181,21 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     () => credentialEpoch.advance(),
   );
   const authenticator = new GraphAuthenticator(credentialChain);
-  const identities = new IdentityService(orm, otp, clock, credentials.changed);
-  const apiKeys = new ApiKeyService(orm, clock, credentials.changed);
+  const identities = new IdentityService({ orm, otp, clock, credentialsChanged: credentials.changed });
+  const apiKeys = new ApiKeyService({ orm, clock, credentialsChanged: credentials.changed });
   // Domain events: journaled in each change's transaction, delivered after the commit by the outbox dispatcher.
   // Webhooks: the fan-out writes deliveries from the outbox; every instance's sender sends them.
-  const webhookTargets = new WebhookTargets(config.webhooks.allowedHosts, config.env === 'production');
+  const webhookTargets = new WebhookTargets({ allowedHosts: config.webhooks.allowedHosts, production: config.env === 'production' });
   const webhookSecrets = new WebhookSecrets(serverSecret);
-  const webhookSender = new WebhookSender(orm, webhookTargets, webhookSecrets, mailer, clock, logger, config.webhooks);
+  const webhookSender = new WebhookSender({ orm, webhookTargets, webhookSecrets, mailer, clock, logger, settings: config.webhooks });
   const webhooksDue = pubSub.subscribe(WEBHOOKS_DUE)[Symbol.asyncIterator]();
   void (async () => {
     for (let next = await webhooksDue.next(); !next.done; next = await webhooksDue.next()) webhookSender.wake();
   })();
-  const webhooks = new WebhookService(orm, clock, webhookTargets, webhookSecrets, () => webhookSender.wake());
+  const webhooks = new WebhookService({ orm, clock, webhookTargets, webhookSecrets, wakeSender: () => webhookSender.wake() });
   const outboxSubscribers: OutboxSubscriber[] = [liveSubscriber(pubSub), webhookFanout((topic) => pubSub.notifySql([[topic, null]]), (id) => webhookSecrets.eventId(id))];
   const tracing = options.tracing ?? noTracing;
-  const dispatcher = new OutboxDispatcher(sessionPool, outboxSubscribers, logger, { pollMs: config.outboxPollMs, tracing, instruments });
+  const dispatcher = new OutboxDispatcher({ pool: sessionPool, subscribers: outboxSubscribers, logger, pollMs: config.outboxPollMs, tracing, instruments });
   // Cards and sealed PDFs are drawn and signed on render threads (started on first use, stopped when idle).
   const renderer = tracedRenderer(threadRenderer(config.sealing.workers, { execArgv: options.workerExecArgv }), tracing);
   // The seal key is checked now, never at the first seal: a production start without one fails here.
@@ -218,7 +218,13 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   else logger.info('CHAIN_RPC_URL not set: seals are not anchored');
   // Events that notifying alone delivers go out with their change's commit; the dispatcher is woken
   // only when a committed transaction left it events (a seal's jobs).
-  const domainEvents = new EventJournal(sealContext, caches.eventsCommitted, { subscribers: outboxSubscribers, wake: () => dispatcher.wake() }, () => tracing.traceparent(), instruments);
+  const domainEvents = new EventJournal({
+    sealContext,
+    onCommitted: caches.eventsCommitted,
+    inline: { subscribers: outboxSubscribers, wake: () => dispatcher.wake() },
+    traceparent: () => tracing.traceparent(),
+    instruments,
+  });
   // Outbox rows written as entities (a record's creation) carry the trace context too.
   if (tracing !== noTracing) {
     orm.em.getEventManager().registerSubscriber({ getSubscribedEntities: () => [OutboxEvent], beforeCreate: ({ entity }) => void ((entity as OutboxEvent).traceparent ??= tracing.traceparent()) });
@@ -235,17 +241,17 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600, name: 'method_starts' };
   const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
   const invitations = new Invitations({ orm, mailer, messenger: messengerSender, log: logger, publicBaseUrl: config.publicBaseUrl });
-  const ceremonies = new CeremonyService(orm, clock, methods, domainEvents, rateLimiter, invitations, startLimit);
-  const messengerInbox = new MessengerInbox(orm, ceremonies, clock, config.messenger.webhookSecret, logger);
+  const ceremonies = new CeremonyService({ orm, clock, methods, events: domainEvents, rateLimiter, invitations, startLimit });
+  const messengerInbox = new MessengerInbox({ orm, ceremonies, clock, webhookSecret: config.messenger.webhookSecret, log: logger });
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
   const lifecycleSettings = {
     defaultLapseDays: config.defaultLapseDays,
     resendsPerHour: config.invitationResendsPerHour,
   };
-  const lifecycle = new LifecycleService(orm, clock, invitations, domainEvents, rateLimiter, lifecycleSettings);
+  const lifecycle = new LifecycleService({ orm, clock, invitations, events: domainEvents, rateLimiter, settings: lifecycleSettings });
   const reminders = new Reminders({ orm, mailer, invitations, clock, logger, publicBaseUrl: config.publicBaseUrl, settings: config.reminders });
-  const counters = new CounterService(orm, clock, domainEvents);
-  const amendments = new AmendmentService(orm, clock, domainEvents);
+  const counters = new CounterService({ orm, clock, events: domainEvents });
+  const amendments = new AmendmentService({ orm, clock, events: domainEvents });
   const templates = new TemplateService({ orm, clock, records });
   const bulkSends = new BulkSendService({
     orm,
@@ -264,64 +270,84 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
   const live = { ...liveUpdates(pubSub, records, missedOutboxEvents(orm), new EventCursors(serverSecret)), bulkSendProgress: bulkSendProgress(pubSub, bulkSends) };
   const artifactStore = new PostgresArtifactStore();
   const anchoring = chain
-    ? new AnchoringService(orm, chain, domainEvents, clock, logger, { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds }, instruments, config.databaseBehindPooler ? sessionPool : null)
+    ? new AnchoringService({
+        orm,
+        chain,
+        events: domainEvents,
+        clock,
+        logger,
+        settings: { batchMax: config.chain!.batchMax, retryMaxSeconds: config.chain!.retryMaxSeconds },
+        instruments,
+        sessions: config.databaseBehindPooler ? sessionPool : null,
+      })
     : null;
   // Cards and PDFs render on SEAL_WORKERS threads, never on the thread that answers the API.
-  const sealArtifacts = new SealArtifacts(
+  const sealArtifacts = new SealArtifacts({
     orm,
     artifactStore,
     sealKey,
-    domainEvents,
+    events: domainEvents,
     clock,
-    { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing', completionRetrySeconds: config.sealing.completionRetrySeconds },
+    settings: { tsaUrls: config.sealing.tsaUrls, serviceName: 'Record Signing', completionRetrySeconds: config.sealing.completionRetrySeconds },
     logger,
     renderer,
     instruments,
-  );
-  const archiveRenewal = new ArchiveRenewal(orm, artifactStore, renderer, clock, { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays }, logger);
-  const sealCompletion = new SealCompletion(
+  });
+  const archiveRenewal = new ArchiveRenewal({
     orm,
     artifactStore,
     renderer,
     clock,
-    { tsaUrls: config.sealing.tsaUrls, firstRetrySeconds: config.sealing.completionRetrySeconds, maxRetrySeconds: config.sealing.completionRetryMaxSeconds },
+    settings: { tsaUrls: config.sealing.tsaUrls, renewBeforeDays: config.sealing.archiveRenewBeforeDays },
+    logger,
+  });
+  const sealCompletion = new SealCompletion({
+    orm,
+    artifactStore,
+    renderer,
+    clock,
+    settings: { tsaUrls: config.sealing.tsaUrls, firstRetrySeconds: config.sealing.completionRetrySeconds, maxRetrySeconds: config.sealing.completionRetryMaxSeconds },
     logger,
     instruments,
-  );
+  });
 
   // Bulk exports: the job that prepares them is enqueued where jobs run (composition/jobs.ts, onQueued).
-  const exports = new ExportService(
+  const exports = new ExportService({
     orm,
     clock,
     sealArtifacts,
     artifactStore,
-    (topic, id, payload) => pubSub.publish(topic, id, payload),
-    (topic, id) => pubSub.subscribe(topic, id),
-    { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.exports.ttlSeconds, linkTtlSeconds: config.sealing.cardTicketTtlSeconds, maxRecords: config.exports.maxRecords },
+    publish: (topic, id, payload) => pubSub.publish(topic, id, payload),
+    subscribe: (topic, id) => pubSub.subscribe(topic, id),
+    settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.exports.ttlSeconds, linkTtlSeconds: config.sealing.cardTicketTtlSeconds, maxRecords: config.exports.maxRecords },
     logger,
-  );
+  });
 
   const resolvers = {
-    auth: new AuthResolver(otp, sessions, mcpGrants),
-    identity: new IdentityResolver(identities, apiKeys, connectorGrants),
+    auth: new AuthResolver({ otp, sessions, mcpGrants }),
+    identity: new IdentityResolver({ identities, apiKeys, connectorGrants }),
     records: new RecordResolver(records),
     ceremonies: new CeremonyResolver(ceremonies, records),
     identicons: new IdenticonResolver(),
     inbound: new InboundResolver(messengerInbox),
-    lifecycle: new LifecycleResolver(lifecycle, records, counters, amendments),
-    notarizations: new NotarizationResolver(
-      new NotarizationService(orm, clock, {
-        events: domainEvents,
-        sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
-        submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+    lifecycle: new LifecycleResolver({ lifecycle, records, counters, amendments }),
+    notarizations: new NotarizationResolver({
+      notarizations: new NotarizationService({
+        orm,
+        clock,
+        autoSeal: {
+          events: domainEvents,
+          sign: (principal, recordId, within) => ceremonies.autoSeal(principal, recordId, within),
+          submit: (principal, recordId, within) => lifecycle.submit(principal, recordId, within),
+        },
       }),
       ceremonies,
       records,
-    ),
-    verification: new VerificationResolver(new VerificationService(orm, clientLimits, chain, { explorerTxUrl: config.chain?.explorerTxUrl }, caches.publicAnswers)),
+    }),
+    verification: new VerificationResolver(new VerificationService({ orm, clientLimits, chain, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, cache: caches.publicAnswers })),
     webhooks: new WebhookResolver(webhooks),
-    teams: new TeamResolver(
-      new TeamService({
+    teams: new TeamResolver({
+      teams: new TeamService({
         orm,
         clock,
         mailer,
@@ -331,13 +357,19 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       }),
       apiKeys,
       webhooks,
-    ),
+    }),
     templates: new TemplateResolver(templates),
     bulkSends: new BulkSendResolver(bulkSends),
-    secretInputs: new SecretInputResolver(new SecretInputs(orm, ceremonies, mcpGrants, clock, { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds })),
+    secretInputs: new SecretInputResolver(new SecretInputs({ orm, ceremonies, mcpGrants, clock, settings: { publicBaseUrl: config.publicBaseUrl, ttlSeconds: config.mcp.secretInputTtlSeconds } })),
     exports: new ExportResolver(exports),
     artifacts: new ArtifactsResolver(
-      new SealingService(orm, artifactStore, sealArtifacts, clock, { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds }),
+      new SealingService({
+        orm,
+        artifactStore,
+        sealArtifacts,
+        clock,
+        settings: { publicBaseUrl: config.publicBaseUrl, cardTicketTtlSeconds: config.sealing.cardTicketTtlSeconds },
+      }),
     ),
   };
   const schema = await buildGraphSchema(resolvers, { pubSub });

@@ -4,7 +4,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Graph } from './catalog/entry.js';
 import type { GraphContext } from './context.js';
 import { noTracing, type Tracing } from '../domain/shared/tracing.js';
-import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
+import type { Instruments } from '../domain/shared/instruments.js';
 
 /** A GraphQL operation failed; carries the formatted errors (domain codes in `extensions.code`). */
 export class GraphOperationError extends Error {
@@ -35,12 +35,14 @@ export class GraphExecutor {
   private readonly operationNames = new WeakMap<object, string | null>();
 
   constructor(
-    private readonly schema: GraphQLSchema,
-    private readonly formatError: ErrorFormatter,
-    /** Each operation in a span named after it (graphql-jit runs it: the graphql instrumentation never sees it). */
-    private readonly tracing: Tracing = noTracing,
-    /** Each operation counted by name, transport and outcome (`rss_graphql_operations_total`). */
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      schema: GraphQLSchema;
+      formatError: ErrorFormatter;
+      /** Each operation in a span named after it (graphql-jit runs it: the graphql instrumentation never sees it). */
+      tracing: Tracing;
+      /** Each operation counted by name, transport and outcome (`rss_graphql_operations_total`). */
+      instruments: Instruments;
+    },
   ) {}
 
   async execute<TData, TVariables extends Record<string, unknown>>(
@@ -48,9 +50,9 @@ export class GraphExecutor {
     variables: TVariables,
     context: GraphContext,
   ): Promise<TData> {
-    if (this.tracing === noTracing) return this.run(document, variables, context);
+    if (this.deps.tracing === noTracing) return this.run(document, variables, context);
     const { name, attributes } = this.spanNameOf(document);
-    return this.tracing.inSpan(name, attributes, () => this.run(document, variables, context));
+    return this.deps.tracing.inSpan(name, attributes, () => this.run(document, variables, context));
   }
 
   private async run<TData, TVariables extends Record<string, unknown>>(
@@ -63,7 +65,7 @@ export class GraphExecutor {
     try {
       result = await this.compiledFor(document).query(undefined, context, variables);
     } catch (error) {
-      this.instruments.graphqlOperation(operation, context.via, 'internal_error');
+      this.deps.instruments.graphqlOperation(operation, context.via, 'internal_error');
       throw error;
     }
     if (result.errors?.length || result.data == null) {
@@ -73,14 +75,14 @@ export class GraphExecutor {
         ? new GraphOperationError(
             result.errors.map((error) => {
               const formatted = error.toJSON();
-              return this.formatError(requestError ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } } : formatted, error);
+              return this.deps.formatError(requestError ? { ...formatted, extensions: { ...formatted.extensions, code: 'BAD_USER_INPUT' } } : formatted, error);
             }),
           )
         : new GraphOperationError([{ message: 'No data', extensions: { code: 'internal_error' } }]);
-      this.instruments.graphqlOperation(operation, context.via, failure.code);
+      this.deps.instruments.graphqlOperation(operation, context.via, failure.code);
       throw failure;
     }
-    this.instruments.graphqlOperation(operation, context.via, 'ok');
+    this.deps.instruments.graphqlOperation(operation, context.via, 'ok');
     return result.data as TData;
   }
 
@@ -110,9 +112,9 @@ export class GraphExecutor {
   private compiledFor(document: DocumentNode): CompiledQuery {
     let compiled = this.compiled.get(document);
     if (compiled) return compiled;
-    const invalid = validate(this.schema, document);
+    const invalid = validate(this.deps.schema, document);
     if (invalid.length > 0) throw new Error(`A catalog document does not validate: ${invalid.map((error) => error.message).join('; ')}`);
-    const made = compileQuery(this.schema, document);
+    const made = compileQuery(this.deps.schema, document);
     if (!isCompiledQuery(made)) throw new Error(`A catalog document does not compile: ${made.errors?.map((error) => error.message).join('; ')}`);
     this.compiled.set(document, (compiled = made));
     return compiled;

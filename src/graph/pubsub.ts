@@ -24,6 +24,8 @@ export const LISTENER_RESUMED = 'PUBSUB_LISTENER_RESUMED';
 
 export type ReconnectPolicy = { initialBackoffMs: number; maxBackoffMs: number };
 
+const RECONNECT_POLICY: ReconnectPolicy = { initialBackoffMs: 250, maxBackoffMs: 30_000 };
+
 /**
  * A PubSub that spans every instance on one database: publish is `pg_notify`, and each instance
  * holds one LISTEN connection that fans notifications out to its local subscribers. When that
@@ -38,10 +40,13 @@ export class PostgresPubSub implements PubSub {
   private closed = false;
 
   constructor(
-    private readonly pool: pg.Pool,
-    private readonly url: string,
-    private readonly logger: Logger,
-    private readonly policy: ReconnectPolicy = { initialBackoffMs: 250, maxBackoffMs: 30_000 },
+    private readonly deps: {
+      pool: pg.Pool;
+      url: string;
+      logger: Logger;
+      /** The LISTEN connection's reconnect backoff (default: from 250 ms, doubling up to 30 s). */
+      policy?: ReconnectPolicy;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -54,7 +59,7 @@ export class PostgresPubSub implements PubSub {
   }
 
   private async listen(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.url });
+    const client = new pg.Client({ connectionString: this.deps.url });
     // Errors and the end of the connection both mean "lost"; only the current client may trigger a reconnect.
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, null));
@@ -78,14 +83,15 @@ export class PostgresPubSub implements PubSub {
     client.on('error', () => undefined);
     void client.end().catch(() => undefined);
     if (this.closed) return;
-    this.logger.warn({ err: error ?? undefined }, 'pubsub listener connection lost; reconnecting');
+    this.deps.logger.warn({ err: error ?? undefined }, 'pubsub listener connection lost; reconnecting');
     void this.reconnect();
   }
 
   private async reconnect(): Promise<void> {
     if (this.reconnecting) return;
     this.reconnecting = true;
-    let backoff = this.policy.initialBackoffMs;
+    const policy = this.deps.policy ?? RECONNECT_POLICY;
+    let backoff = policy.initialBackoffMs;
     try {
       while (!this.closed && !this.listener) {
         await new Promise((resolve) => setTimeout(resolve, backoff));
@@ -98,11 +104,11 @@ export class PostgresPubSub implements PubSub {
             return;
           }
           this.listener = client;
-          this.logger.info('pubsub listener reconnected');
+          this.deps.logger.info('pubsub listener reconnected');
           for (const listener of this.listeners.get(LISTENER_RESUMED) ?? []) listener(null, null);
         } catch (error) {
-          this.logger.warn({ err: error, retryInMs: backoff }, 'pubsub reconnect failed');
-          backoff = Math.min(backoff * 2, this.policy.maxBackoffMs);
+          this.deps.logger.warn({ err: error, retryInMs: backoff }, 'pubsub reconnect failed');
+          backoff = Math.min(backoff * 2, policy.maxBackoffMs);
         }
       }
     } finally {
@@ -124,10 +130,10 @@ export class PostgresPubSub implements PubSub {
     if (payload === null) return;
     // One notification after the other: subscribers see this process's events in the order they happened.
     this.sending = this.sending
-      .then(() => this.pool.query('select pg_notify($1, $2)', [CHANNEL, payload]))
+      .then(() => this.deps.pool.query('select pg_notify($1, $2)', [CHANNEL, payload]))
       .then(
         () => undefined,
-        (error: unknown) => this.logger.error({ err: error, routingKey }, 'pubsub publish failed'),
+        (error: unknown) => this.deps.logger.error({ err: error, routingKey }, 'pubsub publish failed'),
       );
   }
 
@@ -156,7 +162,7 @@ export class PostgresPubSub implements PubSub {
     const [topic, body] = args.length >= 2 ? [`${routingKey}:${String(args[0])}`, args[1]] : [routingKey, args[0]];
     const payload = JSON.stringify({ topic, payload: body ?? null, ...(seq === undefined ? {} : { seq }) });
     if (Buffer.byteLength(payload) > MAX_PAYLOAD) {
-      this.logger.error({ topic }, 'pubsub payload too large; event dropped');
+      this.deps.logger.error({ topic }, 'pubsub payload too large; event dropped');
       return null;
     }
     return payload;
@@ -191,7 +197,7 @@ export class PostgresPubSub implements PubSub {
       const { topic, payload, seq } = JSON.parse(raw) as { topic: string; payload: unknown; seq?: string };
       for (const listener of this.listeners.get(topic) ?? []) listener(payload, seq ?? null);
     } catch (error) {
-      this.logger.warn({ err: error }, 'pubsub ignored a malformed notification');
+      this.deps.logger.warn({ err: error }, 'pubsub ignored a malformed notification');
     }
   }
 }

@@ -86,7 +86,7 @@ export async function main(argv: string[], io: Io = stdio, env: NodeJS.ProcessEn
     return EXIT.failed;
   }
   try {
-    const stuckWork = new StuckWork(orm, systemClock, { ...config.stuckWork, anchoring: config.chain !== null });
+    const stuckWork = new StuckWork({ orm, clock: systemClock, settings: { ...config.stuckWork, anchoring: config.chain !== null } });
     if (command === 'status') {
       const backlog = await readBacklog(orm, stuckWork, limit);
       io.out(values.json ? `${JSON.stringify(backlogJson(backlog), null, 2)}\n` : renderBacklog(backlog));

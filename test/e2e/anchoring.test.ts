@@ -100,7 +100,14 @@ describe('Anchoring on a real local chain', () => {
       networkName: real.networkName.bind(real),
       confirmation: real.confirmation.bind(real),
     });
-    const crashed = new AnchoringService(t.app.orm, async () => dying, { write: async () => undefined, committed: () => undefined }, clock, t.app.logger, { batchMax: 10, retryMaxSeconds: 60 });
+    const crashed = new AnchoringService({
+      orm: t.app.orm,
+      chain: async () => dying,
+      events: { write: async () => undefined, committed: () => undefined },
+      clock,
+      logger: t.app.logger,
+      settings: { batchMax: 10, retryMaxSeconds: 60 },
+    });
     await crashed.tick();
     clock.advance(120_000);
     await anchoring.settle();

@@ -64,7 +64,7 @@ describe('Hot query plans', () => {
   });
 
   it('answers any offset the contract can say (the spec asks only >= 0), and refuses a negative one by name', async () => {
-    const records = new RecordService(orm, systemClock);
+    const records = new RecordService({ orm, clock: systemClock, sealing: { explorerTxUrl: undefined } });
     const principal = { kind: 'session' as const, identityId: IDENTITY, scopes: SESSION_SCOPES, tokenId: IDENTITY, contactPointId: IDENTITY };
     const refused = await records.list(principal, { offset: -1 }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DomainError);

@@ -33,7 +33,7 @@ describe('Job queue', () => {
     await listener.query('listen "agenda:jobs"');
     await listener.query('listen "agenda:jobs:state"');
     pool = new pg.Pool({ connectionString: db.url, max: 2 });
-    pubSub = new PostgresPubSub(pool, db.url, silent);
+    pubSub = new PostgresPubSub({ pool, url: db.url, logger: silent });
     await pubSub.start();
   });
   afterAll(async () => {

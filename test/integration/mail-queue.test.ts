@@ -33,7 +33,7 @@ describe('Mail queue', () => {
 
   it('sends every due message in one pass, batch after full batch, and erases each body once sent', async () => {
     // Not started: the pass below is the only one.
-    const queue = new MailQueue(orm, mailer, systemClock, logger, { maxAttempts: 3, pollMs: 60_000, concurrency: 4, backlogPerRecipient: 100, backlogPerClient: 100 });
+    const queue = new MailQueue({ orm, transport: mailer, clock: systemClock, logger, settings: { maxAttempts: 3, pollMs: 60_000, concurrency: 4, backlogPerRecipient: 100, backlogPerClient: 100 } });
     const to = Array.from({ length: 23 }, (_, i) => `queued${i}@example.org`);
     for (const [i, address] of to.entries()) await queue.send({ to: address, subject: `Queued ${i}`, text: `Body ${i}` });
 
@@ -53,7 +53,7 @@ describe('Mail queue', () => {
 
   it('never sends a message past its deadline, nor one a newer message replaced, and erases both', async () => {
     await clear();
-    const queue = new MailQueue(orm, mailer, systemClock, logger, settings);
+    const queue = new MailQueue({ orm, transport: mailer, clock: systemClock, logger, settings });
     const past = new Date(Date.now() - 1000);
     const later = new Date(Date.now() + 600_000);
     await queue.send({ to: 'late@example.org', subject: 'Expired code', text: 'Your code is 111111', urgency: 'waiting', notAfter: past });
@@ -84,7 +84,7 @@ describe('Mail queue', () => {
         inFlight -= 1;
       },
     };
-    const queue = new MailQueue(orm, slow, systemClock, logger, { ...settings, backlogPerRecipient: 100, backlogPerClient: 100 });
+    const queue = new MailQueue({ orm, transport: slow, clock: systemClock, logger, settings: { ...settings, backlogPerRecipient: 100, backlogPerClient: 100 } });
     // Each a millisecond apart: messages queued within one millisecond have no order between them.
     for (let i = 0; i < 25; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -103,7 +103,7 @@ describe('Mail queue', () => {
 
   it('refuses a message past the unsent-mail caps of its recipient or its client address (429), and accepts it once mail has gone out', async () => {
     await clear();
-    const queue = new MailQueue(orm, mailer, systemClock, logger, settings);
+    const queue = new MailQueue({ orm, transport: mailer, clock: systemClock, logger, settings });
     const code = (to: string, client: string) => queue.send({ to, subject: 'Code', text: 'Your code is 123456', urgency: 'waiting', client });
     for (let i = 0; i < 3; i += 1) await code('flooded@example.org', `198.51.100.${i}`);
     await expect(code('flooded@example.org', '198.51.100.9')).rejects.toMatchObject({ code: 'rate_limited', details: { retryAfterSeconds: 60 } });

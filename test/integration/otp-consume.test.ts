@@ -29,15 +29,15 @@ describe('One-time codes: consumed in the change, checked after, rolled back wit
     await migrate(orm, db.url);
     const rateLimiter = new RateLimiter(clock);
     const settings = { ttlSeconds: 600, maxAttempts: 5, requestsPerWindow: 100, requestWindowSeconds: 3600, failuresPerDay: 100 };
-    otp = new OtpService(
+    otp = new OtpService({
       orm,
-      { send: async (message) => void mail.push(message) },
+      mailer: { send: async (message) => void mail.push(message) },
       rateLimiter,
       clock,
       settings,
-      new ClientLimits(orm, rateLimiter, { codeCallsPerHour: 1000, verificationsPerMinute: 1000, registrationsPerHour: 1000 }),
-      SECRET,
-    );
+      clientLimits: new ClientLimits({ orm, rateLimiter, settings: { codeCallsPerHour: 1000, verificationsPerMinute: 1000, registrationsPerHour: 1000 } }),
+      serverSecret: SECRET,
+    });
   });
   afterAll(async () => {
     await orm.close();

@@ -30,7 +30,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
   let db: { url: string; drop: () => Promise<void> };
   let orm: MikroORM;
   let pool: pg.Pool;
-  const journal = new EventJournal({ sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' });
+  const journal = new EventJournal({ sealContext: { sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' } });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -69,7 +69,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
       }),
     ).rejects.toThrow('the change failed');
     const sink = recorder();
-    await new OutboxDispatcher(pool, [sink], logger).drain();
+    await new OutboxDispatcher({ pool, subscribers: [sink], logger }).drain();
     expect(sink.seen).toHaveLength(0);
     const { rows } = await pool.query('select count(*)::int as n from record_audit_entries where record_id = $1', [recordId]);
     expect(rows[0].n).toBe(0);
@@ -80,21 +80,21 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     await commit([lifecycle(moveOf(recordId))]);
     // Nothing was delivered yet: the "process" that committed is gone. A new instance starts.
     const first = recorder();
-    await new OutboxDispatcher(pool, [first], logger).drain();
+    await new OutboxDispatcher({ pool, subscribers: [first], logger }).drain();
     expect(first.seen.map((e) => e.data.recordId)).toEqual([recordId]);
     const second = recorder();
-    await new OutboxDispatcher(pool, [second], logger).drain();
+    await new OutboxDispatcher({ pool, subscribers: [second], logger }).drain();
     expect(second.seen).toHaveLength(0);
   });
 
   it('ends a drain on a batch that was not full, without another claim', async () => {
     // Drain anything earlier tests left, then count the batches (one pooled connection each).
-    await new OutboxDispatcher(pool, [], logger).drain();
+    await new OutboxDispatcher({ pool, subscribers: [], logger }).drain();
     for (let i = 0; i < 5; i += 1) await commit([lifecycle(moveOf(randomUUID()))]);
     let batches = 0;
     const counting = { connect: () => ((batches += 1), pool.connect()) } as unknown as pg.Pool;
     const sink = recorder();
-    await new OutboxDispatcher(counting, [sink], logger, { batchSize: 2 }).drain();
+    await new OutboxDispatcher({ pool: counting, subscribers: [sink], logger, batchSize: 2 }).drain();
     expect(sink.seen).toHaveLength(5);
     // 2 + 2 + 1: the third batch was not full, so no fourth, empty claim.
     expect(batches).toBe(3);
@@ -105,7 +105,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     for (const id of ids) await commit([lifecycle(moveOf(id))]);
     const a = recorder();
     const b = recorder();
-    await Promise.all([new OutboxDispatcher(pool, [a], logger, { batchSize: 5 }).drain(), new OutboxDispatcher(pool, [b], logger, { batchSize: 5 }).drain()]);
+    await Promise.all([new OutboxDispatcher({ pool, subscribers: [a], logger, batchSize: 5 }).drain(), new OutboxDispatcher({ pool, subscribers: [b], logger, batchSize: 5 }).drain()]);
     const all = [...a.seen, ...b.seen].map((e) => e.data.recordId);
     expect(all.sort()).toEqual([...ids].sort());
     // Each dispatcher saw its share in writing order.
@@ -139,11 +139,11 @@ describe('Outbox: domain events written in the transaction, delivered after the 
       },
     };
     const fast: OutboxSubscriber = { name: 'fast', deliver: async (event) => void order.push(`B:${named(event)}`) };
-    const a = new OutboxDispatcher(pool, [slow], logger, { batchSize: 1 }).drain();
+    const a = new OutboxDispatcher({ pool, subscribers: [slow], logger, batchSize: 1 }).drain();
     await held;
     try {
       // Instance B meanwhile: the other record's event goes; the record's second event waits for its first.
-      await new OutboxDispatcher(pool, [fast], logger, { batchSize: 10 }).drain();
+      await new OutboxDispatcher({ pool, subscribers: [fast], logger, batchSize: 10 }).drain();
       expect(order).toEqual(['B:other']);
     } finally {
       release();
@@ -170,7 +170,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
         seen.push(trigger);
       },
     };
-    const dispatcher = new OutboxDispatcher(pool, [flakyOnce], logger);
+    const dispatcher = new OutboxDispatcher({ pool, subscribers: [flakyOnce], logger });
     await dispatcher.drain();
     expect(seen).toEqual([]);
     // After the backoff (1 s), the first event goes, then the second.
@@ -194,7 +194,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     };
     const lines: string[] = [];
     const recording = createLogger('info', new Writable({ write: (chunk: Buffer, _e, cb) => (lines.push(chunk.toString()), cb()) }));
-    await new OutboxDispatcher(pool, [flaky], recording).drain();
+    await new OutboxDispatcher({ pool, subscribers: [flaky], logger: recording }).drain();
     expect(seen).toEqual([good]);
     // The batch's failure is logged once, then the event that failed again on its own.
     expect(lines.filter((line) => line.includes('delivering it again one event at a time'))).toHaveLength(1);
@@ -218,7 +218,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
           await client.query('select pg_notify($1, $2)', ['outbox_test', event.data.recordId]);
         },
       };
-      await new OutboxDispatcher(pool, [notifying], logger).drain();
+      await new OutboxDispatcher({ pool, subscribers: [notifying], logger }).drain();
       // A round trip on the listening connection: every notification committed before it has arrived.
       await listener.query('select 1');
       expect(heard).toEqual([good]);
@@ -244,7 +244,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     try {
       // First a batch that delivers everything: one notification each, sent with the commit.
       const staging: OutboxSubscriber = { name: 'staging', deliver: async (event, _client, atCommit) => atCommit(sqlOf(event.data.recordId)) };
-      await new OutboxDispatcher(pool, [staging], logger).drain();
+      await new OutboxDispatcher({ pool, subscribers: [staging], logger }).drain();
       await listener.query('select 1');
       expect(heard).toEqual([hostile(good), hostile(bad)]);
 
@@ -260,7 +260,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
           if (event.data.recordId === bad) throw new Error('subscriber down');
         },
       };
-      await new OutboxDispatcher(pool, [failing], logger).drain();
+      await new OutboxDispatcher({ pool, subscribers: [failing], logger }).drain();
       await listener.query('select 1');
       expect(heard).toEqual([hostile(good)]);
       const { rows } = await pool.query('select record_id, delivered_at is not null as delivered from outbox_events order by id');
@@ -277,7 +277,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     const recordId = randomUUID();
     const listenerPool = new pg.Pool({ connectionString: db.url, max: 2 });
     listenerPool.on('error', () => undefined);
-    const pubSub = new PostgresPubSub(listenerPool, db.url, logger);
+    const pubSub = new PostgresPubSub({ pool: listenerPool, url: db.url, logger });
     await pubSub.start();
     const received: unknown[] = [];
     const iterator = pubSub.subscribe('RECORD_LIFECYCLE', recordId)[Symbol.asyncIterator]();
@@ -298,7 +298,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     // Named, so that only its connection is killed (never the test's own pools).
     const dyingPool = new pg.Pool({ connectionString: db.url, max: 1, application_name: 'dying-dispatcher' });
     dyingPool.on('error', () => undefined);
-    const dying = new OutboxDispatcher(dyingPool, [live, hanging], logger).drain().catch((error: unknown) => error);
+    const dying = new OutboxDispatcher({ pool: dyingPool, subscribers: [live, hanging], logger }).drain().catch((error: unknown) => error);
     const dyingInTransaction = `datname = current_database() and application_name = 'dying-dispatcher' and state = 'idle in transaction'`;
     // Killed only once it hangs in the subscriber (between its own statements it is idle in transaction too).
     await waitFor(async () => hung !== undefined && (await pool.query(`select count(*)::int as n from pg_stat_activity where ${dyingInTransaction}`)).rows[0].n > 0);
@@ -310,7 +310,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(received).toHaveLength(0);
 
-    await new OutboxDispatcher(pool, [live], logger).drain();
+    await new OutboxDispatcher({ pool, subscribers: [live], logger }).drain();
     await waitFor(async () => received.length > 0);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(received).toEqual([expect.objectContaining({ recordId, trigger: 'submit' })]);
@@ -331,9 +331,10 @@ describe('Outbox: domain events written in the transaction, delivered after the 
       notifications: (event) =>
         event.type === 'record_lifecycle' && event.data.trigger === 'hold' ? undefined : [JSON.stringify({ topic: `${event.data.recordId} ${event.type === 'record_lifecycle' ? event.data.trigger : ''}` })],
     };
-    const inlineJournal = new EventJournal({ sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' }, () => undefined, {
-      subscribers: [notifier],
-      wake: () => void (wakes += 1),
+    const inlineJournal = new EventJournal({
+      sealContext: { sealCertificateSha256: null, anchor: null, publicBaseUrl: 'http://127.0.0.1' },
+      onCommitted: () => undefined,
+      inline: { subscribers: [notifier], wake: () => void (wakes += 1) },
     });
 
     beforeAll(() => {
@@ -412,7 +413,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
 
         // The dispatcher delivers the waiting ones in the order written; after that the record's events go inline again.
         const seen = recorder();
-        await new OutboxDispatcher(pool, [seen], logger).drain();
+        await new OutboxDispatcher({ pool, subscribers: [seen], logger }).drain();
         expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['hold', 'after', 'later']);
         await orm.em.fork().transactional((em) => inlineJournal.write(em, [lifecycle(moveOf(recordId, 'next'))]));
         await settle();
@@ -441,7 +442,7 @@ describe('Outbox: domain events written in the transaction, delivered after the 
           ['submit', false],
         ]);
         const seen = recorder();
-        await new OutboxDispatcher(pool, [seen], logger).drain();
+        await new OutboxDispatcher({ pool, subscribers: [seen], logger }).drain();
         expect(seen.seen.map((event) => (event.type === 'record_lifecycle' ? event.data.trigger : event.type))).toEqual(['create', 'submit']);
         await orm.em.fork().transactional((change) => inlineJournal.write(change, [lifecycle(moveOf(recordId, 'confirm'))]));
         await settle();

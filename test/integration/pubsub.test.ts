@@ -27,7 +27,7 @@ describe('PostgresPubSub reconnects', () => {
     await admin.connect();
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
     pool.on('error', () => undefined);
-    pubSub = new PostgresPubSub(pool, database.url, pino({ level: 'warn' }, log), { initialBackoffMs: 50, maxBackoffMs: 400 });
+    pubSub = new PostgresPubSub({ pool, url: database.url, logger: pino({ level: 'warn' }, log), policy: { initialBackoffMs: 50, maxBackoffMs: 400 } });
     await pubSub.start();
     const feed = pubSub.subscribe('events')[Symbol.asyncIterator]();
     stopFeed = async () => feed.return?.();

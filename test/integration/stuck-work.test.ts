@@ -82,8 +82,8 @@ describe('StuckWork', () => {
       `insert into webhook_deliveries (id, endpoint_id, event_id, type, record_id, body, status, attempts, last_error, failed_at, created_at) values (?, ?, 'evt_1', 'record.sealed', ?, ?, 'failed', 24, 'answered 500', ?, ?)`,
       [randomUUID(), endpoint, recordId, JSON.stringify({ text: RECORD_TEXT }), ago(HOUR), ago(3 * HOUR)],
     );
-    stuckWork = new StuckWork(orm, clock, { sealArtifactsMinutes: 10, anchoringMinutes: 60, mailMinutes: 30, anchoring: true });
-    warnings = new StuckWorkWarnings(orm, stuckWork, logger);
+    stuckWork = new StuckWork({ orm, clock, settings: { sealArtifactsMinutes: 10, anchoringMinutes: 60, mailMinutes: 30, anchoring: true } });
+    warnings = new StuckWorkWarnings({ orm, stuckWork, logger });
   });
   afterAll(async () => {
     await orm?.close();
@@ -92,7 +92,7 @@ describe('StuckWork', () => {
 
   it('counts every kind from one query; anchors only where anchoring runs', async () => {
     expect(await stuckWork.counts()).toEqual({ seal_artifacts: 1, anchoring: 1, mail_queued: 1, mail_failed: WARNINGS_PER_KIND + 5, webhook_failed: 1 });
-    const withoutChain = new StuckWork(orm, clock, { ...stuckWork.settings, anchoring: false });
+    const withoutChain = new StuckWork({ orm, clock, settings: { ...stuckWork.settings, anchoring: false } });
     expect((await withoutChain.counts()).anchoring).toBe(0);
   });
 

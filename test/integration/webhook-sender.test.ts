@@ -51,9 +51,9 @@ describe('Webhook sender', () => {
 
   it("keeps its pipeline full, and bounds what one endpoint and one owner hold in flight on all instances together: a hung receiver slows only its owner", async () => {
     const mailer: Mailer = { send: async () => undefined };
-    const targets = new WebhookTargets(['127.0.0.1'], false);
+    const targets = new WebhookTargets({ allowedHosts: ['127.0.0.1'], production: false });
     const secrets = new WebhookSecrets(Buffer.alloc(32, 9));
-    const service = new WebhookService(orm, systemClock, targets, secrets, () => undefined);
+    const service = new WebhookService({ orm, clock: systemClock, webhookTargets: targets, webhookSecrets: secrets, wakeSender: () => undefined });
     const slow = await owner('slow@example.org');
     const other = await owner('other@example.org');
     receiver.answer('/hung', 'hang');
@@ -66,7 +66,7 @@ describe('Webhook sender', () => {
 
     // Two instances; an attempt may take 30 s.
     const settings = { retrySchedule: [60], disableAfterSeconds: 3600, concurrency: 8, endpointConcurrency: 2, ownerConcurrency: 3, connectMs: 500, totalMs: 30_000, pollMs: 200 };
-    const senders = [0, 1].map(() => new WebhookSender(orm, targets, secrets, mailer, systemClock, logger, settings));
+    const senders = [0, 1].map(() => new WebhookSender({ orm, webhookTargets: targets, webhookSecrets: secrets, mailer, clock: systemClock, logger, settings }));
     try {
       for (const sender of senders) sender.start();
       await receiver.waitFor('/hung', 2);
@@ -97,12 +97,12 @@ describe('Webhook sender', () => {
     const principal = { kind: 'session' as const, identityId: identity.id, scopes: [], tokenId: 't', contactPointId: 'c' };
     const mail: MailMessage[] = [];
     const mailer: Mailer = { send: async (message) => void mail.push(message) };
-    const targets = new WebhookTargets(['127.0.0.1'], false);
+    const targets = new WebhookTargets({ allowedHosts: ['127.0.0.1'], production: false });
     const secrets = new WebhookSecrets(Buffer.alloc(32, 9));
     // Every attempt waits 200 ms; failing for a second disables.
     const settings = { retrySchedule: Array<number>(20).fill(0.2), disableAfterSeconds: 1, concurrency: 4, endpointConcurrency: 4, ownerConcurrency: 4, connectMs: 500, totalMs: 500, pollMs: 60_000 };
-    const sender = new WebhookSender(orm, targets, secrets, mailer, systemClock, logger, settings);
-    const service = new WebhookService(orm, systemClock, targets, secrets, () => undefined);
+    const sender = new WebhookSender({ orm, webhookTargets: targets, webhookSecrets: secrets, mailer, clock: systemClock, logger, settings });
+    const service = new WebhookService({ orm, clock: systemClock, webhookTargets: targets, webhookSecrets: secrets, wakeSender: () => undefined });
     receiver.answer('/down', 503);
     const { webhook } = await service.create(principal, { url: `${receiver.url}/down`, events: ['record.sealed'] });
     await service.sendTest(principal, webhook.id);

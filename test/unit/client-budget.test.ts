@@ -3,7 +3,7 @@ import { ClientBudget } from '../../src/graph/transport/client-budget.js';
 describe('ClientBudget', () => {
   it('admits a client its operations per minute, refuses the next with the seconds until one fits, and slides', () => {
     let now = Date.UTC(2026, 10, 26, 12, 0, 0);
-    const budget = new ClientBudget(10, () => now);
+    const budget = new ClientBudget({ perMinute: 10, now: () => now });
     const taken = Array.from({ length: 11 }, () => budget.take('198.51.100.1'));
     expect(taken.map((t) => t.admitted)).toEqual([...Array(10).fill(true), false]);
     expect(taken[9]!.quota).toMatchObject({ limit: 10, windowSeconds: 60, remaining: 0 });
@@ -11,7 +11,7 @@ describe('ClientBudget', () => {
     expect(taken[10]!.quota.resetSeconds).toBe(66);
     // Another client is not affected.
     expect(budget.take('198.51.100.2').admitted).toBe(true);
-    const probe = new ClientBudget(10, () => now);
+    const probe = new ClientBudget({ perMinute: 10, now: () => now });
     for (let i = 0; i < 10; i += 1) probe.take('p');
     const start = now;
     now = start + 60_000;

@@ -27,7 +27,7 @@ async function refusal(targets: WebhookTargets, raw: string): Promise<string | n
 
 describe('Webhook targets', () => {
   it('in production: https to public addresses only; http and non-public addresses only for allowed hosts and networks', async () => {
-    const targets = new WebhookTargets(['internal.corp', '172.16.0.0/12'], true, resolver);
+    const targets = new WebhookTargets({ allowedHosts: ['internal.corp', '172.16.0.0/12'], production: true, resolver });
     expect(await refusal(targets, 'https://hooks.example.com/in')).toBeNull();
     expect(await refusal(targets, 'https://v6.example.com/in')).toBeNull();
     expect(await refusal(targets, 'http://hooks.example.com/in')).toBe('invalid_url');
@@ -45,7 +45,7 @@ describe('Webhook targets', () => {
   });
 
   it('in production an allowed address or network allows plain http to it, as an allowed host name does', async () => {
-    const targets = new WebhookTargets(['127.0.0.1', '10.0.0.0/8', '::1'], true, resolver);
+    const targets = new WebhookTargets({ allowedHosts: ['127.0.0.1', '10.0.0.0/8', '::1'], production: true, resolver });
     expect(await refusal(targets, 'http://127.0.0.1:9000/in')).toBeNull();
     expect(await refusal(targets, 'http://10.1.2.3/in')).toBeNull();
     expect(await refusal(targets, 'http://[::1]:9000/in')).toBeNull();
@@ -54,7 +54,7 @@ describe('Webhook targets', () => {
   });
 
   it('outside production plain http is accepted, the address rules are the same', async () => {
-    const targets = new WebhookTargets([], false, resolver);
+    const targets = new WebhookTargets({ allowedHosts: [], production: false, resolver });
     expect(await refusal(targets, 'http://hooks.example.com/in')).toBeNull();
     expect(await refusal(targets, 'http://127.0.0.1:9000/in')).toBe('private_address');
   });

@@ -5,7 +5,7 @@ import { SignedRecord } from '../records/entities.js';
 import { RecordSeal, type SealedMetadata } from '../sealing/seal.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 import { recordArtifact, type DomainEvents } from '../shared/events.js';
 import { AnchorChainError, type AnchorChain, type AnchorLeaf, type Hex } from '../../../packages/verifier/src/anchoring/chain.js';
 import { AnchorBatch } from './entities.js';
@@ -32,22 +32,24 @@ export const ANCHORING_LOCK = 7204123;
  */
 export class AnchoringService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly chain: () => Promise<AnchorChain>,
-    private readonly events: DomainEvents,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: AnchoringSettings,
-    private readonly instruments: Instruments = noInstruments,
-    /** Where the pass's session lock is taken: a direct pool behind a pooler (default: the ORM's pool). */
-    private readonly sessions: SqlPool | null = null,
+    private readonly deps: {
+      orm: MikroORM;
+      chain: () => Promise<AnchorChain>;
+      events: DomainEvents;
+      clock: Clock;
+      logger: Logger;
+      settings: AnchoringSettings;
+      instruments?: Instruments;
+      /** Where the pass's session lock is taken: a direct pool behind a pooler (default: the ORM's pool). */
+      sessions?: SqlPool | null;
+    },
   ) {}
 
   /** One pass: move the batch in flight on, else start the next one. Returns what changed. */
   async tick(): Promise<{ confirmed: number; prepared: number }> {
     // A session lock is held by one connection: taken and given back on the same one, held for the
     // pass (on two pooled connections the release misses and the lock sticks to the first).
-    const pool: SqlPool = this.sessions ?? (await this.orm.em.getConnection().getNativeClient());
+    const pool: SqlPool = this.deps.sessions ?? (await this.deps.orm.em.getConnection().getNativeClient());
     const session = await pool.connect();
     let broken: Error | undefined;
     try {
@@ -56,7 +58,7 @@ export class AnchoringService {
       });
       if (!rows[0]?.locked) return { confirmed: 0, prepared: 0 };
       try {
-        const inFlight = await this.orm.em.fork().findOne(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
+        const inFlight = await this.deps.orm.em.fork().findOne(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
         if (inFlight) return { confirmed: await this.progress(inFlight), prepared: 0 };
         return { confirmed: 0, prepared: await this.prepareNext() };
       } finally {
@@ -77,17 +79,17 @@ export class AnchoringService {
   }
 
   private async prepareNext(): Promise<number> {
-    const now = this.clock.now();
-    const em = this.orm.em.fork();
+    const now = this.deps.clock.now();
+    const em = this.deps.orm.em.fork();
     const waiting = await em.find(
       RecordSeal,
       { anchorBatchId: null, anchorStatus: { $ne: 'confirmed' }, $or: [{ anchorNextRetryAt: null }, { anchorNextRetryAt: { $lte: now } }] },
-      { orderBy: { sealedAt: 'asc' }, limit: this.settings.batchMax },
+      { orderBy: { sealedAt: 'asc' }, limit: this.deps.settings.batchMax },
     );
     if (waiting.length === 0) return 0;
     let chain: AnchorChain;
     try {
-      chain = await this.chain();
+      chain = await this.deps.chain();
       const records = await em.find(SignedRecord, { id: { $in: waiting.map((s) => s.recordId) } });
       const leaves = waiting.map((seal) => leafOf(seal, records.find((r) => r.id === seal.recordId)));
       const prepared = await chain.prepareBatch(leaves);
@@ -110,23 +112,23 @@ export class AnchoringService {
         }
         await tx.flush();
       });
-      this.instruments.anchorBatch(waiting.length);
-      this.logger.info({ seals: waiting.length, txHash: prepared.txHash }, 'anchoring batch prepared');
+      this.deps.instruments?.anchorBatch(waiting.length);
+      this.deps.logger.info({ seals: waiting.length, txHash: prepared.txHash }, 'anchoring batch prepared');
     } catch (error) {
       await this.failed(waiting.map((s) => s.recordId), error);
       return 0;
     }
-    const batch = await this.orm.em.fork().findOneOrFail(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
+    const batch = await this.deps.orm.em.fork().findOneOrFail(AnchorBatch, { status: 'prepared' }, { orderBy: { createdAt: 'asc' } });
     await this.progress(batch);
     return waiting.length;
   }
 
   /** Broadcasts the stored transaction (again: harmless) and records it once confirmed. */
   private async progress(batch: AnchorBatch): Promise<number> {
-    const seals = await this.orm.em.fork().find(RecordSeal, { anchorBatchId: batch.id }, { fields: ['recordId'] });
+    const seals = await this.deps.orm.em.fork().find(RecordSeal, { anchorBatchId: batch.id }, { fields: ['recordId'] });
     const recordIds = seals.map((s) => s.recordId);
     try {
-      const chain = await this.chain();
+      const chain = await this.deps.chain();
       let state = await chain.confirmation(batch.txHash as Hex);
       if (state.state === 'unknown') {
         await chain.broadcast(batch.rawTx as Hex);
@@ -134,8 +136,8 @@ export class AnchoringService {
       }
       if (state.state === 'failed') throw new AnchorChainError('rejected', 'the anchoring transaction reverted');
       if (state.state !== 'mined' || !state.confirmed) return 0;
-      const at = this.clock.now();
-      await this.orm.em.fork().transactional(async (em) => {
+      const at = this.deps.clock.now();
+      await this.deps.orm.em.fork().transactional(async (em) => {
         const row = await em.findOneOrFail(AnchorBatch, { id: batch.id });
         row.status = 'confirmed';
         row.blockNumber = state.blockNumber.toString();
@@ -143,19 +145,19 @@ export class AnchoringService {
         row.confirmedAt = at;
         row.lastError = null;
         await em.nativeUpdate(RecordSeal, { anchorBatchId: batch.id }, { anchorStatus: 'confirmed', anchorNextRetryAt: null });
-        await this.events.write(em, recordIds.map((recordId) => recordArtifact({ recordId, artifact: 'blockchain', state: 'confirmed', at: at.toISOString() })));
+        await this.deps.events.write(em, recordIds.map((recordId) => recordArtifact({ recordId, artifact: 'blockchain', state: 'confirmed', at: at.toISOString() })));
       });
-      this.events.committed();
-      this.logger.info({ seals: recordIds.length, txHash: batch.txHash, blockNumber: state.blockNumber.toString() }, 'anchoring confirmed');
+      this.deps.events.committed();
+      this.deps.logger.info({ seals: recordIds.length, txHash: batch.txHash, blockNumber: state.blockNumber.toString() }, 'anchoring confirmed');
       return recordIds.length;
     } catch (error) {
       if (error instanceof AnchorChainError && (error.code === 'replaced' || error.code === 'rejected')) {
         // This transaction can never land: its seals go back to waiting and are prepared anew.
-        await this.orm.em.fork().transactional(async (em) => {
+        await this.deps.orm.em.fork().transactional(async (em) => {
           await em.nativeUpdate(AnchorBatch, { id: batch.id }, { status: 'abandoned', lastError: error.message });
           await em.nativeUpdate(RecordSeal, { anchorBatchId: batch.id }, { anchorBatchId: null, anchorProof: null });
         });
-        this.logger.warn({ txHash: batch.txHash, reason: error.message }, 'anchoring transaction abandoned; its seals wait for the next batch');
+        this.deps.logger.warn({ txHash: batch.txHash, reason: error.message }, 'anchoring transaction abandoned; its seals wait for the next batch');
       }
       await this.failed(recordIds, error);
       return 0;
@@ -164,27 +166,27 @@ export class AnchoringService {
 
   /** Seals whose anchoring failed now: `retrying`, with a doubling wait up to the cap. */
   private async failed(recordIds: string[], error: unknown): Promise<void> {
-    this.instruments.chainError();
-    if (!(error instanceof AnchorChainError)) this.logger.error({ err: error }, 'anchoring failed unexpectedly');
+    this.deps.instruments?.chainError();
+    if (!(error instanceof AnchorChainError)) this.deps.logger.error({ err: error }, 'anchoring failed unexpectedly');
     const reason = error instanceof Error ? error.message : String(error);
-    const now = this.clock.now();
-    const base = this.settings.retryBaseSeconds ?? 2;
-    await this.orm.em.fork().transactional(async (em) => {
+    const now = this.deps.clock.now();
+    const base = this.deps.settings.retryBaseSeconds ?? 2;
+    await this.deps.orm.em.fork().transactional(async (em) => {
       const seals = await em.find(RecordSeal, { recordId: { $in: recordIds } });
       const changed: string[] = [];
       for (const seal of seals) {
-        const wait = Math.min(this.settings.retryMaxSeconds, base * 2 ** seal.anchorRetryCount);
+        const wait = Math.min(this.deps.settings.retryMaxSeconds, base * 2 ** seal.anchorRetryCount);
         if (seal.anchorStatus !== 'retrying') changed.push(seal.recordId);
         seal.anchorStatus = 'retrying';
         seal.anchorRetryCount += 1;
         seal.anchorNextRetryAt = new Date(now.getTime() + wait * 1000);
-        if (wait >= this.settings.retryMaxSeconds) this.logger.warn({ recordId: seal.recordId, retries: seal.anchorRetryCount }, 'anchoring still failing at the longest retry interval');
+        if (wait >= this.deps.settings.retryMaxSeconds) this.deps.logger.warn({ recordId: seal.recordId, retries: seal.anchorRetryCount }, 'anchoring still failing at the longest retry interval');
       }
       await em.flush();
-      await this.events.write(em, changed.map((recordId) => recordArtifact({ recordId, artifact: 'blockchain', state: 'retrying', at: now.toISOString() })));
+      await this.deps.events.write(em, changed.map((recordId) => recordArtifact({ recordId, artifact: 'blockchain', state: 'retrying', at: now.toISOString() })));
     });
-    this.events.committed();
-    this.logger.warn({ seals: recordIds.length, reason }, 'anchoring failed; will retry');
+    this.deps.events.committed();
+    this.deps.logger.warn({ seals: recordIds.length, reason }, 'anchoring failed; will retry');
   }
 }
 

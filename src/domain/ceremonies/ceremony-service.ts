@@ -53,16 +53,19 @@ export class CeremonyService {
   private readonly adapters: Map<SignatureMethodType, SignatureMethodAdapter>;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    adapters: SignatureMethodAdapter[],
-    private readonly events: DomainEvents,
-    private readonly rateLimiter: RateLimiter,
-    /** In sequential order, a signature invites the next signer (in its own transaction). */
-    private readonly invitations: Pick<Invitations, 'inviteDue'>,
-    private readonly startLimit: RateLimitRule = { limit: 10, windowSeconds: 600, name: 'method_starts' },
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      /** One adapter per signature method (methods/). */
+      methods: SignatureMethodAdapter[];
+      events: DomainEvents;
+      rateLimiter: RateLimiter;
+      /** In sequential order, a signature invites the next signer (in its own transaction). */
+      invitations: Pick<Invitations, 'inviteDue'>;
+      startLimit: RateLimitRule;
+    },
   ) {
-    this.adapters = new Map(adapters.map((adapter) => [adapter.type, adapter]));
+    this.adapters = new Map(deps.methods.map((adapter) => [adapter.type, adapter]));
   }
 
   /** The methods this signer can use, in the contract's order. */
@@ -85,7 +88,7 @@ export class CeremonyService {
   }
 
   async get(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<ExecutionView> {
-    const loaded = await this.load(this.orm.em.fork(), principal, idOrReference, { operation: 'ceremony.getExecution', forRead: true, only });
+    const loaded = await this.load(this.deps.orm.em.fork(), principal, idOrReference, { operation: 'ceremony.getExecution', forRead: true, only });
     const { execution } = await this.currentExecution(loaded, false);
     const methods = await methodsOf(loaded, execution);
     return toExecutionView(execution, methods, this.methodsFor(loaded));
@@ -175,7 +178,7 @@ export class CeremonyService {
         throw new DomainError('forbidden', reason.purpose === 'auto_seal' ? 'Only an auto_seal notarization created with an API key signs itself' : "Only a person's API key signs the drafts of its bulk send");
       }
       const { execution } = await this.currentExecution(loaded, true);
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const method = loaded.em.create(SignatureMethod, { execution, methodType: 'api_key', status: 'pending' });
       const origin = reason.purpose === 'auto_seal' ? 'auto_seal' : `bulk_send|${reason.bulkSendId}`;
       const evidence = `api_key|${origin}|${loaded.principal.apiKeyId}|${loaded.record.id}|${execution.recordVersion}|${loaded.record.bodyHash}`;
@@ -204,7 +207,7 @@ export class CeremonyService {
         'This record publishes verified party details on chain: finalize with acknowledge_public_verified_parties = true',
       );
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const evidence = methods
       .filter((m) => m.status === 'satisfied')
       .sort((a, b) => a.methodType.localeCompare(b.methodType))
@@ -222,7 +225,7 @@ export class CeremonyService {
     // The last required signature moves a pending record on (the seal itself is sealing's job).
     loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
     // Otherwise, in sequential order, the turn passes on: the next signer's invitation commits with this signature.
-    loaded.afterCommit.push(await this.invitations.inviteDue(em, record, now));
+    loaded.afterCommit.push(await this.deps.invitations.inviteDue(em, record, now));
     await em.flush();
   }
 
@@ -233,7 +236,7 @@ export class CeremonyService {
    */
   async completeFromOutside(methodId: string, outcome: MethodOutcome): Promise<boolean> {
     const announced: SignatureProgressEvent[] = [];
-    const done = await this.orm.em.fork().transactional(async (em) => {
+    const done = await this.deps.orm.em.fork().transactional(async (em) => {
       // Every change to a record's executions and methods holds the record's lock, as the steps do
       // (they read them with the record, right after the lock is granted): the record first, then the method.
       const [owner] = await preparedQuery<{ recordId: string }>(
@@ -247,14 +250,14 @@ export class CeremonyService {
       if (!method || method.status !== 'pending') return false;
       const execution = await em.findOneOrFail(SignatureExecution, { id: method.execution.id }, { populate: ['record', 'participant'] });
       if (execution.status !== 'in_progress' || execution.recordVersion !== execution.record.currentVersion) return false;
-      const event = applyOutcome(method, outcome, 'submit', this.clock.now());
+      const event = applyOutcome(method, outcome, 'submit', this.deps.clock.now());
       await em.flush();
       const methods = await methodsOf({ em, read: {} }, execution);
       this.announce({ announced }, execution, methods, event, method.methodType);
-      await this.events.write(em, announced.map(signatureProgress));
+      await this.deps.events.write(em, announced.map(signatureProgress));
       return true;
     });
-    this.events.committed();
+    this.deps.events.committed();
     return done;
   }
 
@@ -297,7 +300,7 @@ export class CeremonyService {
         method = em.create(SignatureMethod, { execution, methodType: adapter.type, status: 'pending' });
         methods.push(method);
       }
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const outcome = await run({ em, record: loaded.record, participant: loaded.participant, execution, method, principal: loaded.principal, now }, method);
       const event = outcome ? applyOutcome(method, outcome, action, now) : 'method_pending';
       // Written by the journal's flush, with the step's audit entry and outbox event (one flush a step).
@@ -313,14 +316,14 @@ export class CeremonyService {
   private async countBefore(principal: Principal | null, idOrReference: string, adapter: SignatureMethodAdapter, action: StepPreview['action'], input: Record<string, unknown>): Promise<Viewer | undefined> {
     if (action === 'cancel') return undefined;
     const caller = requireAccess(principal, STEP_OPERATIONS[action]);
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     // The same checks as the step's own (404, then 403), on one statement's plain rows.
     const snapshot = await signerSnapshot(em, idOrReference, readerOf(caller), adapter.type);
     if (!snapshot || !canRead(snapshot.record, snapshot.viewer)) throw DomainError.notFound('Record');
     const participant = signerOf(snapshot.record.initiatorIdentity, snapshot.record.participants, snapshot.viewer);
     // A start is counted here, by the service; the adapter counts what its submits and refreshes spend.
-    if (action === 'start') await this.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.startLimit, `${adapter.type} starts`);
-    else await adapter.count?.({ em, participant, method: snapshot.methods[participant.id] ?? null, action, input, now: this.clock.now() });
+    if (action === 'start') await this.deps.rateLimiter.hit(em, `method-start:${participant.id}:${adapter.type}`, this.deps.startLimit, `${adapter.type} starts`);
+    else await adapter.count?.({ em, participant, method: snapshot.methods[participant.id] ?? null, action, input, now: this.deps.clock.now() });
     return snapshot.viewer;
   }
 
@@ -342,7 +345,7 @@ export class CeremonyService {
     const change = async (em: EntityManager) => {
       const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves, afterCommit });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
-      await this.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
+      await this.deps.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
     };
     if (options.within) {
@@ -350,8 +353,8 @@ export class CeremonyService {
       options.within.afterCommit.push(...afterCommit);
       return result;
     }
-    const result = await this.orm.em.fork().transactional(change);
-    this.events.committed();
+    const result = await this.deps.orm.em.fork().transactional(change);
+    this.deps.events.committed();
     for (const effect of afterCommit) await effect();
     return result;
   }
@@ -404,7 +407,7 @@ export class CeremonyService {
       return { execution, created: false };
     }
     if (!create) throw DomainError.notFound('Signature execution');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // Executions of earlier versions are superseded (a record's first version has none).
     if (record.currentVersion > 1) {
       await em.nativeUpdate(SignatureExecution, { participant, status: 'in_progress', recordVersion: { $ne: record.currentVersion } }, { status: 'superseded', updatedAt: now });
@@ -440,7 +443,7 @@ export class CeremonyService {
       requiredSignatureMethodCount: execution.requiredMethodCount,
       canFinalize: canFinalize(execution, methods),
       recordStatus: execution.record.status,
-      at: this.clock.now().toISOString(),
+      at: this.deps.clock.now().toISOString(),
     });
   }
 }

@@ -35,23 +35,25 @@ export class MessengerInbox {
   private readonly secretDigest: string | null;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly ceremonies: CeremonyService,
-    private readonly clock: Clock,
-    /** The shared webhook secret; unset means the webhook refuses every call. */
-    webhookSecret: string | undefined,
-    private readonly log: InboxLog,
+    private readonly deps: {
+      orm: MikroORM;
+      ceremonies: CeremonyService;
+      clock: Clock;
+      /** The shared webhook secret; unset means the webhook refuses every call. */
+      webhookSecret: string | undefined;
+      log: InboxLog;
+    },
   ) {
-    this.secretDigest = webhookSecret ? sha256Hex(webhookSecret) : null;
+    this.secretDigest = deps.webhookSecret ? sha256Hex(deps.webhookSecret) : null;
   }
 
   async receive(secret: string, update: Record<string, unknown>): Promise<InboxOutcome> {
     this.authorize(secret);
     const updateId = parseUpdateId(update.update_id);
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const inserted = await em.execute<{ update_id: string }[]>(
       'insert into messenger_updates (update_id, received_at) values (?, ?) on conflict do nothing returning update_id',
-      [updateId, this.clock.now()],
+      [updateId, this.deps.clock.now()],
     );
     if (inserted.length === 0) return 'duplicate';
     try {
@@ -73,10 +75,10 @@ export class MessengerInbox {
 
   private async process(updateId: string, message: InboundMessage | null): Promise<InboxOutcome> {
     if (!message || message.fromBot) return 'ignored';
-    if (message.chatId) await rememberChat(this.orm.em.fork(), message.senderUsername, message.senderId, message.chatId, this.clock.now());
+    if (message.chatId) await rememberChat(this.deps.orm.em.fork(), message.senderUsername, message.senderId, message.chatId, this.deps.clock.now());
     const challenge = challengeInText(message.text);
     if (!challenge) return 'ignored';
-    const candidates = await this.orm.em.fork().execute<Candidate[]>(
+    const candidates = await this.deps.orm.em.fork().execute<Candidate[]>(
       `select m.id as method_id, m.state->>'expiresAt' as expires_at, p.contact_point_value, e.record_id, e.record_version
          from signature_methods m
          join signature_executions e on e.id = m.execution_id
@@ -89,20 +91,20 @@ export class MessengerInbox {
       [challenge],
     );
     if (candidates.length === 0) {
-      this.log.info({ updateId }, 'messenger update names no pending challenge; ignored');
+      this.deps.log.info({ updateId }, 'messenger update names no pending challenge; ignored');
       return 'ignored';
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     for (const candidate of candidates) {
       if (!isSender(message, candidate.contact_point_value)) {
-        this.log.warn({ updateId, methodId: candidate.method_id }, 'messenger challenge sent by an account other than the participant; ignored');
+        this.deps.log.warn({ updateId, methodId: candidate.method_id }, 'messenger challenge sent by an account other than the participant; ignored');
         continue;
       }
       if (!candidate.expires_at || isExpired({ challenge, expiresAt: candidate.expires_at }, now)) {
-        this.log.info({ updateId, methodId: candidate.method_id }, 'messenger challenge arrived after it expired; ignored');
+        this.deps.log.info({ updateId, methodId: candidate.method_id }, 'messenger challenge arrived after it expired; ignored');
         continue;
       }
-      const done = await this.ceremonies.completeFromOutside(candidate.method_id, {
+      const done = await this.deps.ceremonies.completeFromOutside(candidate.method_id, {
         status: 'satisfied',
         evidence: `messenger|${updateId}|${message.messageId}|${message.senderId}|${candidate.record_id}|${candidate.record_version}`,
         step: null,

@@ -89,14 +89,16 @@ export class ExportService {
   private queued: (exportId: string) => Promise<unknown> = async () => undefined;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly artifacts: SealArtifacts,
-    private readonly store: ArtifactStore,
-    private readonly publish: (topic: string, exportId: string, payload: unknown) => void,
-    private readonly subscribe: (topic: string, exportId: string) => AsyncIterable<unknown>,
-    private readonly settings: ExportSettings,
-    private readonly logger: Logger,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      sealArtifacts: SealArtifacts;
+      artifactStore: ArtifactStore;
+      publish: (topic: string, exportId: string, payload: unknown) => void;
+      subscribe: (topic: string, exportId: string) => AsyncIterable<unknown>;
+      settings: ExportSettings;
+      logger: Logger;
+    },
   ) {}
 
   /** Who runs the export job when an export is asked for (the job queue, where jobs run). */
@@ -117,10 +119,10 @@ export class ExportService {
       if (!(EXPORT_PARTS as readonly string[]).includes(part)) issues.add(['include', i], `One of ${EXPORT_PARTS.join(', ')}`, 'invalid_part');
     }
     issues.throwIfAny();
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const teamId = request.teamId ?? (caller.kind === 'api_key' && caller.teamKey ? caller.identityId : null);
     if (teamId !== null) await requireTeamRole(em, caller, teamId, 'exports.create');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const created = await em.transactional(async (tx) => {
       const row = tx.create(RecordExport, {
         owner: caller.identityId,
@@ -151,8 +153,8 @@ export class ExportService {
         params,
       );
       row.total = Number(inserted[0]?.n ?? 0);
-      if (row.total > this.settings.maxRecords) {
-        throw DomainError.invalid([], `This export would hold ${row.total} records; at most ${this.settings.maxRecords}: narrow it with status, from and to`, 'too_many_records');
+      if (row.total > this.deps.settings.maxRecords) {
+        throw DomainError.invalid([], `This export would hold ${row.total} records; at most ${this.deps.settings.maxRecords}: narrow it with status, from and to`, 'too_many_records');
       }
       return row;
     });
@@ -162,13 +164,13 @@ export class ExportService {
 
   async get(principal: Principal | null, id: string): Promise<ExportView> {
     const caller = requireAccess(principal, 'exports.get');
-    return view(this.current(await this.visible(this.orm.em.fork(), caller, id, 'exports.get')));
+    return view(this.current(await this.visible(this.deps.orm.em.fork(), caller, id, 'exports.get')));
   }
 
   /** The caller's exports (newest first), or a team's. */
   async list(principal: Principal | null, teamId: string | null): Promise<ExportView[]> {
     const caller = requireAccess(principal, 'exports.list');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const team = teamId ?? (caller.kind === 'api_key' && caller.teamKey ? caller.identityId : null);
     if (team !== null) await requireTeamRole(em, caller, team, 'exports.list');
     const rows = await em.find(RecordExport, team === null ? { owner: caller.identityId, teamId: null } : { teamId: team.toLowerCase() }, { orderBy: { createdAt: 'desc' }, limit: 100 });
@@ -178,20 +180,20 @@ export class ExportService {
   /** A single-use link to the ZIP of a ready export (409 export_not_ready before). */
   async issueDownload(principal: Principal | null, id: string): Promise<ExportDownload> {
     const caller = requireAccess(principal, 'exports.issueDownload');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const row = this.current(await this.visible(em, caller, id, 'exports.issueDownload'));
     if (row.status !== 'ready') throw new DomainError('conflict', `The export is ${row.status}: its ZIP can be downloaded once it is ready`);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // A link never outlives its export.
-    const ttlSeconds = Math.max(1, Math.min(this.settings.linkTtlSeconds, Math.floor((row.expiresAt!.getTime() - now.getTime()) / 1000)));
+    const ttlSeconds = Math.max(1, Math.min(this.deps.settings.linkTtlSeconds, Math.floor((row.expiresAt!.getTime() - now.getTime()) / 1000)));
     const { token, expiresAt } = await issueTicket(em, { kind: 'record_export', subjectId: row.id, identityId: caller.identityId, now, ttlSeconds });
-    return { url: `${this.settings.publicBaseUrl}/api/v1/export-downloads/${token}`, expiresAt };
+    return { url: `${this.deps.settings.publicBaseUrl}/api/v1/export-downloads/${token}`, expiresAt };
   }
 
   /** The export's view at once, then at each change of its progress; ends once it is ready, failed or expired. */
   async progress(principal: Principal | null, id: string): Promise<AsyncIterable<ExportView>> {
     const first = await this.get(principal, id);
-    const changes = this.subscribe(EXPORT_PROGRESS, first.id)[Symbol.asyncIterator]();
+    const changes = this.deps.subscribe(EXPORT_PROGRESS, first.id)[Symbol.asyncIterator]();
     return new Repeater<ExportView>(async (push, stop) => {
       void stop.then(() => changes.return?.());
       let current = first;
@@ -199,7 +201,7 @@ export class ExportService {
       while (!FINISHED.includes(current.status)) {
         const next = await Promise.race([changes.next(), stop.then(() => null)]);
         if (!next || next.done) break;
-        current = view(this.current((await this.orm.em.fork().findOne(RecordExport, { id: first.id }))!));
+        current = view(this.current((await this.deps.orm.em.fork().findOne(RecordExport, { id: first.id }))!));
         await push(current);
       }
       stop();
@@ -212,7 +214,7 @@ export class ExportService {
    * Safe to run again: it resumes after the records already processed.
    */
   async prepare(exportId: string): Promise<void> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const started = await em.execute<{ processed: number; include: string[] }[]>(
       `update exports set status = 'running' where id = ? and status in ('queued', 'running') returning processed, include`,
       [exportId],
@@ -220,7 +222,7 @@ export class ExportService {
     if (started.length === 0) return;
     let processed = started[0]!.processed;
     const wantsPdf = started[0]!.include.includes('pdf');
-    this.publish(EXPORT_PROGRESS, exportId, { processed });
+    this.deps.publish(EXPORT_PROGRESS, exportId, { processed });
     try {
       for (;;) {
         const page = await preparedQuery<{ position: number; record_id: string; type: string; has_pdf: boolean }>(
@@ -232,37 +234,37 @@ export class ExportService {
         if (page.length === 0) break;
         for (const row of page) {
           // Normally the seal's own job made it already; otherwise it is made here (first-wins: one PDF, one hash).
-          if (wantsPdf && row.type !== 'notarization' && !row.has_pdf) await this.artifacts.pdf(row.record_id);
+          if (wantsPdf && row.type !== 'notarization' && !row.has_pdf) await this.deps.sealArtifacts.pdf(row.record_id);
         }
         processed = page.at(-1)!.position;
         await preparedQuery(em, 'update exports set processed = ? where id = ?', [processed, exportId]);
-        this.publish(EXPORT_PROGRESS, exportId, { processed });
+        this.deps.publish(EXPORT_PROGRESS, exportId, { processed });
       }
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       await preparedQuery(em, `update exports set status = 'ready', ready_at = ?, expires_at = ? where id = ? and status = 'running'`, [
         now,
-        new Date(now.getTime() + this.settings.ttlSeconds * 1000),
+        new Date(now.getTime() + this.deps.settings.ttlSeconds * 1000),
         exportId,
       ]);
     } catch (error) {
-      this.logger.error({ err: error, exportId }, 'export failed');
+      this.deps.logger.error({ err: error, exportId }, 'export failed');
       await preparedQuery(em, `update exports set status = 'failed', failure = ? where id = ?`, ['A sealed document could not be made; ask for the export again', exportId]);
     }
-    this.publish(EXPORT_PROGRESS, exportId, { processed });
+    this.deps.publish(EXPORT_PROGRESS, exportId, { processed });
   }
 
   /** Exports a job should be preparing (queued or running for a while): the sweep enqueues them again, as a lost job would leave them. */
   async unfinished(): Promise<string[]> {
-    const since = new Date(this.clock.now().getTime() - 30_000);
-    const rows = await this.orm.em.fork().execute<{ id: string }[]>(`select id from exports where status in ('queued', 'running') and created_at < ? order by created_at limit 100`, [since]);
+    const since = new Date(this.deps.clock.now().getTime() - 30_000);
+    const rows = await this.deps.orm.em.fork().execute<{ id: string }[]>(`select id from exports where status in ('queued', 'running') and created_at < ? order by created_at limit 100`, [since]);
     return rows.map((row) => row.id);
   }
 
   /** Redeems a download link, once: the export it is for, while it is ready (unknown, used and expired links alike are 404). */
   async redeem(token: string): Promise<{ exportId: string; filename: string }> {
     const unknown = 'This download link is unknown, already used or expired';
-    const exportId = await redeemTicket(this.orm.em.fork(), token, 'record_export', this.clock.now(), unknown);
-    const row = await this.orm.em.fork().findOne(RecordExport, { id: exportId });
+    const exportId = await redeemTicket(this.deps.orm.em.fork(), token, 'record_export', this.deps.clock.now(), unknown);
+    const row = await this.deps.orm.em.fork().findOne(RecordExport, { id: exportId });
     if (!row || this.current(row).status !== 'ready') throw new DomainError('not_found', unknown);
     return { exportId, filename: `export-${row.createdAt.toISOString().slice(0, 10)}-${exportId.slice(0, 8)}.zip` };
   }
@@ -275,7 +277,7 @@ export class ExportService {
    * as the records went by (a few hundred bytes each).
    */
   async writeZip(exportId: string, out: Writable): Promise<void> {
-    const row = (await this.orm.em.fork().findOne(RecordExport, { id: exportId }))!;
+    const row = (await this.deps.orm.em.fork().findOne(RecordExport, { id: exportId }))!;
     const include = new Set(row.include);
     const zip = new yazl.ZipFile();
     // A file that cannot be read ends the download broken (the client sees a truncated ZIP, never a wrong one).
@@ -315,7 +317,7 @@ export class ExportService {
     for (let after = 0; ; ) {
       // The page's records with their seal, anchor transaction and PDF hash: the manifest's rows.
       const page = await preparedQuery<ExportRow>(
-        this.orm.em.fork(),
+        this.deps.orm.em.fork(),
         `select e.position, e.record_id, r.reference, r.title, r.type, r.status, r.sealed_at, s.metadata_hash,
                 case when s.anchor_status = 'confirmed' and b.status = 'confirmed' then b.tx_hash end as tx_hash,
                 (select a.sha256 from sealed_artifacts a where a.record_id = r.id and a.kind = 'sealed_pdf') as pdf_hash
@@ -360,14 +362,14 @@ export class ExportService {
   private async readFiles(record: ExportRow, include: ReadonlySet<ExportPart>): Promise<RecordFiles> {
     const [pdf, auditTrailJson, metadata] = await Promise.all([
       include.has('pdf') && record.type !== 'notarization'
-        ? this.store.read(this.orm.em.fork(), record.record_id, 'sealed_pdf').then((stored) => {
+        ? this.deps.artifactStore.read(this.deps.orm.em.fork(), record.record_id, 'sealed_pdf').then((stored) => {
             if (!stored) throw new Error(`the sealed PDF of ${record.reference} is missing`);
             return { bytes: stored.bytes, sha256: stored.artifact.sha256 };
           })
         : null,
-      include.has('audit_trail') ? auditTrail(this.orm.em.fork(), record.record_id).then((entries) => auditTrailDocument({ id: record.record_id, reference: record.reference } as SignedRecord, entries)) : null,
+      include.has('audit_trail') ? auditTrail(this.deps.orm.em.fork(), record.record_id).then((entries) => auditTrailDocument({ id: record.record_id, reference: record.reference } as SignedRecord, entries)) : null,
       include.has('sealed_metadata')
-        ? preparedQuery<{ metadata: string }>(this.orm.em.fork(), 'select metadata from record_seals where record_id = ?', [record.record_id]).then(([seal]) => Buffer.from(seal!.metadata, 'utf8'))
+        ? preparedQuery<{ metadata: string }>(this.deps.orm.em.fork(), 'select metadata from record_seals where record_id = ?', [record.record_id]).then(([seal]) => Buffer.from(seal!.metadata, 'utf8'))
         : null,
     ]);
     return { pdf, auditTrail: auditTrailJson, metadata };
@@ -384,7 +386,7 @@ export class ExportService {
 
   /** A ready export past its expiry reads as expired until the sweep removes it. */
   private current(row: RecordExport): RecordExport {
-    if (row.status === 'ready' && row.expiresAt && row.expiresAt <= this.clock.now()) row.status = 'expired';
+    if (row.status === 'ready' && row.expiresAt && row.expiresAt <= this.deps.clock.now()) row.status = 'expired';
     return row;
   }
 }

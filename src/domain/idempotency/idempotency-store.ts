@@ -65,10 +65,12 @@ export class IdempotencyStore {
   private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    /** The server secret (server-secret.ts): with the caller's key, it derives the key of a stored answer. */
-    private readonly serverSecret: Buffer,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      /** The server secret (server-secret.ts): with the caller's key, it derives the key of a stored answer. */
+      serverSecret: Buffer;
+    },
   ) {}
 
   /** The header value, checked; a DomainError (validation) names the header when it is unusable. */
@@ -104,9 +106,9 @@ export class IdempotencyStore {
   async claim(scope: string, key: string, request: RequestFingerprint): Promise<ClaimOutcome> {
     const keyHash = sha256Hex(`${scope}\n${key}`);
     const fingerprint = sha256Hex(canonicalBytes({ ...request, scope }));
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const id = randomUUID();
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       // A new key, an expired one not yet swept, or a dead claim of the same request: taken in one statement.
       const claimed = await em.execute<{ id: string }[]>(
@@ -151,7 +153,7 @@ export class IdempotencyStore {
    * it may be taken over once its lease has run out, and that is the wait.
    */
   private retryAfter(lockedUntil: Date | string | null): number {
-    const leftSeconds = lockedUntil ? (new Date(lockedUntil).getTime() - this.clock.now().getTime()) / 1000 : 0;
+    const leftSeconds = lockedUntil ? (new Date(lockedUntil).getTime() - this.deps.clock.now().getTime()) / 1000 : 0;
     if (leftSeconds > IDEMPOTENCY_LEASE_SECONDS - IDEMPOTENCY_RENEW_SECONDS - 1) return 1;
     return Math.max(1, Math.ceil(leftSeconds));
   }
@@ -161,9 +163,9 @@ export class IdempotencyStore {
     const until = Date.now() + LONGEST_RENEWAL_MS;
     const timer = setInterval(() => {
       if (Date.now() > until) return this.stopRenewing(claimId);
-      this.orm.em
+      this.deps.orm.em
         .fork()
-        .execute(`update idempotency_keys set locked_until = ? where id = ? and status = 'running'`, [new Date(this.clock.now().getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), claimId])
+        .execute(`update idempotency_keys set locked_until = ? where id = ? and status = 'running'`, [new Date(this.deps.clock.now().getTime() + IDEMPOTENCY_LEASE_SECONDS * 1000), claimId])
         // The database away for a moment: the next renewal tries again (the lease outlasts two misses).
         .catch(() => undefined);
     }, IDEMPOTENCY_RENEW_SECONDS * 1000);
@@ -180,7 +182,7 @@ export class IdempotencyStore {
   async complete(claim: IdempotencyClaim, answer: StoredAnswer): Promise<void> {
     this.stopRenewing(claim.id);
     const sealed = sealBytes(Buffer.from(JSON.stringify(answer), 'utf8'), this.answerKey(claim.key, claim.scope));
-    await this.orm.em
+    await this.deps.orm.em
       .fork()
       .execute(`update idempotency_keys set status = 'completed', response = ?, locked_until = null where id = ? and status in ('running', 'committed')`, [sealed, claim.id]);
   }
@@ -191,7 +193,7 @@ export class IdempotencyStore {
    * which it never holds either: neither a leaked key nor a read of the table alone opens an answer.
    */
   private answerKey(key: string, scope: string): Buffer {
-    return Buffer.from(hkdfSync('sha256', Buffer.concat([this.serverSecret, Buffer.from(key, 'utf8')]), scope, 'idempotency-key answer', 32));
+    return Buffer.from(hkdfSync('sha256', Buffer.concat([this.deps.serverSecret, Buffer.from(key, 'utf8')]), scope, 'idempotency-key answer', 32));
   }
 
   /**
@@ -200,6 +202,6 @@ export class IdempotencyStore {
    */
   async release(claim: IdempotencyClaim): Promise<void> {
     this.stopRenewing(claim.id);
-    await this.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
+    await this.deps.orm.em.fork().execute(`delete from idempotency_keys where id = ? and status = 'running'`, [claim.id]);
   }
 }

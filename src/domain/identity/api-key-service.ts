@@ -23,16 +23,18 @@ export type CreateApiKeyInput = {
 /** Scoped machine credentials. Managed with a bearer session only; the full key is shown once. */
 export class ApiKeyService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    /** Called once a key is revoked: every instance stops reusing its resolved principal. */
-    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      /** Called once a key is revoked: every instance stops reusing its resolved principal. */
+      credentialsChanged: () => Promise<void>;
+    },
   ) {}
 
   /** The caller's keys, or with `teamId` the team's (its admins manage them). */
   async list(principal: Principal | null, teamId?: string): Promise<ApiKey[]> {
     const caller = requireAccess(principal, teamId === undefined ? 'identity.listApiKeys' : 'teams.listApiKeys');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.listApiKeys');
     return em.find(
       ApiKey,
@@ -45,7 +47,7 @@ export class ApiKeyService {
   /** A key of the caller's, or with `teamId` of the team's: it acts for the team and outlives whoever made it. */
   async create(principal: Principal | null, input: CreateApiKeyInput, teamId?: string): Promise<{ apiKey: ApiKey; key: string }> {
     const caller = requireAccess(principal, teamId === undefined ? 'identity.createApiKey' : 'teams.createApiKey');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const issues = new IssueCollector();
     const scopes = input.scopes ?? [];
     if (scopes.length === 0) issues.add(['scopes'], 'Give at least one scope', 'too_short');
@@ -64,7 +66,7 @@ export class ApiKeyService {
     issues.throwIfAny();
 
     const key = API_KEY_PREFIX + randomToken(32);
-    return this.orm.em.fork().transactional(async (em) => {
+    return this.deps.orm.em.fork().transactional(async (em) => {
       const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.createApiKey');
       const apiKey = em.create(ApiKey, {
         identity: owner,
@@ -95,7 +97,7 @@ export class ApiKeyService {
 
   async revoke(principal: Principal | null, keyId: string, teamId?: string): Promise<void> {
     const caller = requireAccess(principal, teamId === undefined ? 'identity.revokeApiKey' : 'teams.revokeApiKey');
-    await this.orm.em.fork().transactional(async (em) => {
+    await this.deps.orm.em.fork().transactional(async (em) => {
       const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.revokeApiKey');
       const apiKey = isUuid(keyId)
         ? await em.findOne(ApiKey, {
@@ -105,11 +107,11 @@ export class ApiKeyService {
           })
         : null;
       if (!apiKey) throw DomainError.notFound('API key');
-      apiKey.revokedAt = this.clock.now();
+      apiKey.revokedAt = this.deps.clock.now();
       await em.flush();
       if (teamId !== undefined) await appendTeamActivity(em, owner, caller.identityId, 'api_key_revoked', { api_key_id: apiKey.id }, apiKey.revokedAt);
     });
-    await this.credentialsChanged();
+    await this.deps.credentialsChanged();
   }
 
   /** The team whose keys these are: its admins manage them. */

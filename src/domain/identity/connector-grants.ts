@@ -43,15 +43,17 @@ export type ConnectorAccessToken = { grantId: string; clientId: string; scopes: 
  */
 export class ConnectorGrants {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly otp: OtpService,
-    private readonly storage: OAuthPayloadStore,
-    private readonly clock: Clock,
+    private readonly deps: {
+      orm: MikroORM;
+      otp: OtpService;
+      oauthStorage: OAuthPayloadStore;
+      clock: Clock;
+    },
   ) {}
 
   /** Mails the consent code to `email`. */
   requestConsentCode(email: string, client: string | null): Promise<IssuedOtp> {
-    return this.otp.requestConnectorConsent(email, client);
+    return this.deps.otp.requestConnectorConsent(email, client);
   }
 
   /**
@@ -61,12 +63,12 @@ export class ConnectorGrants {
   async consent(verificationEventId: string, code: string, request: ConsentRequest, grantId: string, client: string | null): Promise<GivenConsent> {
     const scopes = CONNECTOR_SCOPES.filter((scope) => request.scopes.includes(scope));
     if (scopes.length === 0) throw DomainError.invalid(['scope'], 'The client asked for no permission this service grants', 'invalid_scope');
-    return this.otp.verify(
+    return this.deps.otp.verify(
       verificationEventId,
       code,
       CONNECTOR_CONSENT_PURPOSE,
       async (tx, event) => {
-        const now = this.clock.now();
+        const now = this.deps.clock.now();
         const point = await recordVerifiedContactPoint(tx, 'email', event.destination, now);
         const expiresAt = new Date(now.getTime() + CONNECTOR_GRANT_TTL_SECONDS * 1000);
         tx.create(Connector, {
@@ -93,8 +95,8 @@ export class ConnectorGrants {
    */
   async principalFor(token: ConnectorAccessToken, resource: string): Promise<Principal | null> {
     if (!token.audience.includes(resource)) return null;
-    const em = this.orm.em.fork();
-    const now = this.clock.now();
+    const em = this.deps.orm.em.fork();
+    const now = this.deps.clock.now();
     const connector = await em.findOne(Connector, { grantId: token.grantId, clientId: token.clientId, revokedAt: null, expiresAt: { $gt: now } });
     if (!connector) return null;
     // Touch last_used_at at most once a minute, like API keys.
@@ -117,7 +119,7 @@ export class ConnectorGrants {
 
   /** The teams a person may let a connector act for: theirs, with their role (never the team's own membership). */
   async teamChoices(identityId: string): Promise<{ id: string; name: string; role: TeamRole }[]> {
-    return this.orm.em
+    return this.deps.orm.em
       .fork()
       .execute<{ id: string; name: string; role: TeamRole }[]>(
         'select t.id, t.name, m.role from team_members m join teams t on t.id = m.team_id where m.identity_id = ? and m.identity_id <> m.team_id order by t.name, t.id',
@@ -130,12 +132,12 @@ export class ConnectorGrants {
    * connection must be the one just given for this client and not yet past this step.
    */
   async chooseTeams(grantId: string, clientId: string, teamIds: readonly string[]): Promise<{ identityId: string }> {
-    return this.orm.em.fork().transactional(async (em) => {
-      const connector = await em.findOne(Connector, { grantId, clientId, revokedAt: null, teamsChosenAt: null, createdAt: { $gt: new Date(this.clock.now().getTime() - TEAM_CHOICE_SECONDS * 1000) } });
+    return this.deps.orm.em.fork().transactional(async (em) => {
+      const connector = await em.findOne(Connector, { grantId, clientId, revokedAt: null, teamsChosenAt: null, createdAt: { $gt: new Date(this.deps.clock.now().getTime() - TEAM_CHOICE_SECONDS * 1000) } });
       if (!connector) throw new DomainError('conflict', 'This connection was already given, or took too long: start connecting again from your assistant');
       const own = new Set((await this.teamChoices(connector.identity)).map((team) => team.id));
       connector.teams = [...new Set(teamIds)].filter((id) => own.has(id));
-      connector.teamsChosenAt = this.clock.now();
+      connector.teamsChosenAt = this.deps.clock.now();
       return { identityId: connector.identity };
     });
   }
@@ -147,26 +149,26 @@ export class ConnectorGrants {
    * the authorization server's objects of the grant, and ends with it.
    */
   async askedForMoreScope(grantId: string): Promise<void> {
-    await this.storage.upsert(STEP_UP_MODEL, grantId, { grantId }, STEP_UP_WINDOW_SECONDS);
+    await this.deps.oauthStorage.upsert(STEP_UP_MODEL, grantId, { grantId }, STEP_UP_WINDOW_SECONDS);
   }
 
   /** True once after askedForMoreScope, within its window (of two racing refreshes, for one). */
   takeStepUp(grantId: string): Promise<boolean> {
-    return this.storage.take(STEP_UP_MODEL, grantId);
+    return this.deps.oauthStorage.take(STEP_UP_MODEL, grantId);
   }
 
   /** Whether the connection of this grant still stands (not revoked, within its 90 days). */
   async isActive(grantId: string): Promise<boolean> {
-    const count = await this.orm.em.fork().count(Connector, { grantId, revokedAt: null, expiresAt: { $gt: this.clock.now() } });
+    const count = await this.deps.orm.em.fork().count(Connector, { grantId, revokedAt: null, expiresAt: { $gt: this.deps.clock.now() } });
     return count > 0;
   }
 
   /** The caller's live connections, newest first. */
   async list(principal: Principal | null): Promise<Connector[]> {
     const caller = requireAccess(principal, 'identity.listConnectors');
-    return this.orm.em.fork().find(
+    return this.deps.orm.em.fork().find(
       Connector,
-      { identity: caller.identityId, revokedAt: null, expiresAt: { $gt: this.clock.now() } },
+      { identity: caller.identityId, revokedAt: null, expiresAt: { $gt: this.deps.clock.now() } },
       { orderBy: { createdAt: 'desc', id: 'desc' } },
     );
   }
@@ -174,7 +176,7 @@ export class ConnectorGrants {
   /** Disconnects one of the caller's connectors: its tokens stop working at once. */
   async disconnect(principal: Principal | null, connectorId: string): Promise<void> {
     const caller = requireAccess(principal, 'identity.disconnectConnector');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const connector = isUuid(connectorId) ? await em.findOne(Connector, { id: connectorId, identity: caller.identityId, revokedAt: null }) : null;
     if (!connector) throw DomainError.notFound('Connector');
     await this.revokeGrant(connector.grantId);
@@ -185,7 +187,7 @@ export class ConnectorGrants {
    * the grant). Used by disconnect, token revocation and reuse detection alike; safe to repeat.
    */
   async revokeGrant(grantId: string): Promise<void> {
-    await this.orm.em.fork().execute(`update connectors set revoked_at = ? where grant_id = ? and revoked_at is null`, [this.clock.now(), grantId]);
-    await this.storage.destroyGrant(grantId);
+    await this.deps.orm.em.fork().execute(`update connectors set revoked_at = ? where grant_id = ? and revoked_at is null`, [this.deps.clock.now(), grantId]);
+    await this.deps.oauthStorage.destroyGrant(grantId);
   }
 }

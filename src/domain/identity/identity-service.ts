@@ -12,16 +12,18 @@ import { recordVerifiedContactPoint } from './contact-points.js';
  */
 export class IdentityService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly otp: OtpService,
-    private readonly clock: Clock,
-    /** Called after identities merged: sessions and keys of the merged identity now act for the caller's. */
-    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
+    private readonly deps: {
+      orm: MikroORM;
+      otp: OtpService;
+      clock: Clock;
+      /** Called after identities merged: sessions and keys of the merged identity now act for the caller's. */
+      credentialsChanged: () => Promise<void>;
+    },
   ) {}
 
   async contactPoints(principal: Principal | null): Promise<ContactPoint[]> {
     const caller = requireAccess(principal, 'identity.listContactPoints');
-    return contactPointsOf(this.orm.em.fork(), caller.identityId);
+    return contactPointsOf(this.deps.orm.em.fork(), caller.identityId);
   }
 
   /**
@@ -32,8 +34,8 @@ export class IdentityService {
   async link(principal: Principal | null, verificationEventId: string, code: string): Promise<ContactPoint> {
     const caller = requireAccess(principal, 'identity.linkContactPoint');
     let merged = false;
-    const linked = await this.otp.verify(verificationEventId, code, 'contact_point_link', async (tx, event) => {
-      const now = this.clock.now();
+    const linked = await this.deps.otp.verify(verificationEventId, code, 'contact_point_link', async (tx, event) => {
+      const now = this.deps.clock.now();
       const existing = await tx.findOne(ContactPoint, { type: 'email', value: event.destination });
       if (existing && existing.identity !== caller.identityId) {
         await mergeIdentity(tx, existing.identity, caller.identityId);
@@ -42,7 +44,7 @@ export class IdentityService {
       }
       return recordVerifiedContactPoint(tx, 'email', event.destination, now, caller.identityId);
     });
-    if (merged) await this.credentialsChanged();
+    if (merged) await this.deps.credentialsChanged();
     return linked;
   }
 }

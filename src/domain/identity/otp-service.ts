@@ -11,7 +11,7 @@ import { OTP_PURPOSES, VerificationEvent, type OtpPurpose } from './entities.js'
 import { CONNECTOR_CONSENT_PURPOSE } from '../vocabulary.js';
 import { isValidEmail, normalizeEmail } from './contact-points.js';
 import { isUuid } from '../shared/ids.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 import type { ClientLimits } from '../shared/client-limits.js';
 
 const SUBJECTS: Record<OtpPurpose, string> = {
@@ -38,15 +38,17 @@ export type IssuedOtp = { verificationEventId: string; purpose: OtpPurpose; expi
  */
 export class OtpService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly mailer: Mailer,
-    private readonly rateLimiter: RateLimiter,
-    private readonly clock: Clock,
-    private readonly settings: Config['otp'],
-    private readonly clients: ClientLimits,
-    /** The server secret: codes are stored as HMACs under it, never as plain hashes (server-secret.ts). */
-    private readonly codeKey: Buffer,
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      orm: MikroORM;
+      mailer: Mailer;
+      rateLimiter: RateLimiter;
+      clock: Clock;
+      settings: Config['otp'];
+      clientLimits: ClientLimits;
+      /** The server secret: codes are stored as HMACs under it, never as plain hashes (server-secret.ts). */
+      serverSecret: Buffer;
+      instruments?: Instruments;
+    },
   ) {}
 
   /**
@@ -54,8 +56,8 @@ export class OtpService {
    * start); `client`: the anonymous caller's network address (limited per address).
    */
   async request(input: { email: string; purpose: string }, options: { em?: EntityManager; client?: string | null } = {}): Promise<IssuedOtp> {
-    await this.clients.admit(options.client, 'request_otp');
-    const em = options.em ?? this.orm.em.fork();
+    await this.deps.clientLimits.admit(options.client, 'request_otp');
+    const em = options.em ?? this.deps.orm.em.fork();
     const email = normalizeEmail(input.email ?? '');
     const issues = new IssueCollector();
     if (!isValidEmail(email)) issues.add(['email'], 'Enter a valid email address', 'invalid_email');
@@ -71,10 +73,10 @@ export class OtpService {
 
   /** A code of the connector consent page's own purpose, which `request` never issues. */
   async requestConnectorConsent(email: string, client: string | null): Promise<IssuedOtp> {
-    await this.clients.admit(client, 'request_otp');
+    await this.deps.clientLimits.admit(client, 'request_otp');
     const normalized = normalizeEmail(email ?? '');
     if (!isValidEmail(normalized)) throw DomainError.invalid(['email'], 'Enter a valid email address', 'invalid_email');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const issued = await this.issue(em, normalized, CONNECTOR_CONSENT_PURPOSE, client);
     await em.flush();
     return issued;
@@ -82,26 +84,26 @@ export class OtpService {
 
   /** Writes the code's event and its mail into `em`'s unit of work; the caller flushes (both in one go). */
   private async issue(em: EntityManager, email: string, purpose: OtpPurpose, client: string | null): Promise<IssuedOtp> {
-    await this.rateLimiter.hit(
+    await this.deps.rateLimiter.hit(
       em,
       `otp:${purpose}:${email}`,
-      { limit: this.settings.requestsPerWindow, windowSeconds: this.settings.requestWindowSeconds, name: 'otp_requests' },
+      { limit: this.deps.settings.requestsPerWindow, windowSeconds: this.deps.settings.requestWindowSeconds, name: 'otp_requests' },
       'code requests for this address',
     );
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const code = randomDigits(6);
     const event = em.create(VerificationEvent, {
       purpose,
       channel: 'email',
       destination: email,
       codeHash: '',
-      maxAttempts: this.settings.maxAttempts,
-      expiresAt: new Date(now.getTime() + this.settings.ttlSeconds * 1000),
+      maxAttempts: this.deps.settings.maxAttempts,
+      expiresAt: new Date(now.getTime() + this.deps.settings.ttlSeconds * 1000),
       createdAt: now,
     });
-    event.codeHash = hashCode(this.codeKey, event.id, code);
-    const minutes = Math.round(this.settings.ttlSeconds / 60);
-    await this.mailer.send({
+    event.codeHash = hashCode(this.deps.serverSecret, event.id, code);
+    const minutes = Math.round(this.deps.settings.ttlSeconds / 60);
+    await this.deps.mailer.send({
       to: email,
       subject: SUBJECTS[purpose],
       text: `Your code is ${code}\n\n${EXPLANATIONS[purpose]}\nIt expires in ${minutes} minutes and works once.\nIf you did not ask for it, ignore this message.\n`,
@@ -111,7 +113,7 @@ export class OtpService {
       replacesKey: `otp:${purpose}:${email}`,
       client,
     }, em);
-    this.instruments.oneTimeCode(purpose, 'requested');
+    this.deps.instruments?.oneTimeCode(purpose, 'requested');
     return { verificationEventId: event.id, purpose, expiresAt: event.expiresAt };
   }
 
@@ -123,7 +125,7 @@ export class OtpService {
   /** The purpose a verification event was issued for (null for an unknown event); reveals nothing secret. */
   async purposeOf(eventId: string): Promise<OtpPurpose | null> {
     if (!isUuid(eventId)) return null;
-    const event = await this.orm.em.fork().findOne(VerificationEvent, { id: eventId }, { fields: ['purpose'] });
+    const event = await this.deps.orm.em.fork().findOne(VerificationEvent, { id: eventId }, { fields: ['purpose'] });
     return event?.purpose ?? null;
   }
 
@@ -134,9 +136,9 @@ export class OtpService {
     work: (tx: EntityManager, event: VerificationEvent) => Promise<T>,
     client?: string | null,
   ): Promise<T> {
-    await this.clients.admit(client, 'verify_otp');
+    await this.deps.clientLimits.admit(client, 'verify_otp');
     await this.spendAttempt(eventId, code, purpose);
-    return this.orm.em.fork().transactional(async (tx) => work(tx, await this.consume(tx, eventId, code, purpose)));
+    return this.deps.orm.em.fork().transactional(async (tx) => work(tx, await this.consume(tx, eventId, code, purpose)));
   }
 
   /**
@@ -148,18 +150,18 @@ export class OtpService {
     try {
       await this.spend(eventId, code, purpose);
     } catch (error) {
-      this.instruments.oneTimeCode(purpose, 'refused');
+      this.deps.instruments?.oneTimeCode(purpose, 'refused');
       throw error;
     }
   }
 
   private async spend(eventId: string, code: string, purpose: OtpPurpose): Promise<void> {
     checkShape(eventId, code);
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     // Wrong codes are budgeted per address across all its codes: new codes do not buy new guesses.
-    const budget = { limit: this.settings.failuresPerDay, windowSeconds: 86_400, name: 'otp_failures' };
-    const window = this.rateLimiter.window(budget);
-    const now = this.clock.now();
+    const budget = { limit: this.deps.settings.failuresPerDay, windowSeconds: 86_400, name: 'otp_failures' };
+    const window = this.deps.rateLimiter.window(budget);
+    const now = this.deps.clock.now();
     // One statement: the event, its address's budget of wrong codes, and the attempt, counted
     // atomically (parallel guesses cannot exceed the limit) and only when the event is usable for
     // `purpose` and the budget has room (the checks below then throw without having spent it).
@@ -191,12 +193,12 @@ export class OtpService {
     const { budget_current: current, budget_previous: previous, budget_current_last: currentLastHit, budget_previous_last: previousLastHit, spent, ...columns } = row;
     const event = em.map(VerificationEvent, columns as EntityDictionary<VerificationEvent>);
     this.checkUsable(event, purpose, now, false);
-    this.rateLimiter.checkCounts(budget, window, { current, previous, currentLastHit, previousLastHit }, 'wrong codes for this address');
+    this.deps.rateLimiter.checkCounts(budget, window, { current, previous, currentLastHit, previousLastHit }, 'wrong codes for this address');
     // Dead for good: waiting does not help, so no Retry-After (its remaining life would mislead).
     if (spent === null) throw DomainError.invalid(['code'], 'Too many wrong codes: this code no longer works; request a new code', 'otp_locked');
-    if (!constantTimeEqual(event.codeHash, hashCode(this.codeKey, event.id, code))) {
+    if (!constantTimeEqual(event.codeHash, hashCode(this.deps.serverSecret, event.id, code))) {
       // The budget refuses the next try (checked above); this one still answers as a wrong code.
-      await this.rateLimiter.hit(em, `${FAILURES}${event.destination}`, budget, 'wrong codes for this address').catch(() => undefined);
+      await this.deps.rateLimiter.hit(em, `${FAILURES}${event.destination}`, budget, 'wrong codes for this address').catch(() => undefined);
       throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     }
   }
@@ -211,16 +213,16 @@ export class OtpService {
     try {
       event = await this.consumeChecked(em, eventId, code, purpose);
     } catch (error) {
-      this.instruments.oneTimeCode(purpose, 'refused');
+      this.deps.instruments?.oneTimeCode(purpose, 'refused');
       throw error;
     }
-    this.instruments.oneTimeCode(purpose, 'verified');
+    this.deps.instruments?.oneTimeCode(purpose, 'verified');
     return event;
   }
 
   private async consumeChecked(em: EntityManager, eventId: string, code: string, purpose: OtpPurpose): Promise<VerificationEvent> {
     checkShape(eventId, code);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'update verification_events set consumed_at = ? where id = ? and consumed_at is null returning *', [now, eventId]);
     if (!row) {
       // Unknown, or used already: the read says which (and checks the rest in the usual order).
@@ -231,7 +233,7 @@ export class OtpService {
     // Written above, race-safe: the entity leaves the unit of work so the caller's flush does not write it again.
     em.getUnitOfWork().unsetIdentity(event);
     this.checkUsable(event, purpose, now, true);
-    if (!constantTimeEqual(event.codeHash, hashCode(this.codeKey, event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
+    if (!constantTimeEqual(event.codeHash, hashCode(this.deps.serverSecret, event.id, code))) throw DomainError.invalid(['code'], 'The code is wrong or has expired', 'otp_invalid');
     return event;
   }
 
@@ -241,7 +243,7 @@ export class OtpService {
     const [row] = await preparedQuery<EntityDictionary<VerificationEvent>>(em, 'select * from verification_events where id = ?', [eventId]);
     if (!row) throw DomainError.invalid(['verificationEventId'], 'Unknown verification event', 'otp_invalid');
     const event = em.getUnitOfWork().getById(VerificationEvent, eventId) ?? em.map(VerificationEvent, row);
-    this.checkUsable(event, purpose, this.clock.now(), false);
+    this.checkUsable(event, purpose, this.deps.clock.now(), false);
     return event;
   }
 

@@ -15,12 +15,14 @@ export type IssuedSession = { accessToken: string; expiresIn: number; identityId
 /** Turns an `authenticate` OTP into a bearer session (credential-resolver.ts turns it back into a principal). */
 export class SessionService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly otp: OtpService,
-    private readonly clock: Clock,
-    private readonly accessTokenTtlSeconds: number,
-    /** Called once sessions are ended: every instance stops reusing their resolved principals (the credential epoch). */
-    private readonly credentialsChanged: () => Promise<void> = async () => undefined,
+    private readonly deps: {
+      orm: MikroORM;
+      otp: OtpService;
+      clock: Clock;
+      accessTokenTtlSeconds: number;
+      /** Called once sessions are ended: every instance stops reusing their resolved principals (the credential epoch). */
+      credentialsChanged: () => Promise<void>;
+    },
   ) {}
 
   /**
@@ -30,10 +32,10 @@ export class SessionService {
    */
   async signOut(principal: Principal | null, everywhere = false): Promise<{ sessionsEnded: number }> {
     const caller = requireAccess(principal, 'identity.signOut');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const which = everywhere ? { identity: caller.identityId } : { id: caller.tokenId };
-    const ended = await this.orm.em.fork().nativeUpdate(AccessToken, { ...which, revokedAt: null, expiresAt: { $gt: now } }, { revokedAt: now });
-    await this.credentialsChanged();
+    const ended = await this.deps.orm.em.fork().nativeUpdate(AccessToken, { ...which, revokedAt: null, expiresAt: { $gt: now } }, { revokedAt: now });
+    await this.deps.credentialsChanged();
     return { sessionsEnded: ended };
   }
 
@@ -43,27 +45,27 @@ export class SessionService {
    * session, no signature, no record moves). Codes of other purposes are refused there.
    */
   async verifyCode(verificationEventId: string, code: string, client?: string | null): Promise<IssuedSession | { confirmed: true }> {
-    if ((await this.otp.purposeOf(verificationEventId)) === 'agreement_confirmation') {
-      return this.otp.verify(verificationEventId, code, 'agreement_confirmation', async () => ({ confirmed: true as const }), client);
+    if ((await this.deps.otp.purposeOf(verificationEventId)) === 'agreement_confirmation') {
+      return this.deps.otp.verify(verificationEventId, code, 'agreement_confirmation', async () => ({ confirmed: true as const }), client);
     }
     return this.signIn(verificationEventId, code, client);
   }
 
   /** `client`: the anonymous caller's network address (limited per address). */
   async signIn(verificationEventId: string, code: string, client?: string | null): Promise<IssuedSession> {
-    return this.otp.verify(verificationEventId, code, 'authenticate', async (tx, event) => {
-      const now = this.clock.now();
+    return this.deps.otp.verify(verificationEventId, code, 'authenticate', async (tx, event) => {
+      const now = this.deps.clock.now();
       const point = await recordVerifiedContactPoint(tx, 'email', event.destination, now);
       const accessToken = ACCESS_TOKEN_PREFIX + randomToken(32);
       tx.create(AccessToken, {
         tokenHash: sha256Hex(accessToken),
         identity: point.identity,
         contactPoint: point.id,
-        expiresAt: new Date(now.getTime() + this.accessTokenTtlSeconds * 1000),
+        expiresAt: new Date(now.getTime() + this.deps.accessTokenTtlSeconds * 1000),
         createdAt: now,
       });
       await tx.flush();
-      return { accessToken, expiresIn: this.accessTokenTtlSeconds, identityId: point.identity };
+      return { accessToken, expiresIn: this.deps.accessTokenTtlSeconds, identityId: point.identity };
     }, client);
   }
 }

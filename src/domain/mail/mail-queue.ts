@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 import { DomainError } from '../shared/errors.js';
 import { PollingLoop } from '../shared/polling-loop.js';
 import type { MailMessage, Mailer } from './mailer.js';
@@ -120,18 +120,20 @@ export class MailQueue implements Mailer {
   private readonly loop: PollingLoop;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly transport: Mailer,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: MailQueueSettings,
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      orm: MikroORM;
+      transport: Mailer;
+      clock: Clock;
+      logger: Logger;
+      settings: MailQueueSettings;
+      instruments?: Instruments;
+    },
   ) {
-    this.loop = new PollingLoop(() => this.deliverDue(), settings.pollMs, (error) => this.logger.error({ err: error }, 'mail outbox pass failed'));
+    this.loop = new PollingLoop(() => this.deliverDue(), deps.settings.pollMs, (error) => this.deps.logger.error({ err: error }, 'mail outbox pass failed'));
   }
 
   async send(message: MailMessage, em?: EntityManager): Promise<void> {
-    const target = em ?? this.orm.em.fork();
+    const target = em ?? this.deps.orm.em.fork();
     // Only mail a request for a code causes is capped: bulk mail belongs to a change that other limits
     // bound, and a backlog (a mail server down) must never fail that change.
     if (message.urgency === 'waiting') await this.checkBacklog(target, message.to, message.client ?? null);
@@ -140,8 +142,8 @@ export class MailQueue implements Mailer {
       subject: message.subject,
       text: message.text,
       html: message.html ?? null,
-      nextAttemptAt: this.clock.now(),
-      createdAt: this.clock.now(),
+      nextAttemptAt: this.deps.clock.now(),
+      createdAt: this.deps.clock.now(),
       urgency: URGENCY[message.urgency ?? 'bulk'],
       notAfter: message.notAfter ?? null,
       replacesKey: message.replacesKey ?? null,
@@ -163,8 +165,8 @@ export class MailQueue implements Mailer {
               (select count(*)::int from mail_outbox where client_address = ? and status in ('pending', 'sending')) as client`,
       [recipient, client],
     );
-    if ((row?.recipient ?? 0) >= this.settings.backlogPerRecipient || (client !== null && (row?.client ?? 0) >= this.settings.backlogPerClient)) {
-      this.instruments.rateLimited('mail_backlog');
+    if ((row?.recipient ?? 0) >= this.deps.settings.backlogPerRecipient || (client !== null && (row?.client ?? 0) >= this.deps.settings.backlogPerClient)) {
+      this.deps.instruments?.rateLimited('mail_backlog');
       throw new DomainError('rate_limited', 'Too much mail is waiting to go out; try again in a minute', { retryAfterSeconds: 60 });
     }
   }
@@ -176,7 +178,7 @@ export class MailQueue implements Mailer {
   /** Stops sending; a pass under way gets a few seconds to finish (what it leaves is sent by the next start). */
   async close(): Promise<void> {
     await this.loop.stop();
-    await this.transport.close?.();
+    await this.deps.transport.close?.();
   }
 
   /**
@@ -187,15 +189,15 @@ export class MailQueue implements Mailer {
   async deliverDue(): Promise<number> {
     let sent = 0;
     for (;;) {
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       // Never late: what is past its deadline, or has a newer replacement queued, is dropped unsent.
-      await this.orm.em.fork().execute(
+      await this.deps.orm.em.fork().execute(
         `update mail_outbox m set status = 'dropped', text = null, html = null, locked_until = null
           where m.status = 'pending' and (m.not_after <= ? or (m.replaces_key is not null and exists (
             select 1 from mail_outbox n where n.replaces_key = m.replaces_key and n.created_at > m.created_at)))`,
         [now],
       );
-      const claimed = await this.orm.em.fork().execute<(ClaimedMessage & { urgency: number; created_at: Date | string })[]>(
+      const claimed = await this.deps.orm.em.fork().execute<(ClaimedMessage & { urgency: number; created_at: Date | string })[]>(
         `update mail_outbox set status = 'sending', locked_until = ? where id in (
            select id from mail_outbox
             where (status = 'pending' and next_attempt_at <= ?) or (status = 'sending' and locked_until < ?)
@@ -211,34 +213,34 @@ export class MailQueue implements Mailer {
       const worker = async () => {
         for (let row = queue.shift(); row; row = queue.shift()) if (await this.deliver(row)) sent += 1;
       };
-      await Promise.all(Array.from({ length: Math.min(this.settings.concurrency, queue.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(this.deps.settings.concurrency, queue.length) }, worker));
       if (claimed.length < CLAIM_BATCH) return sent;
     }
   }
 
   /** Hands one claimed message to the transport; true when it went out. */
   private async deliver(row: ClaimedMessage): Promise<boolean> {
-    if (row.not_after && new Date(row.not_after).getTime() <= this.clock.now().getTime()) {
-      await this.orm.em.fork().execute(`update mail_outbox set status = 'dropped', text = null, html = null, locked_until = null where id = ?`, [row.id]);
+    if (row.not_after && new Date(row.not_after).getTime() <= this.deps.clock.now().getTime()) {
+      await this.deps.orm.em.fork().execute(`update mail_outbox set status = 'dropped', text = null, html = null, locked_until = null where id = ?`, [row.id]);
       return false;
     }
     try {
-      await this.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
-      await this.orm.em.fork().execute(`update mail_outbox set status = 'sent', sent_at = ?, text = null, html = null, locked_until = null, last_error = null where id = ?`, [this.clock.now(), row.id]);
-      this.instruments.mail('sent');
+      await this.deps.transport.send({ to: row.recipient, subject: row.subject, text: row.text ?? '', ...(row.html ? { html: row.html } : {}) });
+      await this.deps.orm.em.fork().execute(`update mail_outbox set status = 'sent', sent_at = ?, text = null, html = null, locked_until = null, last_error = null where id = ?`, [this.deps.clock.now(), row.id]);
+      this.deps.instruments?.mail('sent');
       return true;
     } catch (error) {
       const attempts = row.attempts + 1;
-      const failed = attempts >= this.settings.maxAttempts;
+      const failed = attempts >= this.deps.settings.maxAttempts;
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
       const wait = Math.min(3600, 5 * 2 ** (attempts - 1));
-      const now = this.clock.now();
-      await this.orm.em.fork().execute(
+      const now = this.deps.clock.now();
+      await this.deps.orm.em.fork().execute(
         `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, failed_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,
         [failed ? 'failed' : 'pending', attempts, new Date(now.getTime() + wait * 1000), failed ? now : null, reason, row.id],
       );
-      this.instruments.mail(failed ? 'failed' : 'retry');
-      this.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
+      this.deps.instruments?.mail(failed ? 'failed' : 'retry');
+      this.deps.logger.warn({ mailId: row.id, attempts, failed, reason }, failed ? 'mail failed for good' : 'mail not sent; will retry');
       return false;
     }
   }

@@ -22,15 +22,17 @@ export type StuckWorkCheck = { stuck: Record<StuckKind, number>; warned: number;
  */
 export class StuckWorkWarnings {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly stuckWork: StuckWork,
-    private readonly logger: Logger,
+    private readonly deps: {
+      orm: MikroORM;
+      stuckWork: StuckWork;
+      logger: Logger;
+    },
   ) {}
 
   async check(): Promise<StuckWorkCheck> {
-    const now = this.stuckWork.now();
-    const { sql, params } = stuckCte(this.stuckWork.settings, now);
-    const em = this.orm.em.fork();
+    const now = this.deps.stuckWork.now();
+    const { sql, params } = stuckCte(this.deps.stuckWork.settings, now);
+    const em = this.deps.orm.em.fork();
     // Due: never warned, or warned long enough ago for the next repeat (the wait doubles with each warning).
     const due = await em.execute<(StuckRow & { warnings: number; n: number; due_total: number })[]>(
       `${sql}, due as (
@@ -56,19 +58,19 @@ export class StuckWorkWarnings {
     // Rows of items no longer stuck go: a seal whose PDF came, mail sent, failed rows cleaned up.
     await em.execute(`${sql} delete from stuck_work_warnings w where not exists (select 1 from stuck st where st.kind = w.kind and st.item_id = w.item_id)`, params);
 
-    const totals = await this.stuckWork.counts();
+    const totals = await this.deps.stuckWork.counts();
     // `due_total` counts every due item of a kind, also those past this check's share.
     const dueByKind = new Map(due.map((row) => [row.kind, row.due_total]));
     const deferred = [...dueByKind.values()].reduce((sum, n) => sum + n, 0) - due.length;
     if (deferred > 0) {
-      this.logger.warn({ event: 'stuck_work_deferred', items: deferred, stuck: totals }, 'stuck work: more items than one check warns about; the rest follow in the next checks');
+      this.deps.logger.warn({ event: 'stuck_work_deferred', items: deferred, stuck: totals }, 'stuck work: more items than one check warns about; the rest follow in the next checks');
     }
     return { stuck: totals, warned: due.length, deferred };
   }
 
   /** One item, one line: kind, reference, how long, attempts; never an address, a URL or record text. */
   private warn(item: StuckItem, now: Date, warnedBefore: number): void {
-    this.logger.warn(
+    this.deps.logger.warn(
       {
         event: 'stuck_work',
         kind: item.kind,

@@ -93,19 +93,26 @@ export function stuckItemOf(row: StuckRow): StuckItem {
 /** Stuck work, read from the database: the same answer on every instance. */
 export class StuckWork {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    readonly settings: StuckWorkSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      settings: StuckWorkSettings;
+    },
   ) {}
 
+  /** What counts as stuck: the warning job's query reads it too. */
+  get settings(): StuckWorkSettings {
+    return this.deps.settings;
+  }
+
   now(): Date {
-    return this.clock.now();
+    return this.deps.clock.now();
   }
 
   /** How many items of each kind are stuck now (every kind present, 0 when none). */
   async counts(): Promise<Record<StuckKind, number>> {
-    const { sql, params } = stuckCte(this.settings, this.clock.now());
-    const rows = await this.orm.em.fork().execute<{ kind: StuckKind; n: number }[]>(`${sql} select kind, count(*)::int as n from stuck group by kind`, params);
+    const { sql, params } = stuckCte(this.deps.settings, this.deps.clock.now());
+    const rows = await this.deps.orm.em.fork().execute<{ kind: StuckKind; n: number }[]>(`${sql} select kind, count(*)::int as n from stuck group by kind`, params);
     const counts = Object.fromEntries(STUCK_KINDS.map((kind) => [kind, 0])) as Record<StuckKind, number>;
     for (const row of rows) counts[row.kind] = row.n;
     return counts;
@@ -113,8 +120,8 @@ export class StuckWork {
 
   /** The stuck items, the longest waiting first, at most `limitPerKind` of each kind. */
   async items(limitPerKind = 100): Promise<StuckItem[]> {
-    const { sql, params } = stuckCte(this.settings, this.clock.now());
-    const rows = await this.orm.em.fork().execute<StuckRow[]>(
+    const { sql, params } = stuckCte(this.deps.settings, this.deps.clock.now());
+    const rows = await this.deps.orm.em.fork().execute<StuckRow[]>(
       `${sql} select kind, item_id, reference, since, attempts, next_attempt_at, endpoint_id
          from (select *, row_number() over (partition by kind order by since, item_id) as n from stuck) x
         where n <= ? order by kind, since, item_id`,

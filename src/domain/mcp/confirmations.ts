@@ -29,16 +29,18 @@ export type ConfirmationRefusal = 'stale' | 'expired' | 'version_changed';
  */
 export class McpConfirmations {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly ttlSeconds: number,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      ttlSeconds: number;
+    },
   ) {}
 
   async issue(binding: ConfirmationBinding): Promise<{ token: string; expiresAt: Date }> {
     const token = CONFIRMATION_TOKEN_PREFIX + randomToken(32);
-    const now = this.clock.now();
-    const expiresAt = new Date(now.getTime() + this.ttlSeconds * 1000);
-    const em = this.orm.em.fork();
+    const now = this.deps.clock.now();
+    const expiresAt = new Date(now.getTime() + this.deps.ttlSeconds * 1000);
+    const em = this.deps.orm.em.fork();
     em.create(McpConfirmation, { tokenHash: sha256Hex(token), ...columns(binding), expiresAt });
     await em.flush();
     return { token, expiresAt };
@@ -46,10 +48,10 @@ export class McpConfirmations {
 
   /** Spends the token when every binding matches; otherwise says why not and spends nothing. */
   async redeem(token: string, binding: ConfirmationBinding): Promise<ConfirmationRefusal | null> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const hash = sha256Hex(token);
     const wanted = columns(binding);
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const spent = await em.execute<{ id: string }[]>(
       `update mcp_confirmations set consumed_at = ?
        where token_hash = ? and consumed_at is null and expires_at > ? and principal = ? and action = ? and scope = ?

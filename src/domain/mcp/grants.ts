@@ -27,12 +27,14 @@ export class McpGrants {
   private readonly ttlSeconds: number;
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly otp: OtpService,
-    private readonly clock: Clock,
-    ttlSeconds: number,
+    private readonly deps: {
+      orm: MikroORM;
+      otp: OtpService;
+      clock: Clock;
+      ttlSeconds: number;
+    },
   ) {
-    this.ttlSeconds = Math.min(ttlSeconds, MCP_GRANT_MAX_SECONDS);
+    this.ttlSeconds = Math.min(deps.ttlSeconds, MCP_GRANT_MAX_SECONDS);
   }
 
   /**
@@ -43,8 +45,8 @@ export class McpGrants {
     if (!sessionKey) {
       throw DomainError.invalid(['session'], 'An MCP authentication grant is opened on an MCP session (POST /mcp with Mcp-Session-Id)', 'mcp_session_required');
     }
-    return this.otp.verify(input.verificationEventId, input.code, 'authenticate', async (tx, event) => {
-      const now = this.clock.now();
+    return this.deps.otp.verify(input.verificationEventId, input.code, 'authenticate', async (tx, event) => {
+      const now = this.deps.clock.now();
       const point = await recordVerifiedContactPoint(tx, 'email', event.destination, now);
       const token = input.manualTransportToken ? MCP_TOKEN_PREFIX + randomToken(32) : null;
       tx.create(McpGrant, {
@@ -61,9 +63,9 @@ export class McpGrants {
 
   /** The principal of the live grant on this session, or null (anonymous). */
   async forSession(sessionKey: string): Promise<Principal | null> {
-    const grant = await this.orm.em.fork().findOne(
+    const grant = await this.deps.orm.em.fork().findOne(
       McpGrant,
-      { session: sessionKey, revokedAt: null, expiresAt: { $gt: this.clock.now() } },
+      { session: sessionKey, revokedAt: null, expiresAt: { $gt: this.deps.clock.now() } },
       { orderBy: { createdAt: 'desc' } },
     );
     return grant ? { kind: 'mcp_session', identityId: grant.identity, scopes: grant.scopes, mcpSessionId: grant.session, grantId: grant.id, sessionBound: true } : null;
@@ -75,10 +77,10 @@ export class McpGrants {
       name: 'mcp_token',
       resolve: async (credential) => {
         if (credential.kind !== 'bearer' || !credential.token.startsWith(MCP_TOKEN_PREFIX)) return null;
-        const grant = await this.orm.em.fork().findOne(McpGrant, {
+        const grant = await this.deps.orm.em.fork().findOne(McpGrant, {
           tokenHash: sha256Hex(credential.token),
           revokedAt: null,
-          expiresAt: { $gt: this.clock.now() },
+          expiresAt: { $gt: this.deps.clock.now() },
         });
         return grant ? { kind: 'mcp_session', identityId: grant.identity, scopes: grant.scopes, mcpSessionId: grant.session, grantId: grant.id, sessionBound: false } : null;
       },

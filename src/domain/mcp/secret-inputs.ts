@@ -65,11 +65,13 @@ const BROWSER_KEY = /^[A-Za-z0-9_-]{16,128}$/;
  */
 export class SecretInputs {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly ceremonies: CeremonyService,
-    private readonly grants: McpGrants,
-    private readonly clock: Clock,
-    private readonly settings: SecretInputSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      ceremonies: CeremonyService;
+      mcpGrants: McpGrants;
+      clock: Clock;
+      settings: SecretInputSettings;
+    },
   ) {}
 
   /**
@@ -82,11 +84,11 @@ export class SecretInputs {
       throw DomainError.invalid(['methodType'], `Only ${SECRET_INPUT_METHODS.join(' and ')} take a secret input on the service's page`, 'not_secret_input');
     }
     const session = await this.urlModeSession(sessionKey);
-    const execution = await this.ceremonies.get(caller, idOrReference);
+    const execution = await this.deps.ceremonies.get(caller, idOrReference);
     const method = execution.methods.find((candidate) => candidate.methodType === methodType);
     if (method?.status === 'satisfied') return { link: null, execution };
     if (method?.status !== 'pending') throw new DomainError('conflict', `Start the ${methodType} method first (start_signature_method)`);
-    const link = await this.issue(session, this.settings.ttlSeconds, { purpose: 'signature', principal: { ...caller }, recordId: execution.recordId, recordVersion: execution.recordVersion, methodType });
+    const link = await this.issue(session, this.deps.settings.ttlSeconds, { purpose: 'signature', principal: { ...caller }, recordId: execution.recordId, recordVersion: execution.recordVersion, methodType });
     return { link, execution };
   }
 
@@ -96,8 +98,8 @@ export class SecretInputs {
    */
   async openSignIn(sessionKey: string | null | undefined, verificationEventId: string): Promise<{ link: SecretInputLink | null; grant: OpenedGrant | null }> {
     const session = await this.urlModeSession(sessionKey);
-    const em = this.orm.em.fork();
-    const now = this.clock.now();
+    const em = this.deps.orm.em.fork();
+    const now = this.deps.clock.now();
     const [event] = await em.execute<{ expires_at: Date }[]>(
       `select expires_at from verification_events where id = ? and purpose = 'authenticate' and consumed_at is null and expires_at > ?`,
       [verificationEventId, now],
@@ -114,16 +116,16 @@ export class SecretInputs {
     }
     if (!event) throw DomainError.invalid(['verificationEventId'], 'The sign-in code has expired or was used: request a new one (request_authentication_otp)', 'otp_invalid');
     // No longer than the code itself lives.
-    const ttl = Math.min(this.settings.ttlSeconds, Math.floor((new Date(event.expires_at).getTime() - now.getTime()) / 1000));
+    const ttl = Math.min(this.deps.settings.ttlSeconds, Math.floor((new Date(event.expires_at).getTime() - now.getTime()) / 1000));
     return { link: await this.issue(session, ttl, { purpose: 'sign_in', verificationEventId }), grant: null };
   }
 
   /** The session (its internal id), when its client declared URL-mode elicitation. */
   private async urlModeSession(sessionKey: string | null | undefined): Promise<string> {
     if (!sessionKey) throw DomainError.invalid(['session'], 'A secret-input link is opened by an MCP session whose client declared URL-mode elicitation', 'mcp_session_required');
-    const [session] = await this.orm.em.fork().execute<{ secret_input: string }[]>(
+    const [session] = await this.deps.orm.em.fork().execute<{ secret_input: string }[]>(
       `select secret_input from mcp_sessions where id = ? and closed_at is null and expires_at > ?`,
-      [sessionKey, this.clock.now()],
+      [sessionKey, this.deps.clock.now()],
     );
     if (!session) throw new DomainError('not_found', 'The MCP session has ended');
     if (session.secret_input !== 'url') {
@@ -133,14 +135,14 @@ export class SecretInputs {
   }
 
   private async issue(session: string, ttlSeconds: number, what: Pick<McpSecretInput, 'purpose'> & Partial<McpSecretInput>): Promise<SecretInputLink> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const token = randomToken(32);
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     const row = em.create(McpSecretInput, { ...what, tokenHash: sha256Hex(token), session, expiresAt, createdAt: now });
     await em.flush();
     // The token rides in the fragment: browsers never send it, so no access log or Referer holds it.
-    return { elicitationId: row.id, url: `${this.settings.publicBaseUrl}/secret-input#${token}`, expiresAt };
+    return { elicitationId: row.id, url: `${this.deps.settings.publicBaseUrl}/secret-input#${token}`, expiresAt };
   }
 
   /** What the page shows; the first browser to ask keeps the link. */
@@ -160,15 +162,15 @@ export class SecretInputs {
     const given = byCode ? { code: input.code ?? null } : { credential: input.credential ?? null };
     if (Object.values(given)[0] === null) throw DomainError.invalid([byCode ? 'code' : 'credential'], byCode ? 'Enter the six-digit code' : 'Use your passkey', 'required');
     if (row.purpose === 'sign_in') {
-      await this.grants.open(row.session_id, { verificationEventId: row.verification_event_id!, code: given.code! });
+      await this.deps.mcpGrants.open(row.session_id, { verificationEventId: row.verification_event_id!, code: given.code! });
     } else {
       // Checked here for its message, and again under the record's lock by the ceremony (a change in between).
       await this.recordAsIssued(row, true);
-      const execution = await this.ceremonies.submitMethod(row.principal, row.record_id!, row.method_type!, given, row.record_version!);
+      const execution = await this.deps.ceremonies.submitMethod(row.principal, row.record_id!, row.method_type!, given, row.record_version!);
       // A passkey's first use registers it, then asks for it again: the link stays for that next step.
       if (execution.methods.find((method) => method.methodType === row.method_type)?.status !== 'satisfied') return this.view(row, false);
     }
-    const spent = await this.orm.em.fork().execute<{ id: string }[]>(`update mcp_secret_inputs set completed_at = ? where id = ? and completed_at is null returning id`, [this.clock.now(), row.id]);
+    const spent = await this.deps.orm.em.fork().execute<{ id: string }[]>(`update mcp_secret_inputs set completed_at = ? where id = ? and completed_at is null returning id`, [this.deps.clock.now(), row.id]);
     if (spent.length === 0) throw new DomainError('conflict', 'This link was used already');
     return this.view(row, true);
   }
@@ -177,8 +179,8 @@ export class SecretInputs {
   private async usable(token: string, browserKey: string): Promise<Row> {
     if (!TOKEN.test(token)) throw DomainError.invalid(['ticket'], 'A link\'s ticket is 20 to 128 URL-safe characters', 'invalid_ticket');
     if (!BROWSER_KEY.test(browserKey)) throw DomainError.invalid(['browserKey'], 'A browser key is 16 to 128 URL-safe characters', 'invalid_browser_key');
-    const em = this.orm.em.fork();
-    const now = this.clock.now();
+    const em = this.deps.orm.em.fork();
+    const now = this.deps.clock.now();
     const [row] = await em.execute<Row[]>(
       `select i.id, i.session_id, i.purpose, i.principal, i.record_id, i.record_version, i.method_type, i.verification_event_id, i.browser_hash, i.expires_at, i.completed_at,
               (s.closed_at is null and s.expires_at > ?) as session_live
@@ -208,8 +210,8 @@ export class SecretInputs {
 
   /** The caller's credential still stands (a revocation within the link's minutes is honoured). */
   private async credentialLive(principal: Principal): Promise<boolean> {
-    const em = this.orm.em.fork();
-    const now = this.clock.now();
+    const em = this.deps.orm.em.fork();
+    const now = this.deps.clock.now();
     const rows =
       principal.kind === 'api_key'
         ? await em.execute(`select 1 from api_keys where id = ? and revoked_at is null and (expires_at is null or expires_at > ?)`, [principal.apiKeyId, now])
@@ -223,7 +225,7 @@ export class SecretInputs {
 
   /** The link's record; with `sameVersion`, refused once the record has moved to another version than the link's. */
   private async recordAsIssued(row: Row, sameVersion: boolean): Promise<{ reference: string; title: string | null }> {
-    const [record] = await this.orm.em.fork().execute<{ reference: string; title: string | null; current_version: number }[]>(
+    const [record] = await this.deps.orm.em.fork().execute<{ reference: string; title: string | null; current_version: number }[]>(
       `select reference, title, current_version from records where id = ?`,
       [row.record_id],
     );
@@ -237,13 +239,13 @@ export class SecretInputs {
   private async view(row: Row, completed: boolean): Promise<SecretInputRequestView> {
     const base = { elicitationId: row.id, purpose: row.purpose, expiresAt: new Date(row.expires_at), completed, prompt: null, challenge: null };
     if (row.purpose === 'sign_in') {
-      const [event] = await this.orm.em.fork().execute<{ destination: string }[]>(`select destination from verification_events where id = ?`, [row.verification_event_id]);
+      const [event] = await this.deps.orm.em.fork().execute<{ destination: string }[]>(`select destination from verification_events where id = ?`, [row.verification_event_id]);
       return { ...base, agrReference: null, title: null, recordVersion: null, methodType: null, destination: event ? maskEmail(event.destination) : null };
     }
     const record = await this.recordAsIssued(row, !completed);
     let step: { prompt: string | null; challenge: string | null } = { prompt: null, challenge: null };
     if (!completed) {
-      const execution = await this.ceremonies.get(row.principal, row.record_id!);
+      const execution = await this.deps.ceremonies.get(row.principal, row.record_id!);
       const method = execution.methods.find((candidate) => candidate.methodType === row.method_type);
       if (method?.status !== 'pending') throw new DomainError('conflict', `The ${row.method_type} method is ${method?.status ?? 'not started'}: ask the assistant to start again`);
       step = { prompt: method.step?.prompt ?? null, challenge: method.step?.challenge ?? null };

@@ -55,9 +55,11 @@ const HASH = /^(?:sha256:)?([0-9a-fA-F]{64})$/;
  */
 export class NotarizationService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly autoSeal: AutoSealSteps,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      autoSeal: AutoSealSteps;
+    },
   ) {}
 
   async create(principal: Principal | null, input: CreateNotarizationInput, via: InitiatedVia): Promise<{ recordId: string; autoSealed: boolean }> {
@@ -96,7 +98,7 @@ export class NotarizationService {
       LIMITS.coNotarizers,
       { rejectAliases: true },
     );
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const initiator = await initiatorContactOf(em, caller);
     const seen = new Set(initiator ? [initiator.value] : []);
     coNotarizers.forEach((c, index) => {
@@ -130,7 +132,7 @@ export class NotarizationService {
       agentIdentifier,
     };
     const write = async (em: EntityManager): Promise<string> => {
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const record = em.create(SignedRecord, {
         reference: newRecordReference(),
         type: 'notarization',
@@ -156,10 +158,10 @@ export class NotarizationService {
     };
     if (signatureMode !== 'auto_seal') return { recordId: await write(em), autoSealed: false };
     // Created, signed with the API key, submitted and sealed in one transaction: all of it, or nothing.
-    const recordId = await inOneTransaction(this.orm, this.autoSeal.events, async (within) => {
+    const recordId = await inOneTransaction(this.deps.orm, this.deps.autoSeal.events, async (within) => {
       const id = await write(within.em);
-      await this.autoSeal.sign(caller, id, within);
-      await this.autoSeal.submit(caller, id, within);
+      await this.deps.autoSeal.sign(caller, id, within);
+      await this.deps.autoSeal.submit(caller, id, within);
       return id;
     });
     return { recordId, autoSealed: true };

@@ -34,16 +34,6 @@ export interface OutboxSubscriber {
   dispatchedWhen?(event: DomainEvent): string | null;
 }
 
-export type DispatcherOptions = {
-  /** How often to look for events that no wake-up announced (other instances, crashed processes). */
-  pollMs?: number;
-  batchSize?: number;
-  /** Each event's delivery runs in a span continuing the trace of the change that wrote it. */
-  tracing?: Tracing;
-  /** Deliveries counted by outcome once their transaction commits. */
-  instruments?: Instruments;
-};
-
 type Row = { id: string; type: DomainEvent['type']; payload: DomainEvent['data']; attempts: number; traceparent: string | null; record_id: string | null };
 
 const MAX_BACKOFF_SECONDS = 300;
@@ -63,10 +53,18 @@ export class OutboxDispatcher {
   private stopped = true;
 
   constructor(
-    private readonly pool: SqlPool,
-    private readonly subscribers: readonly OutboxSubscriber[],
-    private readonly logger: Logger,
-    private readonly options: DispatcherOptions = {},
+    private readonly deps: {
+      pool: SqlPool;
+      subscribers: readonly OutboxSubscriber[];
+      logger: Logger;
+      /** How often to look for events that no wake-up announced (other instances, crashed processes). */
+      pollMs?: number;
+      batchSize?: number;
+      /** Each event's delivery runs in a span continuing the trace of the change that wrote it. */
+      tracing?: Tracing;
+      /** Deliveries counted by outcome once their transaction commits. */
+      instruments?: Instruments;
+    },
   ) {}
 
   start(): void {
@@ -85,7 +83,7 @@ export class OutboxDispatcher {
     this.timer = null;
     this.draining = this.drain()
       .then(() => undefined)
-      .catch((error: unknown) => this.logger.error({ err: error }, 'outbox delivery failed; retrying at the next poll'))
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'outbox delivery failed; retrying at the next poll'))
       .finally(() => {
         this.draining = null;
         if (this.stopped) return;
@@ -93,7 +91,7 @@ export class OutboxDispatcher {
           this.again = false;
           this.wake();
         } else {
-          this.timer = setTimeout(() => this.wake(), this.options.pollMs ?? 1000);
+          this.timer = setTimeout(() => this.wake(), this.deps.pollMs ?? 1000);
           this.timer.unref();
         }
       });
@@ -123,16 +121,16 @@ export class OutboxDispatcher {
   }
 
   private get batchSize(): number {
-    return this.options.batchSize ?? 100;
+    return this.deps.batchSize ?? 100;
   }
 
   private async deliverBatch(): Promise<number> {
-    const client = await this.pool.connect();
+    const client = await this.deps.pool.connect();
     // A connection lost mid-delivery (database restart, terminated backend) fails this batch, not the process.
     let lost: Error | undefined;
     const onError = (error: Error) => {
       lost = error;
-      this.logger.warn({ err: error }, 'outbox connection lost during delivery');
+      this.deps.logger.warn({ err: error }, 'outbox connection lost during delivery');
     };
     client.on('error', onError);
     try {
@@ -147,7 +145,7 @@ export class OutboxDispatcher {
         if (isConnectionLost(error)) lost ??= error as Error;
         if (lost) throw error;
         // The one-by-one pass logs each event that fails again (a failure that does not repeat shows only here).
-        this.logger.info({ err: error }, 'outbox batch failed; delivering it again one event at a time');
+        this.deps.logger.info({ err: error }, 'outbox batch failed; delivering it again one event at a time');
       }
       return await this.claimAndDeliver(client, true);
     } catch (error) {
@@ -195,10 +193,10 @@ export class OutboxDispatcher {
     for (const row of rows) {
       if (row.record_id !== null && waiting.has(row.record_id)) continue;
       const event = { type: row.type, data: row.payload } as DomainEvent;
-      const tracing = this.options.tracing ?? noTracing;
+      const tracing = this.deps.tracing ?? noTracing;
       const deliver = () =>
         tracing.continueTrace(row.traceparent, 'outbox deliver', { 'outbox.event.type': row.type, 'outbox.event.attempt': row.attempts + 1 }, async () => {
-          for (const subscriber of this.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)), row.id);
+          for (const subscriber of this.deps.subscribers) await subscriber.deliver(event, client, (sql) => void (sql && atCommit.push(sql)), row.id);
         });
       if (!oneByOne) {
         await deliver();
@@ -218,14 +216,14 @@ export class OutboxDispatcher {
         await client.query(`update outbox_events set attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2) where id = $1`, [row.id, backoff]);
         retried += 1;
         if (row.record_id !== null) waiting.add(row.record_id);
-        this.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
+        this.deps.logger.warn({ err: error, eventId: row.id, type: row.type, attempts: row.attempts + 1 }, 'outbox event not delivered; will retry');
       }
     }
     if (oneByOne && delivered.length > 0) await client.query('update outbox_events set delivered_at = now() where id = any($1::bigint[])', [delivered]);
     // Usually the subscribers' notifications and the commit in one round trip (a failing statement skips the commit).
     await client.query([...atCommit, 'commit'].join('; '));
-    if (delivered.length > 0) this.options.instruments?.outboxDeliveries('delivered', delivered.length);
-    if (retried > 0) this.options.instruments?.outboxDeliveries('retry', retried);
+    if (delivered.length > 0) this.deps.instruments?.outboxDeliveries('delivered', delivered.length);
+    if (retried > 0) this.deps.instruments?.outboxDeliveries('retry', retried);
     return rows.length;
   }
 }

@@ -10,7 +10,7 @@ import type { OutboxSubscriber } from './dispatcher.js';
 import { leftForDispatcher } from './entities.js';
 import { markClaimCommitted } from '../idempotency/claim-context.js';
 import { INITIATOR_MOVES, SYSTEM_MOVES } from '../records/lifecycle.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 
 /** Seals written in a transaction not yet committed, by its entity manager: counted at its commit. */
 const sealsAwaitingCommit = new WeakMap<object, number>();
@@ -31,13 +31,15 @@ export type InlineDelivery = { subscribers: readonly OutboxSubscriber[]; wake: (
  */
 export class EventJournal implements DomainEvents {
   constructor(
-    private readonly seal: SealContext,
-    private readonly onCommitted: () => void = () => undefined,
-    private readonly inline: InlineDelivery | null = null,
-    /** The current trace's W3C traceparent (tracing on), stored with the events: their delivery continues it. */
-    private readonly traceparent: () => string | null = () => null,
-    /** Seals are counted here, where every seal is written (`sealed`, once its transaction commits). */
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      sealContext: SealContext;
+      onCommitted?: () => void;
+      inline?: InlineDelivery | null;
+      /** The current trace's W3C traceparent (tracing on), stored with the events: their delivery continues it. */
+      traceparent?: () => string | null;
+      /** Seals are counted here, where every seal is written (`sealed`, once its transaction commits). */
+      instruments?: Instruments;
+    },
   ) {}
 
   async write(em: EntityManager, events: readonly DomainEvent[]): Promise<void> {
@@ -50,24 +52,24 @@ export class EventJournal implements DomainEvents {
       await lockRecordRow(em, recordId);
       entries.push(...(await this.journalRecord(em, recordId, byRecord.get(recordId)!)));
     }
-    const left = await writeJournal(em, entries, events, this.inlineNotifications(events), this.dispatchedWhen(events), this.traceparent());
+    const left = await writeJournal(em, entries, events, this.inlineNotifications(events), this.dispatchedWhen(events), this.deps.traceparent?.() ?? null);
     // The request's Idempotency-Key claim, if any, commits with the change it ran.
     await markClaimCommitted(em, events[0]!.data.recordId);
     // The change's own entities too: what the change wrote is in the database before it goes on.
     await em.flush();
-    if (left > 0 && this.inline) {
+    if (left > 0 && this.deps.inline) {
       if (em.isInTransaction()) leftForDispatcher.add(em);
-      else this.inline.wake();
+      else this.deps.inline.wake();
     }
     let seals = 0;
     for (const event of events) if (isSealingEvent(event)) seals += 1;
     if (seals === 0) return;
     if (em.isInTransaction()) sealsAwaitingCommit.set(em, (sealsAwaitingCommit.get(em) ?? 0) + seals);
-    else this.instruments.sealed(seals);
+    else this.deps.instruments?.sealed(seals);
   }
 
   committed(): void {
-    this.onCommitted();
+    this.deps.onCommitted?.();
   }
 
   /**
@@ -78,9 +80,9 @@ export class EventJournal implements DomainEvents {
    */
   afterCommit(em: object): void {
     const seals = sealsAwaitingCommit.get(em);
-    if (seals !== undefined && sealsAwaitingCommit.delete(em)) this.instruments.sealed(seals);
+    if (seals !== undefined && sealsAwaitingCommit.delete(em)) this.deps.instruments?.sealed(seals);
     if (!leftForDispatcher.delete(em)) return;
-    this.inline?.wake();
+    this.deps.inline?.wake();
   }
 
   /**
@@ -91,9 +93,9 @@ export class EventJournal implements DomainEvents {
   private inlineNotifications(events: readonly DomainEvent[]): (readonly string[] | null)[] {
     const waiting = new Set<string>();
     return events.map((event) => {
-      if (!this.inline || waiting.has(event.data.recordId)) return null;
+      if (!this.deps.inline || waiting.has(event.data.recordId)) return null;
       const payloads: string[] = [];
-      for (const subscriber of this.inline.subscribers) {
+      for (const subscriber of this.deps.inline.subscribers) {
         const own = subscriber.notifications?.(event);
         if (own === undefined) {
           waiting.add(event.data.recordId);
@@ -108,7 +110,7 @@ export class EventJournal implements DomainEvents {
   /** The subscribers' conditions under which these events must wait for the dispatcher (`OutboxSubscriber.dispatchedWhen`), or null. */
   private dispatchedWhen(events: readonly DomainEvent[]): string | null {
     const conditions = new Set<string>();
-    for (const subscriber of this.inline?.subscribers ?? []) {
+    for (const subscriber of this.deps.inline?.subscribers ?? []) {
       for (const event of events) {
         const condition = subscriber.dispatchedWhen?.(event);
         if (condition) conditions.add(condition);
@@ -134,7 +136,7 @@ export class EventJournal implements DomainEvents {
         const written = before.at(-1);
         const head = written ? { seq: written.seq, entryHash: written.entryHash } : undefined;
         const record = loadedWithParticipants(em, recordId) ?? (await em.findOneOrFail(SignedRecord, { id: recordId }, { populate: ['participants'] }));
-        const sealed = await sealRecord(em, record, record.sealedAt ?? new Date(event.data.at), this.seal, head);
+        const sealed = await sealRecord(em, record, record.sealedAt ?? new Date(event.data.at), this.deps.sealContext, head);
         if (head) rememberAuditHead(em, recordId, head);
         move.details = { ...move.details, metadata_hash: sealed.metadataHash };
       }

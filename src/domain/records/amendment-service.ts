@@ -23,13 +23,15 @@ export type CancelInput = { reason?: string | null; summary?: string | null };
  */
 export class AmendmentService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly events: DomainEvents,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      events: DomainEvents;
+    },
   ) {}
 
   async amend(principal: Principal | null, idOrReference: string, input: AmendInput): Promise<string> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'lifecycle.amend', async (locked) => {
+    return withLockedRecord(this.deps.orm, this.deps.events, () => this.deps.clock.now(), principal, idOrReference, 'lifecycle.amend', async (locked) => {
       const issues = new IssueCollector();
       validateBody(issues, input.body);
       const note = optionalText(issues, input.amendmentNote, 'amendmentNote', LIMITS.reason);
@@ -50,7 +52,7 @@ export class AmendmentService {
    * slip between the look at the status and the move.
    */
   async cancel(principal: Principal | null, idOrReference: string, input: CancelInput): Promise<string> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, 'lifecycle.cancel', async (locked) => {
+    return withLockedRecord(this.deps.orm, this.deps.events, () => this.deps.clock.now(), principal, idOrReference, 'lifecycle.cancel', async (locked) => {
       const issues = new IssueCollector();
       const reason = optionalText(issues, input.reason, 'reason', LIMITS.reason);
       const summary = optionalText(issues, input.summary, 'summary', LIMITS.summary);

@@ -42,9 +42,11 @@ function diffSummary(before: string, after: string): string {
  */
 export class CounterService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly events: DomainEvents,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      events: DomainEvents;
+    },
   ) {}
 
   async submit(principal: Principal | null, idOrReference: string, input: { proposedBody: string; rawInput?: string | null }): Promise<CounterView> {
@@ -78,7 +80,7 @@ export class CounterService {
   /** Any participant (anyone who can read the record) may read its counter-proposals; no lock taken. */
   async get(principal: Principal | null, idOrReference: string, counterId: string): Promise<CounterView> {
     const caller = requireAccess(principal, 'lifecycle.getCounter');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const { record } = await findRecordAsReader(em, idOrReference, readerOf(caller));
     return toCounterView(await this.find(em, record, counterId));
   }
@@ -140,7 +142,7 @@ export class CounterService {
   }
 
   private async change<T>(principal: Principal | null, idOrReference: string, operation: ScopedOperation, work: (locked: LockedRecord) => Promise<T>): Promise<T> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, operation, work);
+    return withLockedRecord(this.deps.orm, this.deps.events, () => this.deps.clock.now(), principal, idOrReference, operation, work);
   }
 
   private async find(em: EntityManager, record: SignedRecord, counterId: string): Promise<CounterProposal> {

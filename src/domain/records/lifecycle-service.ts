@@ -31,12 +31,14 @@ const WAIVE_OPERATIONS = {
  */
 export class LifecycleService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly invitations: Invitations,
-    private readonly events: DomainEvents,
-    private readonly rateLimiter: RateLimiter,
-    private readonly settings: LifecycleSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      invitations: Invitations;
+      events: DomainEvents;
+      rateLimiter: RateLimiter;
+      settings: LifecycleSettings;
+    },
   ) {}
 
   /**
@@ -52,10 +54,10 @@ export class LifecycleService {
       // The row's guard (lifecycle.ts): the initiator signed the current version, the type's roles are filled.
       fire(locked, 'submit');
       const others = record.participants.getItems().filter((p) => p.role !== 'initiator' && !p.removedAt);
-      record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.settings.defaultLapseDays) * 86_400_000);
+      record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.deps.settings.defaultLapseDays) * 86_400_000);
       // Everyone is named as of submission; whose invitation goes out now is the signing order's call.
       for (const participant of others) participant.invitedAt = now;
-      afterCommit = await this.invitations.inviteDue(locked.em, record, now);
+      afterCommit = await this.deps.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     }, within);
@@ -143,7 +145,7 @@ export class LifecycleService {
       participant.waivedAt = now;
       locked.events.push(lifecycleEvent(record, move, record.status, participant.id, now));
       // In sequential order, going on without a party passes the turn to the next one.
-      afterCommit = await this.invitations.inviteDue(locked.em, record, now);
+      afterCommit = await this.deps.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     });
@@ -186,7 +188,7 @@ export class LifecycleService {
       record.participants.add(created);
       locked.events.push(lifecycleEvent(record, 'replace_witness', record.status, created.id, now));
       // Invited now, or in sequential order once every party has signed.
-      afterCommit = await this.invitations.inviteDue(em, record, now);
+      afterCommit = await this.deps.invitations.inviteDue(em, record, now);
       return record.id;
     });
     await afterCommit();
@@ -211,27 +213,27 @@ export class LifecycleService {
       return record.id;
     });
     // Counted after the (read-only) transaction, on the pool: a transaction never waits for a second connection.
-    await this.rateLimiter.hit(this.orm.em.fork(), `resend:${participantId}`, { limit: this.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
+    await this.deps.rateLimiter.hit(this.deps.orm.em.fork(), `resend:${participantId}`, { limit: this.deps.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
     const { participant, record } = resend!;
-    await this.invitations.resend(record, participant);
+    await this.deps.invitations.resend(record, participant);
     return id;
   }
 
   /** Pending records whose lapse has passed become expired. Idempotent; safe on several instances. */
   async expireDue(): Promise<number> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const pending = { $in: ['pending_confirmation', 'counter_under_review'] as SignedRecord['status'][] };
-    const due = await this.orm.em.fork().find(SignedRecord, { status: pending, expiresAt: { $lte: now } }, { fields: ['id'] });
+    const due = await this.deps.orm.em.fork().find(SignedRecord, { status: pending, expiresAt: { $lte: now } }, { fields: ['id'] });
     let expired = 0;
     for (const { id } of due) {
       const events: RecordLifecycleEvent[] = [];
-      const done = await this.orm.em
+      const done = await this.deps.orm.em
         .fork()
         .transactional(async (em) => {
           const record = await em.findOne(SignedRecord, { id, status: pending, expiresAt: { $lte: now } }, { lockMode: LockMode.PESSIMISTIC_WRITE_OR_FAIL });
           if (!record) return false;
           fire({ record, events, now }, 'lapse');
-          await this.events.write(em, events.map(lifecycle));
+          await this.deps.events.write(em, events.map(lifecycle));
           return true;
         })
         .catch((error: unknown) => {
@@ -240,7 +242,7 @@ export class LifecycleService {
           throw error;
         });
       if (done) expired += 1;
-      this.events.committed();
+      this.deps.events.committed();
     }
     return expired;
   }
@@ -248,7 +250,7 @@ export class LifecycleService {
   // ---- internals -------------------------------------------------------------------------------
 
   private async change<T>(principal: Principal | null, idOrReference: string, operation: ScopedOperation, work: (locked: LockedRecord) => Promise<T>, within?: SharedTransaction): Promise<T> {
-    return withLockedRecord(this.orm, this.events, () => this.clock.now(), principal, idOrReference, operation, work, within);
+    return withLockedRecord(this.deps.orm, this.deps.events, () => this.deps.clock.now(), principal, idOrReference, operation, work, within);
   }
 
   /** The participant-level table decides in which record statuses (and types) a move is possible. */

@@ -48,15 +48,17 @@ export type ListRecordsInput = { status?: string | null; type?: string | null; t
 /** Creating, editing and reading records. Status changes go through the lifecycle table. */
 export class RecordService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
-    /**
-     * Identities' listing pages and record reads, kept in memory (none without). Dropped whenever
-     * anything a record view is made from changes, on any instance and by any path (see AnswerCache
-     * and the `RECORDS_CHANGED` notification of the record_change_notifications migration).
-     */
-    private readonly caches: { listings: AnswerCache<RecordPage> | null; views: AnswerCache<RecordView> | null } = { listings: null, views: null },
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      sealing: SealingSettings;
+      /**
+       * Identities' listing pages and record reads, kept in memory (none without). Dropped whenever
+       * anything a record view is made from changes, on any instance and by any path (see AnswerCache
+       * and the `RECORDS_CHANGED` notification of the record_change_notifications migration).
+       */
+      caches?: { listings: AnswerCache<RecordPage> | null; views: AnswerCache<RecordView> | null };
+    },
   ) {}
 
   /**
@@ -72,7 +74,7 @@ export class RecordService {
     within?: SharedTransaction,
   ): Promise<RecordView> {
     const caller = requireAccess(principal, createOperation(input));
-    const em = within?.em ?? this.orm.em.fork();
+    const em = within?.em ?? this.deps.orm.em.fork();
     const draft = checkNewRecord(input, await initiatorContactOf(em, caller));
     const teamId = await teamOfNewRecord(em, caller, input.teamId, true, createOperation(input));
     const record = this.insert(em, caller, draft, teamId, via, origin);
@@ -86,7 +88,7 @@ export class RecordService {
    * anything: a bulk send checks its rows with it before it stores them (the team's part: `checkTeam`).
    */
   async check(principal: Principal | null, inputs: readonly CreateRecordInput[]): Promise<(DomainError | null)[]> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const caller = requireAuthenticated(principal);
     const contact = await initiatorContactOf(em, caller);
     const outcomes: (DomainError | null)[] = [];
@@ -105,12 +107,12 @@ export class RecordService {
   /** What `create` would refuse of a new record of this team (none: the caller's own) and type for the team's sake (a role too low, a team's key that cannot initiate). */
   async checkTeam(principal: Principal | null, teamId: string | null, type: RecordType): Promise<void> {
     const caller = requireAccess(principal, createOperation({ type }));
-    await teamOfNewRecord(this.orm.em.fork(), caller, teamId, true, createOperation({ type }));
+    await teamOfNewRecord(this.deps.orm.em.fork(), caller, teamId, true, createOperation({ type }));
   }
 
   private insert(em: EntityManager, caller: Principal, draft: CheckedRecord, teamId: string | null, via: InitiatedVia, origin: { templateId: string; templateVersion: number } | null): SignedRecord {
     const { type, input, title, summary, jurisdiction, lapseDays, methodCount, signingOrder, reminders, parties, witnesses, initiatorContact } = draft;
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const record = em.create(SignedRecord, {
       reference: newRecordReference(),
       type,
@@ -174,7 +176,7 @@ export class RecordService {
    */
   async isReadable(principal: Principal | null, idOrReference: string, teamId: string | null = null): Promise<boolean> {
     const caller = requireAccess(principal, 'records.activity');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const record = await findRecord(em, idOrReference);
     if (record === null || (teamId !== null && record.teamId !== teamId.toLowerCase())) return false;
     return canRead(record, await viewerFor(em, readerOf(caller)));
@@ -186,7 +188,7 @@ export class RecordService {
     if (!key) throw DomainError.notFound('Record');
     const reader = readerOf(caller);
     const load = async (): Promise<RecordView> => {
-      const { viewer, models } = await readRecords(this.orm.em.fork(), key, reader, this.sealing);
+      const { viewer, models } = await readRecords(this.deps.orm.em.fork(), key, reader, this.deps.sealing);
       const [model] = models;
       // Outside the viewer's identity graph answers exactly like missing (references cannot be probed).
       if (!model || !canRead(model.record, viewer)) throw DomainError.notFound('Record');
@@ -194,7 +196,8 @@ export class RecordService {
     };
     // The view depends on the record and on who reads it (their identity's contact points) only;
     // a miss (not found) is never kept.
-    return this.caches.views ? this.caches.views.get(`${readerKey(reader)}\u0000${idOrReference}`, load, () => true) : load();
+    const views = this.deps.caches?.views;
+    return views ? views.get(`${readerKey(reader)}\u0000${idOrReference}`, load, () => true) : load();
   }
 
   async list(principal: Principal | null, input: ListRecordsInput): Promise<RecordPage> {
@@ -216,24 +219,25 @@ export class RecordService {
     // A team's listing needs a role in it (checked on every call: a removed member is refused at once);
     // a team's key lists its team's records.
     const team = input.teamId ?? (caller.kind === 'api_key' && caller.teamKey ? caller.identityId : null);
-    if (team !== null) await requireTeamRole(this.orm.em.fork(), caller, team, 'records.list');
+    if (team !== null) await requireTeamRole(this.deps.orm.em.fork(), caller, team, 'records.list');
     const filter = { status: input.status, type: input.type, team: team?.toLowerCase() ?? null, limit, offset };
     const load = async (): Promise<RecordPage> => {
-      const em = this.orm.em.fork();
+      const em = this.deps.orm.em.fork();
       const { ids, total } = await readableRecordIds(em, caller.identityId, filter);
-      const { viewer, models } = await readRecords(em, { ids }, reader, this.sealing);
+      const { viewer, models } = await readRecords(em, { ids }, reader, this.deps.sealing);
       return { records: models.map((m) => toRecordView(m.record, viewer, m.signatures, m.counter, m.sealing)), total, limit, offset };
     };
-    if (!this.caches.listings) return load();
+    const listings = this.deps.caches?.listings;
+    if (!listings) return load();
     // The page depends on the identity (whose records, seen through which contact points) and the filter only.
     const key = [readerKey(reader), filter.team ?? '', filter.status ?? '', filter.type ?? '', limit, offset].join('\u0000');
-    return this.caches.listings.get(key, load, () => true);
+    return listings.get(key, load, () => true);
   }
 
   /** Edits a draft. Only the initiator may; a body change starts a new version and resets the initiator's signature. */
   async update(principal: Principal | null, idOrReference: string, input: UpdateRecordInput): Promise<RecordView> {
     const caller = requireAccess(principal, 'records.update');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const { record, viewer } = await findRecordAsReader(em, idOrReference, readerOf(caller));
     if (!actsAsInitiator(record, viewer)) {
       throw new DomainError('forbidden', 'Only the initiator can edit a draft');
@@ -272,7 +276,7 @@ export class RecordService {
     validateParticipantsForType(issues, record.type, parties, witnesses, initiatorContact);
     issues.throwIfAny();
 
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     // What a signer agrees to: a change to any of it voids signing work already done on this version.
     const termsChanged =
       title !== record.title ||

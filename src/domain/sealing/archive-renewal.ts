@@ -36,12 +36,14 @@ const WAIT_AFTER_MS = { failed: 6 * 3_600_000, not_extended: 24 * 3_600_000 } as
  */
 export class ArchiveRenewal {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly store: ArtifactStore,
-    private readonly renderer: SealRenderer,
-    private readonly clock: Clock,
-    private readonly settings: ArchiveRenewalSettings,
-    private readonly logger: Logger,
+    private readonly deps: {
+      orm: MikroORM;
+      artifactStore: ArtifactStore;
+      renderer: SealRenderer;
+      clock: Clock;
+      settings: ArchiveRenewalSettings;
+      logger: Logger;
+    },
   ) {}
 
   /**
@@ -49,9 +51,9 @@ export class ArchiveRenewal {
    * but those an attempt that stored nothing put off (`archive_next_attempt_at`).
    */
   async due(limit = 50): Promise<string[]> {
-    const now = this.clock.now();
-    const horizon = new Date(now.getTime() + this.settings.renewBeforeDays * 86_400_000);
-    const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
+    const now = this.deps.clock.now();
+    const horizon = new Date(now.getTime() + this.deps.settings.renewBeforeDays * 86_400_000);
+    const rows = await this.deps.orm.em.fork().execute<{ record_id: string }[]>(
       `select record_id from sealed_artifacts
         where kind = 'sealed_pdf' and archive_expires_at is not null and archive_expires_at < ?
           and (archive_next_attempt_at is null or archive_next_attempt_at <= ?)
@@ -67,14 +69,14 @@ export class ArchiveRenewal {
    * about at every run, and PDFs that cannot be renewed do not keep the ones behind them waiting.
    */
   async renewDue(): Promise<RenewalOutcome[]> {
-    if (this.settings.tsaUrls.length === 0) return [];
+    if (this.deps.settings.tsaUrls.length === 0) return [];
     const outcomes: RenewalOutcome[] = [];
     for (const recordId of await this.due()) {
       const outcome = await this.renew(recordId);
       if (outcome.outcome === 'failed' || outcome.outcome === 'not_extended') {
-        outcome.nextAttemptAt = new Date(this.clock.now().getTime() + WAIT_AFTER_MS[outcome.outcome]);
-        await this.orm.em.fork().execute(`update sealed_artifacts set archive_next_attempt_at = ? where record_id = ? and kind = 'sealed_pdf'`, [outcome.nextAttemptAt, recordId]);
-        this.logger.info({ recordId, nextAttemptAt: outcome.nextAttemptAt.toISOString() }, 'sealed PDF archive renewal put off');
+        outcome.nextAttemptAt = new Date(this.deps.clock.now().getTime() + WAIT_AFTER_MS[outcome.outcome]);
+        await this.deps.orm.em.fork().execute(`update sealed_artifacts set archive_next_attempt_at = ? where record_id = ? and kind = 'sealed_pdf'`, [outcome.nextAttemptAt, recordId]);
+        this.deps.logger.info({ recordId, nextAttemptAt: outcome.nextAttemptAt.toISOString() }, 'sealed PDF archive renewal put off');
       }
       outcomes.push(outcome);
     }
@@ -87,29 +89,29 @@ export class ArchiveRenewal {
    * may have renewed it meanwhile: then this answer is dropped).
    */
   async renew(recordId: string): Promise<RenewalOutcome> {
-    const current = await this.store.read(this.orm.em.fork(), recordId, 'sealed_pdf');
+    const current = await this.deps.artifactStore.read(this.deps.orm.em.fork(), recordId, 'sealed_pdf');
     if (!current) return { recordId, renewed: false, reason: 'no sealed PDF' };
     try {
-      const renewed = await this.renderer.renewArchive(new Uint8Array(current.bytes), { tsaUrls: this.settings.tsaUrls, tsaTimeoutMs: this.settings.tsaTimeoutMs });
+      const renewed = await this.deps.renderer.renewArchive(new Uint8Array(current.bytes), { tsaUrls: this.deps.settings.tsaUrls, tsaTimeoutMs: this.deps.settings.tsaTimeoutMs });
       // A timestamp whose certificate expires no later than the newest one in the file gains nothing, and
       // storing it would grow the file at every run while the PDF stays due: it is dropped.
       const before = current.artifact.archiveExpiresAt;
       if (!renewed.archiveExpiresAt || (before && renewed.archiveExpiresAt.getTime() <= new Date(before).getTime())) {
-        this.logger.warn({ recordId, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null }, 'archive timestamp not renewed: the authority\'s certificate expires no later than the newest timestamp\'s in the file');
+        this.deps.logger.warn({ recordId, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null }, 'archive timestamp not renewed: the authority\'s certificate expires no later than the newest timestamp\'s in the file');
         return { recordId, renewed: false, outcome: 'not_extended', reason: 'the authority\'s certificate expires no later than the newest timestamp\'s' };
       }
-      const stored = await this.orm.em.fork().transactional((em) =>
-        this.store.renew(em, { recordId, previousSha256: current.artifact.sha256, bytes: renewed.bytes, level: current.artifact.level ?? 'B-LTA', archiveExpiresAt: renewed.archiveExpiresAt }),
+      const stored = await this.deps.orm.em.fork().transactional((em) =>
+        this.deps.artifactStore.renew(em, { recordId, previousSha256: current.artifact.sha256, bytes: renewed.bytes, level: current.artifact.level ?? 'B-LTA', archiveExpiresAt: renewed.archiveExpiresAt }),
       );
       if (!stored) return { recordId, renewed: false, outcome: 'renewed_elsewhere', reason: 'renewed meanwhile by another instance' };
-      this.logger.info(
+      this.deps.logger.info(
         { recordId, version: stored.version, documentHash: stored.sha256, archiveExpiresAt: renewed.archiveExpiresAt?.toISOString() ?? null, authority: renewed.documentTimestampUrl, warnings: renewed.validationWarnings },
         'sealed PDF archive timestamp renewed',
       );
       return { recordId, renewed: true, version: stored.version, sha256: stored.sha256 };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      this.logger.warn({ recordId, reason }, 'sealed PDF archive timestamp renewal failed');
+      this.deps.logger.warn({ recordId, reason }, 'sealed PDF archive timestamp renewal failed');
       return { recordId, renewed: false, outcome: 'failed', reason };
     }
   }

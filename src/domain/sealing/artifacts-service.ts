@@ -4,13 +4,13 @@ import { SignedRecord } from '../records/entities.js';
 import { auditTrail, type AuditTrailEntry } from '../records/audit-trail.js';
 import { canonicalBytes } from '../shared/canonical-json.js';
 import type { Clock } from '../shared/clock.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 import { recordArtifact, type DomainEvent, type DomainEvents } from '../shared/events.js';
 import type { ArtifactFile, ArtifactStore, StoredArtifact } from './artifact-store.js';
 import type { ArtifactKind } from './entities.js';
 import { SHARE_CARD_HEIGHT, SHARE_CARD_WIDTH } from './look.js';
 import type { SealedPdfInput, SealedPdfParticipant } from './pdf-input.js';
-import { inlineRenderer, type SealRenderer } from './renderer.js';
+import type { SealRenderer } from './renderer.js';
 import { RecordSeal, sealedParticipants, type SealedMetadata } from './seal.js';
 import type { SealKey } from './seal-key.js';
 import { describeDegradation, gapsOf } from './seal-completion.js';
@@ -32,21 +32,23 @@ type Sealed = { record: SignedRecord; seal: RecordSeal };
  */
 export class SealArtifacts {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly store: ArtifactStore,
-    private readonly key: SealKey,
-    private readonly events: DomainEvents,
-    private readonly clock: Clock,
-    private readonly settings: ArtifactSettings,
-    private readonly logger: Logger,
-    private readonly renderer: SealRenderer = inlineRenderer,
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      orm: MikroORM;
+      artifactStore: ArtifactStore;
+      sealKey: SealKey;
+      events: DomainEvents;
+      clock: Clock;
+      settings: ArtifactSettings;
+      logger: Logger;
+      renderer: SealRenderer;
+      instruments: Instruments;
+    },
   ) {}
 
   /** Makes every missing artifact of a sealed record; nothing for a record that is not sealed. */
   async make(recordId: string): Promise<{ card: StoredArtifact | null; pdf: StoredArtifact | null }> {
-    const em = this.orm.em.fork();
-    const stored = await this.store.describeAll(em, recordId);
+    const em = this.deps.orm.em.fork();
+    const stored = await this.deps.artifactStore.describeAll(em, recordId);
     const card = stored.find((artifact) => artifact.kind === 'share_card') ?? null;
     const pdf = stored.find((artifact) => artifact.kind === 'sealed_pdf') ?? null;
     if (card && pdf) return { card, pdf };
@@ -59,7 +61,7 @@ export class SealArtifacts {
     const made = { card: card ?? kept.get('share_card') ?? null, pdf: pdf ?? kept.get('sealed_pdf') ?? null };
     // The seal's artifacts are complete now (a notarization has no PDF): how long that took from the seal.
     if (kept.size > 0 && made.card && (made.pdf || sealed.record.type === 'notarization')) {
-      this.instruments.artifactsReady(Math.max(0, this.clock.now().getTime() - sealed.seal.sealedAt.getTime()) / 1000);
+      this.deps.instruments.artifactsReady(Math.max(0, this.deps.clock.now().getTime() - sealed.seal.sealedAt.getTime()) / 1000);
     }
     return made;
   }
@@ -75,8 +77,8 @@ export class SealArtifacts {
 
   /** One artifact: the stored one, or drawn now for a sealed record (null for a record not sealed). */
   private async one(recordId: string, kind: ArtifactKind, draw: (em: EntityManager, sealed: Sealed) => Promise<ArtifactFile | null>): Promise<StoredArtifact | null> {
-    const em = this.orm.em.fork();
-    const existing = await this.store.describe(em, recordId, kind);
+    const em = this.deps.orm.em.fork();
+    const existing = await this.deps.artifactStore.describe(em, recordId, kind);
     if (existing) return existing;
     const sealed = await this.load(em, recordId);
     const file = sealed ? await draw(em, sealed) : null;
@@ -84,7 +86,7 @@ export class SealArtifacts {
   }
 
   private async cardFile({ record, seal }: Sealed): Promise<ArtifactFile> {
-    const png = await this.renderer.card({
+    const png = await this.deps.renderer.card({
       title: record.title ?? '',
       reference: record.reference,
       status: 'sealed',
@@ -128,29 +130,29 @@ export class SealArtifacts {
       participants: metadata.participants.map((p, i) => toPdfParticipant(p, names[i] ?? null)),
       auditTrail: entries.map((e) => ({ seq: e.seq, at: new Date(e.at), actorRole: e.actor_role, move: e.move, version: e.version, entryHash: e.entry_hash })),
       attachments: { sealedMetadataJson: Buffer.from(seal.metadata, 'utf8'), auditTrailJson: auditTrailDocument(record, entries) },
-      serviceName: this.settings.serviceName,
+      serviceName: this.deps.settings.serviceName,
     };
-    const signed = await this.renderer.signedPdf(input, {
-      key: this.key.signingMaterial(),
-      options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.settings.tsaUrls },
+    const signed = await this.deps.renderer.signedPdf(input, {
+      key: this.deps.sealKey.signingMaterial(),
+      options: { reason: `Sealed record ${record.reference}`, signingTime: seal.sealedAt, tsaUrls: this.deps.settings.tsaUrls },
     });
     // Authorities configured but the PDF below B-LTA: they did not all answer. Said at warn, counted, and
     // stored with what it lacks, for the completion job (seal-completion.ts) to finish it when they do.
-    const missing = this.settings.tsaUrls.length > 0 ? gapsOf(signed.level) : [];
+    const missing = this.deps.settings.tsaUrls.length > 0 ? gapsOf(signed.level) : [];
     if (missing.length > 0) {
-      this.instruments.sealDegraded(signed.level);
-      this.logger.warn({ recordId: record.id, reference: record.reference, padesLevel: signed.level, missing, ...describeDegradation(signed) }, 'sealed PDF degraded: its authorities did not all answer; it will be completed when they do');
+      this.deps.instruments.sealDegraded(signed.level);
+      this.deps.logger.warn({ recordId: record.id, reference: record.reference, padesLevel: signed.level, missing, ...describeDegradation(signed) }, 'sealed PDF degraded: its authorities did not all answer; it will be completed when they do');
     }
     return {
       recordId: record.id,
       kind: 'sealed_pdf',
       bytes: signed.bytes,
-      ...(missing.length > 0 ? { degraded: { missing, nextAttemptAt: new Date(this.clock.now().getTime() + this.settings.completionRetrySeconds * 1000) } } : {}),
+      ...(missing.length > 0 ? { degraded: { missing, nextAttemptAt: new Date(this.deps.clock.now().getTime() + this.deps.settings.completionRetrySeconds * 1000) } } : {}),
       contentType: 'application/pdf',
       filename: `${record.reference}.pdf`,
       level: signed.level,
       archiveExpiresAt: signed.archiveExpiresAt,
-      sealCertificate: { sha256: this.key.fingerprint, subject: this.key.subject },
+      sealCertificate: { sha256: this.deps.sealKey.fingerprint, subject: this.deps.sealKey.subject },
     };
   }
 
@@ -161,19 +163,19 @@ export class SealArtifacts {
   private async keep(files: readonly ArtifactFile[]): Promise<Map<ArtifactKind, StoredArtifact>> {
     if (files.length === 0) return new Map();
     let created = 0;
-    const kept = await this.orm.em.fork().transactional(async (em) => {
+    const kept = await this.deps.orm.em.fork().transactional(async (em) => {
       const saved = new Map<ArtifactKind, StoredArtifact>();
       const events: DomainEvent[] = [];
       for (const file of files) {
-        const { artifact, created: stored } = await this.store.save(em, file);
+        const { artifact, created: stored } = await this.deps.artifactStore.save(em, file);
         saved.set(file.kind, artifact);
-        if (stored) events.push(recordArtifact({ recordId: file.recordId, artifact: file.kind, state: 'ready', at: this.clock.now().toISOString() }));
+        if (stored) events.push(recordArtifact({ recordId: file.recordId, artifact: file.kind, state: 'ready', at: this.deps.clock.now().toISOString() }));
       }
-      await this.events.write(em, events);
+      await this.deps.events.write(em, events);
       created = events.length;
       return saved;
     });
-    if (created > 0) this.events.committed();
+    if (created > 0) this.deps.events.committed();
     return kept;
   }
 

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
-import { noInstruments, type Instruments } from '../shared/instruments.js';
+import type { Instruments } from '../shared/instruments.js';
 import type { ArtifactStore } from './artifact-store.js';
 import type { SealGap } from './entities.js';
 import type { SealRenderer } from './renderer.js';
@@ -69,34 +69,36 @@ const scrub = (text: string): string => text.replace(/\bhttps?:\/\/[^\s;,)]+/g, 
  */
 export class SealCompletion {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly store: ArtifactStore,
-    private readonly renderer: SealRenderer,
-    private readonly clock: Clock,
-    private readonly settings: SealCompletionSettings,
-    private readonly logger: Logger,
-    private readonly instruments: Instruments = noInstruments,
+    private readonly deps: {
+      orm: MikroORM;
+      artifactStore: ArtifactStore;
+      renderer: SealRenderer;
+      clock: Clock;
+      settings: SealCompletionSettings;
+      logger: Logger;
+      instruments: Instruments;
+    },
   ) {}
 
   /** The wait after `attempts` failed attempts: doubling from the first, bounded. */
   private waitAfter(attempts: number): number {
-    return Math.min(this.settings.firstRetrySeconds * 2 ** Math.max(0, attempts - 1), this.settings.maxRetrySeconds) * 1000;
+    return Math.min(this.deps.settings.firstRetrySeconds * 2 ** Math.max(0, attempts - 1), this.deps.settings.maxRetrySeconds) * 1000;
   }
 
   /** Degraded seals whose next attempt is due, longest waiting first. */
   async due(limit = 20): Promise<string[]> {
-    const rows = await this.orm.em.fork().execute<{ record_id: string }[]>(
+    const rows = await this.deps.orm.em.fork().execute<{ record_id: string }[]>(
       `select record_id from sealed_artifacts
         where kind = 'sealed_pdf' and seal_completion_next_at is not null and seal_completion_next_at <= ?
         order by seal_completion_next_at limit ?`,
-      [this.clock.now(), limit],
+      [this.deps.clock.now(), limit],
     );
     return rows.map((row) => row.record_id);
   }
 
   /** Tries every due seal once (the job's run). */
   async completeDue(): Promise<CompletionOutcome[]> {
-    if (this.settings.tsaUrls.length === 0) return [];
+    if (this.deps.settings.tsaUrls.length === 0) return [];
     const outcomes: CompletionOutcome[] = [];
     for (const recordId of await this.due()) outcomes.push(await this.complete(recordId));
     return outcomes;
@@ -108,20 +110,20 @@ export class SealCompletion {
    * completed it meanwhile). Otherwise the next attempt is put off.
    */
   async complete(recordId: string): Promise<CompletionOutcome> {
-    const current = await this.store.read(this.orm.em.fork(), recordId, 'sealed_pdf');
+    const current = await this.deps.artifactStore.read(this.deps.orm.em.fork(), recordId, 'sealed_pdf');
     if (!current?.artifact.sealMissing) return { recordId, outcome: 'completed_elsewhere' };
     const attempts = current.artifact.sealCompletionAttempts + 1;
     const before = (current.artifact.level ?? 'B-B') as PadesLevel;
     try {
-      const completed = await this.renderer.completeSeal(new Uint8Array(current.bytes), { tsaUrls: this.settings.tsaUrls, tsaTimeoutMs: this.settings.tsaTimeoutMs });
+      const completed = await this.deps.renderer.completeSeal(new Uint8Array(current.bytes), { tsaUrls: this.deps.settings.tsaUrls, tsaTimeoutMs: this.deps.settings.tsaTimeoutMs });
       if (LEVELS.indexOf(completed.level) <= LEVELS.indexOf(before)) {
         const reason = `the authorities answered but the PDF stays ${completed.level}`;
         return await this.putOff(recordId, attempts, reason, describeDegradation(completed));
       }
       const missing = gapsOf(completed.level);
-      const nextAttemptAt = missing.length > 0 ? new Date(this.clock.now().getTime() + this.waitAfter(attempts)) : null;
-      const stored = await this.orm.em.fork().transactional(async (em) => {
-        const renewed = await this.store.renew(em, {
+      const nextAttemptAt = missing.length > 0 ? new Date(this.deps.clock.now().getTime() + this.waitAfter(attempts)) : null;
+      const stored = await this.deps.orm.em.fork().transactional(async (em) => {
+        const renewed = await this.deps.artifactStore.renew(em, {
           recordId,
           previousSha256: current.artifact.sha256,
           bytes: completed.bytes,
@@ -139,10 +141,10 @@ export class SealCompletion {
       });
       if (!stored) return { recordId, outcome: 'completed_elsewhere' };
       const outcome = missing.length === 0 ? 'completed' : 'improved';
-      this.instruments.sealCompletion(outcome);
+      this.deps.instruments.sealCompletion(outcome);
       const log = { recordId, version: stored.version, documentHash: stored.sha256, fromLevel: before, padesLevel: completed.level, missing, ...describeDegradation(completed) };
-      if (missing.length === 0) this.logger.info(log, 'degraded seal completed');
-      else this.logger.warn({ ...log, nextAttemptAt: nextAttemptAt!.toISOString() }, 'degraded seal improved, still missing some evidence');
+      if (missing.length === 0) this.deps.logger.info(log, 'degraded seal completed');
+      else this.deps.logger.warn({ ...log, nextAttemptAt: nextAttemptAt!.toISOString() }, 'degraded seal improved, still missing some evidence');
       return { recordId, outcome, level: completed.level, version: stored.version, missing, ...(nextAttemptAt ? { nextAttemptAt } : {}) };
     } catch (error) {
       return this.putOff(recordId, attempts, error instanceof Error ? error.message : String(error));
@@ -150,13 +152,13 @@ export class SealCompletion {
   }
 
   private async putOff(recordId: string, attempts: number, reason: string, detail: Partial<ReturnType<typeof describeDegradation>> = {}): Promise<CompletionOutcome> {
-    const nextAttemptAt = new Date(this.clock.now().getTime() + this.waitAfter(attempts));
-    await this.orm.em.fork().execute(
+    const nextAttemptAt = new Date(this.deps.clock.now().getTime() + this.waitAfter(attempts));
+    await this.deps.orm.em.fork().execute(
       `update sealed_artifacts set seal_completion_attempts = ?, seal_completion_next_at = ? where record_id = ? and kind = 'sealed_pdf' and seal_missing is not null`,
       [attempts, nextAttemptAt, recordId],
     );
-    this.instruments.sealCompletion('failed');
-    this.logger.warn({ recordId, attempts, nextAttemptAt: nextAttemptAt.toISOString(), reason: scrub(reason), ...detail }, 'degraded seal not completed yet');
+    this.deps.instruments.sealCompletion('failed');
+    this.deps.logger.warn({ recordId, attempts, nextAttemptAt: nextAttemptAt.toISOString(), reason: scrub(reason), ...detail }, 'degraded seal not completed yet');
     return { recordId, outcome: 'failed', reason: scrub(reason), nextAttemptAt };
   }
 }

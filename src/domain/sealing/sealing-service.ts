@@ -37,11 +37,13 @@ const PENDING_RETRY_SECONDS = 5;
  */
 export class SealingService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly store: ArtifactStore,
-    private readonly artifacts: SealArtifacts,
-    private readonly clock: Clock,
-    private readonly settings: SealingServiceSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      artifactStore: ArtifactStore;
+      sealArtifacts: SealArtifacts;
+      clock: Clock;
+      settings: SealingServiceSettings;
+    },
   ) {}
 
   async auditTrail(principal: Principal | null, idOrReference: string): Promise<AuditTrailView> {
@@ -67,11 +69,11 @@ export class SealingService {
     const { record, em, caller } = await this.readable(principal, 'artifacts.createDocumentTicket', idOrReference);
     if (record.type === 'notarization') throw DomainError.notFound('Document');
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no sealed document yet');
-    if (!(await this.store.read(em, record.id, 'sealed_pdf'))) {
+    if (!(await this.deps.artifactStore.read(em, record.id, 'sealed_pdf'))) {
       throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
     }
-    const { token, expiresAt } = await issueTicket(em, { kind: 'signed_pdf', subjectId: record.id, identityId: caller.identityId, now: this.clock.now(), ttlSeconds: this.settings.cardTicketTtlSeconds });
-    return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/document/${token}`, expiresAt };
+    const { token, expiresAt } = await issueTicket(em, { kind: 'signed_pdf', subjectId: record.id, identityId: caller.identityId, now: this.deps.clock.now(), ttlSeconds: this.deps.settings.cardTicketTtlSeconds });
+    return { url: `${this.deps.settings.publicBaseUrl}/api/v1/artifacts/document/${token}`, expiresAt };
   }
 
   /** Redeems a sealed-PDF ticket, once (as a card ticket is redeemed). */
@@ -80,7 +82,7 @@ export class SealingService {
   }
 
   private async documentOf(recordId: string): Promise<ArtifactDownload> {
-    const stored = await this.store.read(this.orm.em.fork(), recordId, 'sealed_pdf');
+    const stored = await this.deps.artifactStore.read(this.deps.orm.em.fork(), recordId, 'sealed_pdf');
     if (!stored) throw new DomainError('artifact_pending', 'The sealed document is being made; ask again shortly', { retryAfterSeconds: PENDING_RETRY_SECONDS });
     return download(stored.artifact, stored.bytes);
   }
@@ -95,8 +97,8 @@ export class SealingService {
   async createCardTicket(principal: Principal | null, idOrReference: string, only?: RecordType): Promise<CardTicketView> {
     const { record, em, caller } = await this.readable(principal, 'artifacts.createCardTicket', idOrReference, only);
     if (!record.sealedAt) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
-    const { token, expiresAt } = await issueTicket(em, { kind: 'share_card', subjectId: record.id, identityId: caller.identityId, now: this.clock.now(), ttlSeconds: this.settings.cardTicketTtlSeconds });
-    return { url: `${this.settings.publicBaseUrl}/api/v1/artifacts/share-card/${token}`, expiresAt };
+    const { token, expiresAt } = await issueTicket(em, { kind: 'share_card', subjectId: record.id, identityId: caller.identityId, now: this.deps.clock.now(), ttlSeconds: this.deps.settings.cardTicketTtlSeconds });
+    return { url: `${this.deps.settings.publicBaseUrl}/api/v1/artifacts/share-card/${token}`, expiresAt };
   }
 
   /**
@@ -109,22 +111,22 @@ export class SealingService {
 
   /** The record a ticket of this kind is for, redeemed now; unknown, used, expired and other-kind tickets alike are 404. */
   private redeem(token: string, kind: TicketKind, unknown: string): Promise<string> {
-    return redeemTicket(this.orm.em.fork(), token, kind, this.clock.now(), unknown);
+    return redeemTicket(this.deps.orm.em.fork(), token, kind, this.deps.clock.now(), unknown);
   }
 
   private async cardOf(recordId: string, sealed: boolean): Promise<ArtifactDownload> {
     if (!sealed) throw new DomainError('not_found', 'The record is not sealed: it has no share card');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     // Read it; make it first only when it does not exist yet (lazily, as a missing card is remade).
-    let stored = await this.store.read(em, recordId, 'share_card' satisfies ArtifactKind);
-    if (!stored && (await this.artifacts.card(recordId))) stored = await this.store.read(em, recordId, 'share_card');
+    let stored = await this.deps.artifactStore.read(em, recordId, 'share_card' satisfies ArtifactKind);
+    if (!stored && (await this.deps.sealArtifacts.card(recordId))) stored = await this.deps.artifactStore.read(em, recordId, 'share_card');
     if (!stored) throw DomainError.notFound('Share card');
     return download(stored.artifact, stored.bytes);
   }
 
   private async readable(principal: Principal | null, operation: ScopedOperation, idOrReference: string, only?: RecordType) {
     const caller = requireAccess(principal, operation);
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const { record } = await findRecordAsReader(em, idOrReference, readerOf(caller));
     if (only && record.type !== only) throw DomainError.notFound('Record');
     return { record, em, caller };

@@ -17,9 +17,11 @@ export type ClientLimitSettings = { codeCallsPerHour: number; verificationsPerMi
  */
 export class ClientLimits {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly rateLimiter: RateLimiter,
-    private readonly settings: ClientLimitSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      rateLimiter: RateLimiter;
+      settings: ClientLimitSettings;
+    },
   ) {}
 
   /** Counts one call of `route` from `client`; no address (an in-process caller) is not limited here. */
@@ -27,11 +29,11 @@ export class ClientLimits {
     if (!client) return;
     const rule: RateLimitRule =
       route === 'public_verify'
-        ? { limit: this.settings.verificationsPerMinute, windowSeconds: 60, name: 'client_public_verify' }
+        ? { limit: this.deps.settings.verificationsPerMinute, windowSeconds: 60, name: 'client_public_verify' }
         : route === 'oauth_register'
-          ? { limit: this.settings.registrationsPerHour ?? 20, windowSeconds: 3600, name: 'client_oauth_register' }
-          : { limit: this.settings.codeCallsPerHour, windowSeconds: 3600, name: `client_${route}` };
-    await this.rateLimiter.hit(this.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address', (quota) =>
+          ? { limit: this.deps.settings.registrationsPerHour ?? 20, windowSeconds: 3600, name: 'client_oauth_register' }
+          : { limit: this.deps.settings.codeCallsPerHour, windowSeconds: 3600, name: `client_${route}` };
+    await this.deps.rateLimiter.hit(this.deps.orm.em.fork(), `client:${route}:${client}`, rule, 'requests from this network address', (quota) =>
       reportQuota({ policy: route, ...quota }),
     );
   }

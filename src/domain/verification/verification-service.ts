@@ -99,31 +99,33 @@ const UNPUBLISHED: RecordStatus[] = ['draft', 'cancelled_draft'];
  */
 export class VerificationService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clients: ClientLimits,
-    /** The chain, for verification by transaction hash; null without one. */
-    private readonly chain: (() => Promise<AnchorReader>) | null = null,
-    private readonly sealing: SealingSettings = { explorerTxUrl: undefined },
-    /** Sealed records' public answers (see AnswerCache: dropped on every domain event); none without. */
-    private readonly cache: AnswerCache<PublicRecordView | VerificationView> | null = null,
+    private readonly deps: {
+      orm: MikroORM;
+      clientLimits: ClientLimits;
+      /** The chain, for verification by transaction hash; null without one. */
+      chain: (() => Promise<AnchorReader>) | null;
+      sealing: SealingSettings;
+      /** Sealed records' public answers (see AnswerCache: dropped on every domain event); none without. */
+      cache: AnswerCache<PublicRecordView | VerificationView> | null;
+    },
   ) {}
 
   async publicRecord(reference: string): Promise<PublicRecordView> {
     const load = () => this.loadPublicRecord(reference);
-    if (!this.cache) return load();
-    return this.cache.get(`public:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<PublicRecordView>;
+    if (!this.deps.cache) return load();
+    return this.deps.cache.get(`public:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<PublicRecordView>;
   }
 
   /** Sealed, its chain record changes only with an event once a batch carries it (or when no chain can anchor it). */
   private final(view: { sealedAt: Date | null; blockchain: BlockchainView | null }): boolean {
-    return view.sealedAt !== null && (view.blockchain?.network != null || view.blockchain?.status === 'confirmed' || !this.chain);
+    return view.sealedAt !== null && (view.blockchain?.network != null || view.blockchain?.status === 'confirmed' || !this.deps.chain);
   }
 
   private async loadPublicRecord(reference: string): Promise<PublicRecordView> {
     const record = await this.find(reference);
     if (!record) throw DomainError.notFound('Record');
     const n = record.notarization;
-    const sealing = (await sealingViews(this.orm.em.fork(), [record], this.sealing)).get(record.id);
+    const sealing = (await sealingViews(this.deps.orm.em.fork(), [record], this.deps.sealing)).get(record.id);
     return {
       identicon: sealing?.identicon ?? null,
       blockchain: sealing?.blockchain ?? null,
@@ -150,15 +152,15 @@ export class VerificationService {
 
   /** `client`: the anonymous caller's network address (limited per address). */
   async verify(reference: string, artifact: VerifyArtifact | null, client?: string | null): Promise<VerificationView> {
-    await this.clients.admit(client, 'public_verify');
+    await this.deps.clientLimits.admit(client, 'public_verify');
     const supplied = artifact ? Object.entries(artifact).filter(([, value]) => value != null && value !== '') : [];
     if (artifact && supplied.length !== 1) {
       throw DomainError.invalid([], 'Give exactly one of text, body, content_hash, document_hash or tx_hash', 'one_of');
     }
-    if (!artifact && this.cache) {
+    if (!artifact && this.deps.cache) {
       // The certificate lookup of a sealed record changes only with an event (supersession); matches are never cached.
       const load = () => this.certificate(reference);
-      return this.cache.get(`verify:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<VerificationView>;
+      return this.deps.cache.get(`verify:${normalReference(reference)}`, load, (view) => this.final(view)) as Promise<VerificationView>;
     }
     return this.certificate(reference, supplied);
   }
@@ -172,9 +174,9 @@ export class VerificationService {
         status: null, sealedAt: null, identicon: null, sealedMetadata: null, document: null, blockchain: null, documentVersion: null,
       };
     }
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const seal = record.sealedAt ? await em.findOne(RecordSeal, { recordId: record.id }) : null;
-    const sealing = seal ? await sealingViewOf(em, record, seal, this.sealing) : undefined;
+    const sealing = seal ? await sealingViewOf(em, record, seal, this.deps.sealing) : undefined;
     const base = {
       agrReference: record.reference,
       recordFound: true,
@@ -197,7 +199,7 @@ export class VerificationService {
 
   /** The sealed PDF's level, seal certificate and versions, once it exists. */
   private async sealedDocument(recordId: string): Promise<SealedDocumentView | null> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const artifact = await em.findOne(SealedArtifact, { recordId, kind: 'sealed_pdf' }, { fields: ['sha256', 'level', 'sealCertificateSha256', 'sealCertificateSubject'] });
     if (!artifact) return null;
     return {
@@ -215,7 +217,7 @@ export class VerificationService {
    */
   private async documentVersion(recordId: string, value: string, document: SealedDocumentView | null): Promise<DocumentVersionMatch | null> {
     const given = givenHash('documentHash', value);
-    const found = await this.orm.em.fork().findOne(SealedDocumentVersion, { recordId, sha256: given }, { orderBy: { version: 'desc' } });
+    const found = await this.deps.orm.em.fork().findOne(SealedDocumentVersion, { recordId, sha256: given }, { orderBy: { version: 'desc' } });
     if (!found) return null;
     return { version: found.version, current: document?.currentHash === given, cause: found.cause, createdAt: found.createdAt };
   }
@@ -231,11 +233,11 @@ export class VerificationService {
   private async anchoredBy(seal: RecordSeal | null, txHash: string): Promise<boolean> {
     const tx = txHash.trim().toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(tx)) throw DomainError.invalid(['txHash'], 'Give the transaction hash as 0x and 64 hex digits', 'invalid_hash');
-    if (!seal || !this.chain) return false;
+    if (!seal || !this.deps.chain) return false;
     const unreachable = () => {
       throw new DomainError('unavailable', 'The chain cannot be reached right now; ask again shortly', { retryAfterSeconds: 30 });
     };
-    const chain = await this.chain().catch(unreachable);
+    const chain = await this.deps.chain().catch(unreachable);
     const anchoring = await chain.readAnchorTransaction(tx as `0x${string}`).catch(unreachable);
     if (!anchoring) return false;
     return transactionAnchors(anchoring.anchored, hashToBytes32(seal.metadataHash), seal.anchorProof ?? undefined);
@@ -245,7 +247,7 @@ export class VerificationService {
   private async currentAuthority(record: SignedRecord): Promise<string> {
     let current = record;
     for (let hops = 0; current.supersededByRecordId && hops < 50; hops += 1) {
-      const next = await this.orm.em.fork().findOne(SignedRecord, { id: current.supersededByRecordId });
+      const next = await this.deps.orm.em.fork().findOne(SignedRecord, { id: current.supersededByRecordId });
       if (!next) break;
       current = next;
     }
@@ -255,7 +257,7 @@ export class VerificationService {
   private async find(reference: string): Promise<SignedRecord | null> {
     const key = normalReference(reference);
     if (!looksLikeReference(key)) return null;
-    const record = await this.orm.em.fork().findOne(SignedRecord, { reference: key }, { populate: ['participants'] });
+    const record = await this.deps.orm.em.fork().findOne(SignedRecord, { reference: key }, { populate: ['participants'] });
     return record && !UNPUBLISHED.includes(record.status) ? record : null;
   }
 }

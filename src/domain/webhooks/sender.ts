@@ -53,19 +53,21 @@ export class WebhookSender {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    private readonly orm: MikroORM,
-    private readonly targets: WebhookTargets,
-    private readonly secrets: WebhookSecrets,
-    private readonly mailer: Mailer,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-    private readonly settings: WebhookSenderSettings,
+    private readonly deps: {
+      orm: MikroORM;
+      webhookTargets: WebhookTargets;
+      webhookSecrets: WebhookSecrets;
+      mailer: Mailer;
+      clock: Clock;
+      logger: Logger;
+      settings: WebhookSenderSettings;
+    },
   ) {
-    this.loop = new PollingLoop(() => this.fill(), settings.pollMs, (error) => this.logger.error({ err: error }, 'webhook pass failed; retrying at the next poll'));
+    this.loop = new PollingLoop(() => this.fill(), deps.settings.pollMs, (error) => this.deps.logger.error({ err: error }, 'webhook pass failed; retrying at the next poll'));
   }
 
   get maxAttempts(): number {
-    return this.settings.retrySchedule.length + 1;
+    return this.deps.settings.retrySchedule.length + 1;
   }
 
   start(): void {
@@ -88,12 +90,12 @@ export class WebhookSender {
    * attempt that ends wakes the loop to claim for its slot. Returns how many attempts it started.
    */
   private async fill(): Promise<number> {
-    const free = this.settings.concurrency - this.inFlight.size;
+    const free = this.deps.settings.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     const claimed = await this.claim(free);
     for (const row of claimed) {
       const attempt: Promise<void> = this.attempt(row)
-        .catch((error: unknown) => this.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt failed to record; its lease lets it go'))
+        .catch((error: unknown) => this.deps.logger.error({ err: error, deliveryId: row.id }, 'webhook attempt failed to record; its lease lets it go'))
         .finally(() => {
           this.inFlight.delete(attempt);
           this.loop.wake();
@@ -123,10 +125,10 @@ export class WebhookSender {
    * attempt; the attempt is counted when it is claimed.
    */
   private async claim(limit: number): Promise<Claimed[]> {
-    const leaseSeconds = Math.ceil((this.settings.connectMs + this.settings.totalMs) / 1000) + 15;
+    const leaseSeconds = Math.ceil((this.deps.settings.connectMs + this.deps.settings.totalMs) / 1000) + 15;
     // A transaction of the connection, not of an entity manager: it changes no entity, so the ORM's
     // commit hooks (which drop the read caches on every commit) must not hear of it at every poll.
-    const connection = this.orm.em.getConnection();
+    const connection = this.deps.orm.em.getConnection();
     return connection.transactional(async (trx) => {
       await connection.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', ['webhook_deliveries:claim'], 'all', trx);
       return connection.execute<Claimed[]>(
@@ -150,7 +152,7 @@ export class WebhookSender {
           where w.id = d.endpoint_id and d.status = 'pending'
             and d.id in (select o.id from owner_slots o where o.slot <= ? order by o.seq limit ?)
          returning d.id, d.endpoint_id, d.event_id, d.type, d.body, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at`,
-        [this.settings.endpointConcurrency, leaseSeconds, this.settings.ownerConcurrency, limit],
+        [this.deps.settings.endpointConcurrency, leaseSeconds, this.deps.settings.ownerConcurrency, limit],
         'all',
         trx,
       );
@@ -169,14 +171,14 @@ export class WebhookSender {
   /** Signs and posts; a URL that no longer passes the target rules is an attempt that failed. */
   private async post(row: Claimed): Promise<PostOutcome> {
     try {
-      const url = this.targets.parse(row.url);
-      const pinned = await this.targets.resolve(url, AbortSignal.timeout(this.settings.connectMs));
-      const timestamp = Math.floor(this.clock.now().getTime() / 1000);
-      const secrets = [this.secrets.open(row.endpoint_id, row.secret)];
+      const url = this.deps.webhookTargets.parse(row.url);
+      const pinned = await this.deps.webhookTargets.resolve(url, AbortSignal.timeout(this.deps.settings.connectMs));
+      const timestamp = Math.floor(this.deps.clock.now().getTime() / 1000);
+      const secrets = [this.deps.webhookSecrets.open(row.endpoint_id, row.secret)];
       const previousUntil = row.previous_secret_expires_at ? new Date(row.previous_secret_expires_at).getTime() : 0;
-      if (row.previous_secret && previousUntil > this.clock.now().getTime()) secrets.push(this.secrets.open(row.endpoint_id, row.previous_secret));
+      if (row.previous_secret && previousUntil > this.deps.clock.now().getTime()) secrets.push(this.deps.webhookSecrets.open(row.endpoint_id, row.previous_secret));
       const headers = { 'webhook-id': row.event_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': webhookSignature(secrets, row.event_id, timestamp, row.body) };
-      return await postOnce(url, pinned, headers, row.body, this.settings);
+      return await postOnce(url, pinned, headers, row.body, this.deps.settings);
     } catch (error) {
       if (error instanceof DomainError) return { status: null, error: error.message };
       throw error;
@@ -184,7 +186,7 @@ export class WebhookSender {
   }
 
   private async delivered(row: Claimed, status: number): Promise<void> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     await em.execute(
       `update webhook_deliveries set status = 'delivered', delivered_at = now(), failed_at = null, last_status_code = ?, last_error = null, locked_until = null, next_attempt_at = null where id = ?`,
       [status, row.id],
@@ -194,22 +196,22 @@ export class WebhookSender {
 
   /** Retries on the schedule, or fails for good after the last attempt; an endpoint failing too long is disabled. */
   private async failed(row: Claimed, status: number | null, error: string): Promise<void> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const last = row.attempts >= this.maxAttempts;
-    const wait = last ? 0 : withJitter(this.settings.retrySchedule[row.attempts - 1]!);
+    const wait = last ? 0 : withJitter(this.deps.settings.retrySchedule[row.attempts - 1]!);
     await em.execute(
       `update webhook_deliveries
           set status = ?, failed_at = ?, next_attempt_at = ?, last_status_code = ?, last_error = ?, locked_until = null
         where id = ?`,
-      [last ? 'failed' : 'pending', last ? this.clock.now() : null, last ? null : new Date(this.clock.now().getTime() + wait * 1000), status, error, row.id],
+      [last ? 'failed' : 'pending', last ? this.deps.clock.now() : null, last ? null : new Date(this.deps.clock.now().getTime() + wait * 1000), status, error, row.id],
     );
     const [endpoint] = await em.execute<{ failing_since: Date | string }[]>(
       `update webhook_endpoints set failing_since = coalesce(failing_since, now()) where id = ? returning failing_since`,
       [row.endpoint_id],
     );
-    const failingFor = endpoint ? (this.clock.now().getTime() - new Date(endpoint.failing_since).getTime()) / 1000 : 0;
-    this.logger.warn({ webhookId: row.endpoint_id, deliveryId: row.id, eventType: row.type, attempts: row.attempts, status, reason: error, failed: last }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
-    if (failingFor >= this.settings.disableAfterSeconds) return this.disable(row.endpoint_id, 'failing', null, status, error);
+    const failingFor = endpoint ? (this.deps.clock.now().getTime() - new Date(endpoint.failing_since).getTime()) / 1000 : 0;
+    this.deps.logger.warn({ webhookId: row.endpoint_id, deliveryId: row.id, eventType: row.type, attempts: row.attempts, status, reason: error, failed: last }, last ? 'webhook delivery failed for good' : 'webhook delivery failed; will retry');
+    if (failingFor >= this.deps.settings.disableAfterSeconds) return this.disable(row.endpoint_id, 'failing', null, status, error);
   }
 
   /**
@@ -217,7 +219,7 @@ export class WebhookSender {
    * told by mail (in the same transaction: the mail outbox sends it).
    */
   private async disable(endpointId: string, reason: 'gone' | 'failing', row: Claimed | null, status: number | null, error: string): Promise<void> {
-    await this.orm.em.fork().transactional(async (em: EntityManager) => {
+    await this.deps.orm.em.fork().transactional(async (em: EntityManager) => {
       if (row) {
         await em.execute(`update webhook_deliveries set last_status_code = ?, last_error = ? where id = ?`, [status, error, row.id]);
       }
@@ -232,12 +234,12 @@ export class WebhookSender {
         [endpointId],
       );
       if (!endpoint) return;
-      this.logger.warn({ webhookId: endpointId, reason }, 'webhook endpoint disabled');
+      this.deps.logger.warn({ webhookId: endpointId, reason }, 'webhook endpoint disabled');
       const owners = await em.execute<{ value: string }[]>(`select value from contact_points where identity_id = ? and type = 'email' order by created_at`, [endpoint.identity_id]);
       const host = new URL(endpoint.url).host;
-      const why = reason === 'gone' ? 'it answered 410 Gone' : `every delivery to it failed for ${inWords(this.settings.disableAfterSeconds)}`;
+      const why = reason === 'gone' ? 'it answered 410 Gone' : `every delivery to it failed for ${inWords(this.deps.settings.disableAfterSeconds)}`;
       for (const owner of owners) {
-        await this.mailer.send(
+        await this.deps.mailer.send(
           {
             to: owner.value,
             subject: 'A webhook endpoint was disabled',

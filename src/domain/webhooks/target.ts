@@ -15,12 +15,14 @@ export class WebhookTargets {
   private readonly networks = new BlockList();
 
   constructor(
-    allowed: readonly string[],
-    private readonly production: boolean,
-    /** DNS resolution; injectable so that tests never query real DNS. */
-    private readonly resolver: Resolver = systemResolver,
+    private readonly deps: {
+      allowedHosts: readonly string[];
+      production: boolean;
+      /** DNS resolution; injectable so that tests never query real DNS. */
+      resolver?: Resolver;
+    },
   ) {
-    for (const entry of allowed) {
+    for (const entry of deps.allowedHosts) {
       const [network, prefix] = entry.split('/');
       const family = isIP(network ?? '');
       if (family && prefix !== undefined) this.networks.addSubnet(network!, Number(prefix), family === 4 ? 'ipv4' : 'ipv6');
@@ -42,7 +44,7 @@ export class WebhookTargets {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid(`Must use https (got ${url.protocol.replace(/:$/, '')})`);
     if (url.username || url.password) throw invalid('URLs with credentials are not accepted; the signature authenticates deliveries');
     if (url.hash) throw invalid('A fragment is never sent; leave it out');
-    if (url.protocol === 'http:' && this.production && !this.allows(hostnameOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
+    if (url.protocol === 'http:' && this.deps.production && !this.allows(hostnameOf(url))) throw invalid('Must use https (plain http only for hosts in WEBHOOK_ALLOWED_HOSTS)');
     return url;
   }
 
@@ -61,7 +63,7 @@ export class WebhookTargets {
   async resolve(url: URL, signal?: AbortSignal): Promise<ResolvedAddress> {
     const hostname = hostnameOf(url);
     const allows = (a: ResolvedAddress) => this.hosts.has(hostname) || this.networks.check(a.address, a.family === 6 ? 'ipv6' : 'ipv4');
-    const checked = await checkAddress(url, { resolve: this.resolver, allows, deadline: signal });
+    const checked = await checkAddress(url, { resolve: this.deps.resolver ?? systemResolver, allows, deadline: signal });
     if ('address' in checked) return checked.address;
     if (checked.refused === 'unresolvable') throw DomainError.invalid(['url'], "The URL's host could not be resolved", 'unresolvable_host');
     throw DomainError.invalid(

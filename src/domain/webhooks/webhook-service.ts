@@ -70,31 +70,33 @@ export type DeliveryView = {
  */
 export class WebhookService {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly targets: WebhookTargets,
-    private readonly secrets: WebhookSecrets,
-    /** Deliveries were written: the sender looks now. */
-    private readonly wakeSender: () => void,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      webhookTargets: WebhookTargets;
+      webhookSecrets: WebhookSecrets;
+      /** Deliveries were written: the sender looks now. */
+      wakeSender: () => void;
+    },
   ) {}
 
   /** The caller's endpoints, or with `teamId` the team's (its admins manage them). */
   async list(principal: Principal | null, teamId?: string): Promise<WebhookView[]> {
     const caller = requireAccess(principal, teamId === undefined ? 'webhooks.list' : 'teams.listWebhooks');
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const owner = teamId === undefined ? caller.identityId : await this.team(em, caller, teamId, 'teams.listWebhooks');
     const endpoints = await em.find(WebhookEndpoint, { identity: owner }, { orderBy: { createdAt: 'desc', id: 'asc' } });
     return endpoints.map(view);
   }
 
   async get(principal: Principal | null, id: string): Promise<WebhookView> {
-    return view(await this.own(this.orm.em.fork(), principal, id));
+    return view(await this.own(this.deps.orm.em.fork(), principal, id));
   }
 
   /** An endpoint of the caller's, or with `teamId` of the team's: it receives the team's records' events. */
   async create(principal: Principal | null, input: CreateWebhookInput, teamId?: string): Promise<{ webhook: WebhookView; secret: string }> {
     const caller = requireAccess(principal, teamId === undefined ? 'webhooks.create' : 'teams.createWebhook');
-    const owner = teamId === undefined ? caller.identityId : await this.team(this.orm.em.fork(), caller, teamId, 'teams.createWebhook');
+    const owner = teamId === undefined ? caller.identityId : await this.team(this.deps.orm.em.fork(), caller, teamId, 'teams.createWebhook');
     const issues = new IssueCollector();
     const events = checkEvents(issues, input.events);
     const description = optionalLine(issues, input.description, 'description', WEBHOOK_DESCRIPTION_MAX);
@@ -102,11 +104,11 @@ export class WebhookService {
     const url = await this.checkUrl(input.url);
     const secret = newWebhookSecret();
     // Counted and added under a lock of the identity's own: concurrent creations cannot pass the cap together.
-    const endpoint = await this.orm.em.fork().transactional(async (em: EntityManager) => {
+    const endpoint = await this.deps.orm.em.fork().transactional(async (em: EntityManager) => {
       await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook_endpoints:${owner}`]);
       const count = await em.count(WebhookEndpoint, { identity: owner });
       if (count >= WEBHOOKS_PER_IDENTITY) throw new DomainError('conflict', `An identity can have at most ${WEBHOOKS_PER_IDENTITY} webhook endpoints; delete one first`);
-      const now = this.clock.now();
+      const now = this.deps.clock.now();
       const id = randomUUID();
       const created = em.create(WebhookEndpoint, {
         id,
@@ -114,7 +116,7 @@ export class WebhookService {
         url,
         events,
         description,
-        secret: this.secrets.seal(id, secret),
+        secret: this.deps.webhookSecrets.seal(id, secret),
         createdAt: now,
         updatedAt: now,
       });
@@ -134,7 +136,7 @@ export class WebhookService {
     issues.throwIfAny();
     const url = input.url == null ? null : await this.checkUrl(input.url);
     // One transaction: the change and, for a team's endpoint, its entry in the team's activity log.
-    return this.orm.em.fork().transactional(async (em) => {
+    return this.deps.orm.em.fork().transactional(async (em) => {
       const endpoint = await this.own(em, principal, id);
       if (url !== null) endpoint.url = url;
       if (events) endpoint.events = events;
@@ -151,20 +153,20 @@ export class WebhookService {
         Object.assign(endpoint, {
           enabled: false,
           disabledReason: 'owner',
-          disabledAt: this.clock.now(),
+          disabledAt: this.deps.clock.now(),
         });
         await em.nativeUpdate(
           WebhookDelivery,
           { endpoint: endpoint.id, status: 'pending' },
           {
             status: 'failed',
-            failedAt: this.clock.now(),
+            failedAt: this.deps.clock.now(),
             nextAttemptAt: null,
             lastError: 'endpoint disabled',
           },
         );
       }
-      endpoint.updatedAt = this.clock.now();
+      endpoint.updatedAt = this.deps.clock.now();
       await em.flush();
       await this.logTeamChange(em, principal, endpoint, 'webhook_changed');
       return view(endpoint);
@@ -173,7 +175,7 @@ export class WebhookService {
 
   /** Deletes an endpoint and its deliveries: nothing more is sent to it, not even a retry. */
   async remove(principal: Principal | null, id: string): Promise<void> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
     await em.transactional(async (tx) => {
       await tx.nativeDelete(WebhookEndpoint, { id: endpoint.id });
@@ -183,13 +185,13 @@ export class WebhookService {
 
   /** A new secret, shown once; the previous one keeps signing alongside it for 24 hours. */
   async rotateSecret(principal: Principal | null, id: string): Promise<{ webhook: WebhookView; secret: string }> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
     const secret = newWebhookSecret();
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     endpoint.previousSecret = endpoint.secret;
     endpoint.previousSecretExpiresAt = new Date(now.getTime() + SECRET_OVERLAP_SECONDS * 1000);
-    endpoint.secret = this.secrets.seal(endpoint.id, secret);
+    endpoint.secret = this.deps.webhookSecrets.seal(endpoint.id, secret);
     endpoint.updatedAt = now;
     await em.flush();
     return { webhook: view(endpoint), secret };
@@ -197,7 +199,7 @@ export class WebhookService {
 
   /** An endpoint's deliveries, newest first. */
   async deliveries(principal: Principal | null, id: string, page: { limit?: number | null; offset?: number | null }): Promise<{ deliveries: DeliveryView[]; total: number }> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
     const limit = Math.min(Math.max(page.limit ?? 20, 1), DELIVERY_PAGE_MAX);
     const offset = Math.max(page.offset ?? 0, 0);
@@ -207,7 +209,7 @@ export class WebhookService {
 
   /** Sends a delivery again (a new series of attempts), whatever became of it. */
   async redeliver(principal: Principal | null, id: string, deliveryId: string): Promise<DeliveryView> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
     const delivery = isUuid(deliveryId) ? await em.findOne(WebhookDelivery, { id: deliveryId, endpoint: endpoint.id }, { exclude: ['body'] }) : null;
     if (!delivery) throw DomainError.notFound('Delivery');
@@ -216,21 +218,21 @@ export class WebhookService {
     Object.assign(delivery, {
       status: 'pending',
       attempts: 0,
-      nextAttemptAt: this.clock.now(),
+      nextAttemptAt: this.deps.clock.now(),
       failedAt: null,
       lockedUntil: null,
     });
     await em.flush();
-    this.wakeSender();
+    this.deps.wakeSender();
     return deliveryView(delivery);
   }
 
   /** Queues a `webhook.test` event for the endpoint (whether or not it subscribed to it). */
   async sendTest(principal: Principal | null, id: string): Promise<DeliveryView> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     const endpoint = await this.own(em, principal, id);
     if (!endpoint.enabled) throw new DomainError('conflict', 'This endpoint is disabled; enable it before sending a test');
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const eventId = `evt_test_${randomUUID().replace(/-/g, '')}`;
     const body = JSON.stringify({
       type: 'webhook.test',
@@ -247,7 +249,7 @@ export class WebhookService {
       createdAt: now,
     });
     await em.flush();
-    this.wakeSender();
+    this.deps.wakeSender();
     return deliveryView(delivery);
   }
 
@@ -272,13 +274,13 @@ export class WebhookService {
   /** A change to a team's endpoint goes into the team's activity log. */
   private async logTeamChange(em: EntityManager, principal: Principal | null, endpoint: WebhookEndpoint, action: 'webhook_changed' | 'webhook_deleted'): Promise<void> {
     if (!principal || endpoint.identity === principal.identityId) return;
-    await appendTeamActivity(em, endpoint.identity, principal.identityId, action, { webhook_id: endpoint.id, url: endpoint.url }, this.clock.now());
+    await appendTeamActivity(em, endpoint.identity, principal.identityId, action, { webhook_id: endpoint.id, url: endpoint.url }, this.deps.clock.now());
   }
 
   /** The URL's shape, and where it leads now (checked again at every delivery). */
   private async checkUrl(raw: string): Promise<string> {
-    const url = this.targets.parse(raw);
-    await this.targets.resolve(url, AbortSignal.timeout(5000));
+    const url = this.deps.webhookTargets.parse(raw);
+    await this.deps.webhookTargets.resolve(url, AbortSignal.timeout(5000));
     return url.href;
   }
 }

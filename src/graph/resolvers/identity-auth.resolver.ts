@@ -18,19 +18,21 @@ import {
 @Resolver()
 export class AuthResolver {
   constructor(
-    private readonly otp: OtpService,
-    private readonly sessions: SessionService,
-    private readonly mcpGrants: McpGrants,
+    private readonly deps: {
+      otp: OtpService;
+      sessions: SessionService;
+      mcpGrants: McpGrants;
+    },
   ) {}
 
   @Mutation(() => OtpRequestObject, { description: described('Mails a six-digit code for the given purpose', 'identity.requestOtp') })
   requestOtp(@Arg('input', () => RequestOtpInput) input: RequestOtpInput, @Ctx() { clientAddress }: GraphContext): Promise<OtpRequestObject> {
-    return this.otp.request(input, { client: clientAddress });
+    return this.deps.otp.request(input, { client: clientAddress });
   }
 
   @Mutation(() => SessionObject, { description: described('Verifies a code: an authenticate code gives a bearer token; an agreement_confirmation code only proves control of its address', 'identity.verifyOtp') })
   async verifyOtp(@Arg('input', () => VerifyOtpInput) input: VerifyOtpInput, @Ctx() { clientAddress }: GraphContext): Promise<SessionObject> {
-    const verified = await this.sessions.verifyCode(input.verificationEventId, input.code, clientAddress);
+    const verified = await this.deps.sessions.verifyCode(input.verificationEventId, input.code, clientAddress);
     if ('confirmed' in verified) return { verified: true, accessToken: null, tokenType: null, expiresIn: null, identityId: null };
     return { verified: true, tokenType: 'bearer', ...verified };
   }
@@ -42,7 +44,7 @@ export class AuthResolver {
     @Arg('input', () => VerifyMcpAuthenticationInput) input: VerifyMcpAuthenticationInput,
     @Ctx() { clientAddress, mcpSessionKey }: GraphContext,
   ): Promise<McpAuthenticationObject> {
-    return { authenticated: true, ...(await this.mcpGrants.open(mcpSessionKey, input, clientAddress)) };
+    return { authenticated: true, ...(await this.deps.mcpGrants.open(mcpSessionKey, input, clientAddress)) };
   }
 
   @Mutation(() => SignOutObject, {
@@ -52,7 +54,7 @@ export class AuthResolver {
     @Ctx() { principal }: GraphContext,
     @Arg('everywhere', () => Boolean, { nullable: true, defaultValue: false, description: 'End every session of the identity, not only this one' }) everywhere: boolean | null,
   ): Promise<SignOutObject> {
-    return this.sessions.signOut(principal, everywhere ?? false);
+    return this.deps.sessions.signOut(principal, everywhere ?? false);
   }
 
   @Query(() => AuthenticationStatusObject, { description: described('Who the caller is, and with which scopes', 'identity.authenticationStatus') })

@@ -16,14 +16,16 @@ import {
 @Resolver()
 export class IdentityResolver {
   constructor(
-    private readonly identities: IdentityService,
-    private readonly apiKeyService: ApiKeyService,
-    private readonly connectorGrants: ConnectorGrants,
+    private readonly deps: {
+      identities: IdentityService;
+      apiKeys: ApiKeyService;
+      connectorGrants: ConnectorGrants;
+    },
   ) {}
 
   @Query(() => [ContactPointObject], { description: described("The caller's verified contact points", 'identity.listContactPoints') })
   contactPoints(@Ctx() { principal }: GraphContext): Promise<ContactPointObject[]> {
-    return this.identities.contactPoints(principal);
+    return this.deps.identities.contactPoints(principal);
   }
 
   @Mutation(() => ContactPointObject, { description: described('Links the address proven by a contact_point_link code', 'identity.linkContactPoint') })
@@ -31,12 +33,12 @@ export class IdentityResolver {
     @Ctx() { principal }: GraphContext,
     @Arg('input', () => LinkContactPointInput) input: LinkContactPointInput,
   ): Promise<ContactPointObject> {
-    return this.identities.link(principal, input.verificationEventId, input.code);
+    return this.deps.identities.link(principal, input.verificationEventId, input.code);
   }
 
   @Query(() => [ApiKeyObject], { description: described('Active API keys of the caller', 'identity.listApiKeys') })
   apiKeys(@Ctx() { principal }: GraphContext): Promise<ApiKeyObject[]> {
-    return this.apiKeyService.list(principal);
+    return this.deps.apiKeys.list(principal);
   }
 
   @Mutation(() => CreatedApiKeyObject, { description: described('Creates an API key; the full key is returned once', 'identity.createApiKey') })
@@ -44,23 +46,23 @@ export class IdentityResolver {
     @Ctx() { principal }: GraphContext,
     @Arg('input', () => CreateApiKeyInput) input: CreateApiKeyInput,
   ): Promise<CreatedApiKeyObject> {
-    return this.apiKeyService.create(principal, input);
+    return this.deps.apiKeys.create(principal, input);
   }
 
   @Mutation(() => Boolean, { description: described('Revokes an API key at once', 'identity.revokeApiKey') })
   async revokeApiKey(@Ctx() { principal }: GraphContext, @Arg('id', () => ID) id: string): Promise<boolean> {
-    await this.apiKeyService.revoke(principal, id);
+    await this.deps.apiKeys.revoke(principal, id);
     return true;
   }
 
   @Query(() => [ConnectorObject], { description: described("Hosted assistants connected to the caller's identity (live connections only)", 'identity.listConnectors') })
   connectors(@Ctx() { principal }: GraphContext): Promise<ConnectorObject[]> {
-    return this.connectorGrants.list(principal);
+    return this.deps.connectorGrants.list(principal);
   }
 
   @Mutation(() => Boolean, { description: described('Disconnects a hosted assistant: its access and refresh tokens stop working at once', 'identity.disconnectConnector') })
   async disconnectConnector(@Ctx() { principal }: GraphContext, @Arg('id', () => ID) id: string): Promise<boolean> {
-    await this.connectorGrants.disconnect(principal, id);
+    await this.deps.connectorGrants.disconnect(principal, id);
     return true;
   }
 }

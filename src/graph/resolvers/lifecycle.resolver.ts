@@ -16,15 +16,17 @@ import { RecordObject } from '../types/record.types.js';
 @Resolver()
 export class LifecycleResolver {
   constructor(
-    private readonly lifecycle: LifecycleService,
-    private readonly records: RecordService,
-    private readonly counters: CounterService,
-    private readonly amendments: AmendmentService,
+    private readonly deps: {
+      lifecycle: LifecycleService;
+      records: RecordService;
+      counters: CounterService;
+      amendments: AmendmentService;
+    },
   ) {}
 
   @Mutation(() => RecordObject, { description: described('Creates an amendment draft of a sealed record', 'lifecycle.amend') })
   async amendAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => AmendInput) input: AmendInput): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.amendments.amend(principal, id, input));
+    return this.deps.records.afterChange(principal, await this.deps.amendments.amend(principal, id, input));
   }
 
   @Mutation(() => RecordObject, {
@@ -35,17 +37,17 @@ export class LifecycleResolver {
     @Arg('id') id: string,
     @Arg('input', () => CancelInput, { nullable: true }) input: CancelInput | null,
   ): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.amendments.cancel(principal, id, { ...input }));
+    return this.deps.records.afterChange(principal, await this.deps.amendments.cancel(principal, id, { ...input }));
   }
 
   @Mutation(() => CounterProposalObject, { description: described('Proposes a replacement body; non-initiator parties only', 'lifecycle.submitCounter') })
   submitCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('input', () => SubmitCounterInput) input: SubmitCounterInput): Promise<CounterView> {
-    return this.counters.submit(principal, id, input);
+    return this.deps.counters.submit(principal, id, input);
   }
 
   @Query(() => CounterProposalObject, { description: described('A counter-proposal; any participant may read it', 'lifecycle.getCounter') })
   counter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<CounterView> {
-    return this.counters.get(principal, id, counterId);
+    return this.deps.counters.get(principal, id, counterId);
   }
 
   @Mutation(() => RecordObject, { description: described('Accepts, partially accepts or rejects a counter; initiator only', 'lifecycle.resolveCounter') })
@@ -55,27 +57,27 @@ export class LifecycleResolver {
     @Arg('counterId', () => ID) counterId: string,
     @Arg('input', () => ResolveCounterInput) input: ResolveCounterInput,
   ): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.counters.resolve(principal, id, counterId, input));
+    return this.deps.records.afterChange(principal, await this.deps.counters.resolve(principal, id, counterId, input));
   }
 
   @Mutation(() => RecordObject, { description: described('Withdraws a counter; proposer only', 'lifecycle.withdrawCounter') })
   async withdrawCounter(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('counterId', () => ID) counterId: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.counters.withdraw(principal, id, counterId));
+    return this.deps.records.afterChange(principal, await this.deps.counters.withdraw(principal, id, counterId));
   }
 
   @Mutation(() => RecordObject, { description: described('Completes without a declined or removed party; initiator only', 'lifecycle.completeWithoutParticipant') })
   async completeWithoutParticipant(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'complete_without'));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.waive(principal, id, partyId, 'complete_without'));
   }
 
   @Mutation(() => RecordObject, { description: described('Waives a declined or removed witness; initiator only', 'lifecycle.waiveWitness') })
   async waiveWitness(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_witness'));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.waive(principal, id, partyId, 'waive_witness'));
   }
 
   @Mutation(() => RecordObject, { description: described('Waives a declined or removed co-notarizer; initiator only', 'lifecycle.waiveCoNotarizer') })
   async waiveCoNotarizer(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.waive(principal, id, partyId, 'waive_co_notarizer'));
   }
 
   @Mutation(() => RecordObject, { description: described('Replaces a declined or removed witness; initiator only', 'lifecycle.replaceWitness') })
@@ -85,22 +87,22 @@ export class LifecycleResolver {
     @Arg('partyId', () => ID) partyId: string,
     @Arg('input', () => NamedPartyInput) input: NamedPartyInput,
   ): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.replaceWitness(principal, id, partyId, input));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.replaceWitness(principal, id, partyId, input));
   }
 
   @Mutation(() => RecordObject, { description: described('Mails an invitation again; rate-limited', 'lifecycle.resendInvitation') })
   async resendInvitation(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('partyId', () => ID) partyId: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.resendInvitation(principal, id, partyId));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.resendInvitation(principal, id, partyId));
   }
 
   @Mutation(() => RecordObject, { description: described('Turns reminders to participants who have not signed off or on; initiator (or team admin) only', 'records.setReminders') })
   async setReminders(@Ctx() { principal }: GraphContext, @Arg('id') id: string, @Arg('enabled', () => Boolean) enabled: boolean): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.setReminders(principal, id, enabled));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.setReminders(principal, id, enabled));
   }
 
   @Mutation(() => RecordObject, { description: described('Submits a signed draft: invitations go out', 'lifecycle.submit') })
   async submitAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.submit(principal, id));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.submit(principal, id));
   }
 
   @Mutation(() => RecordObject, { description: described('Declines as an invited party or witness', 'lifecycle.decline') })
@@ -109,12 +111,12 @@ export class LifecycleResolver {
     @Arg('id') id: string,
     @Arg('input', () => DeclineInput, { nullable: true }) input: DeclineInput | null,
   ): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.decline(principal, id, input?.reason));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.decline(principal, id, input?.reason));
   }
 
   @Mutation(() => RecordObject, { description: described('Ends a pending record; initiator only', 'lifecycle.rescind') })
   async rescindAgreement(@Ctx() { principal }: GraphContext, @Arg('id') id: string): Promise<RecordView> {
-    return this.records.afterChange(principal, await this.lifecycle.rescind(principal, id));
+    return this.deps.records.afterChange(principal, await this.deps.lifecycle.rescind(principal, id));
   }
 
 

@@ -106,9 +106,11 @@ export class NotarizationCreatedObject {
 @Resolver()
 export class NotarizationResolver {
   constructor(
-    private readonly notarizations: NotarizationService,
-    private readonly ceremonies: CeremonyService,
-    private readonly records: RecordService,
+    private readonly deps: {
+      notarizations: NotarizationService;
+      ceremonies: CeremonyService;
+      records: RecordService;
+    },
   ) {}
 
   @Mutation(() => NotarizationCreatedObject, { description: described('Notarizes a content hash', 'notarizations.create', 'auto_seal: API keys with verify') })
@@ -117,12 +119,12 @@ export class NotarizationResolver {
     @Arg('input', () => CreateNotarizationInput) input: CreateNotarizationInput,
   ): Promise<NotarizationCreatedObject> {
     // An auto_seal notarization comes back signed and sealed (or, with co-notarizers, submitted to them).
-    const { recordId, autoSealed } = await this.notarizations.create(principal, input, via);
+    const { recordId, autoSealed } = await this.deps.notarizations.create(principal, input, via);
     if (autoSealed) {
-      const record = await this.records.afterChange(principal, recordId);
-      return { record, signatureExecution: await this.ceremonies.get(principal, recordId), nextAction: null, humanStep: null };
+      const record = await this.deps.records.afterChange(principal, recordId);
+      return { record, signatureExecution: await this.deps.ceremonies.get(principal, recordId), nextAction: null, humanStep: null };
     }
-    const record = await this.records.afterChange(principal, recordId);
+    const record = await this.deps.records.afterChange(principal, recordId);
     return {
       record,
       signatureExecution: null,

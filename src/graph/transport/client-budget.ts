@@ -18,19 +18,22 @@ export class ClientBudget {
   private readonly rule: RateLimitRule;
 
   constructor(
-    perMinute: number,
-    private readonly now: () => number = Date.now,
-    maxClients = 50_000,
-    /** Called on each refusal (counted by the metrics). */
-    private readonly refused: () => void = () => undefined,
+    private readonly deps: {
+      perMinute: number;
+      /** The time, in milliseconds (default: Date.now). */
+      now?: () => number;
+      maxClients?: number;
+      /** Called on each refusal (counted by the metrics). */
+      refused?: () => void;
+    },
   ) {
-    this.rule = { limit: perMinute, windowSeconds: 60 };
-    this.counts = new LRUCache({ max: maxClients });
+    this.rule = { limit: deps.perMinute, windowSeconds: 60 };
+    this.counts = new LRUCache({ max: deps.maxClients ?? 50_000 });
   }
 
   /** Counts one operation of `client`: its quota after it, and whether it was admitted. */
   take(client: string): { admitted: boolean; quota: Quota } {
-    const window = windowAt(this.rule, this.now());
+    const window = windowAt(this.rule, this.deps.now?.() ?? Date.now());
     const start = window.start.getTime();
     const windowMs = this.rule.windowSeconds * 1000;
     let counts = this.counts.get(client);
@@ -38,7 +41,7 @@ export class ClientBudget {
     else if (counts.start < start) counts = { start, current: 0, previous: counts.current };
     const admitted = counts.current + 1 + counts.previous * window.overlap <= admittedCount(this.rule);
     if (admitted) counts.current += 1;
-    else this.refused();
+    else this.deps.refused?.();
     this.counts.set(client, counts);
     const remaining = Math.max(0, Math.floor(this.rule.limit - counts.current - counts.previous * window.overlap));
     // Admitted: when everything counted now has stopped weighing (a whole window after this one began);

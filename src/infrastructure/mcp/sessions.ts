@@ -33,10 +33,12 @@ export type McpSessionLimits = {
  */
 export class McpSessions {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly clock: Clock,
-    private readonly limits: McpSessionLimits,
-    private readonly rateLimiter: RateLimiter,
+    private readonly deps: {
+      orm: MikroORM;
+      clock: Clock;
+      limits: McpSessionLimits;
+      rateLimiter: RateLimiter;
+    },
   ) {}
 
   /**
@@ -44,16 +46,16 @@ export class McpSessions {
    * the call: an identity (`identity:<id>`) or a network address; null (in-process) is not counted.
    */
   async open(protocolVersion: string, clientName: string | null, client: string | null = null, secretInput: SecretInputMode = 'argument', owner: string | null = null): Promise<{ id: string; key: string }> {
-    const em = this.orm.em.fork();
+    const em = this.deps.orm.em.fork();
     if (client !== null) {
-      await this.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.limits.initializePerMinute, windowSeconds: 60, name: 'mcp_initialize' }, 'MCP sessions opened by this client');
+      await this.deps.rateLimiter.hit(em, `mcp_initialize:${client}`, { limit: this.deps.limits.initializePerMinute, windowSeconds: 60, name: 'mcp_initialize' }, 'MCP sessions opened by this client');
     }
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const live = await em.execute<{ n: number }[]>(
       `select count(*)::int as n from (select 1 from mcp_sessions where closed_at is null and expires_at > ? limit ?) s`,
-      [now, this.limits.maxSessions],
+      [now, this.deps.limits.maxSessions],
     );
-    if ((live[0]?.n ?? 0) >= this.limits.maxSessions) {
+    if ((live[0]?.n ?? 0) >= this.deps.limits.maxSessions) {
       throw new DomainError('unavailable', 'Too many MCP sessions are open; try again later', { retryAfterSeconds: 60 });
     }
     const id = MCP_SESSION_PREFIX + randomToken(32);
@@ -64,7 +66,7 @@ export class McpSessions {
       secretInput,
       owner,
       lastSeenAt: now,
-      expiresAt: new Date(now.getTime() + this.limits.unusedSeconds * 1000),
+      expiresAt: new Date(now.getTime() + this.deps.limits.unusedSeconds * 1000),
     });
     await em.flush();
     return { id, key: session.id };
@@ -75,11 +77,11 @@ export class McpSessions {
    * once a minute), or null.
    */
   async find(id: string): Promise<OpenMcpSession | null> {
-    const now = this.clock.now();
+    const now = this.deps.clock.now();
     const minuteAgo = new Date(now.getTime() - 60_000);
     // A session still on its short first lifetime gets the idle one at its first call.
-    const unusedBefore = new Date(now.getTime() + Math.max(0, this.limits.idleSeconds - 60) * 1000);
-    const rows = await this.orm.em.fork().execute<{ id: string; protocol_version: string; secret_input: SecretInputMode; owner: string | null }[]>(
+    const unusedBefore = new Date(now.getTime() + Math.max(0, this.deps.limits.idleSeconds - 60) * 1000);
+    const rows = await this.deps.orm.em.fork().execute<{ id: string; protocol_version: string; secret_input: SecretInputMode; owner: string | null }[]>(
       `update mcp_sessions set last_seen_at = case when last_seen_at < ? or expires_at < ? then ? else last_seen_at end,
          expires_at = case when last_seen_at < ? or expires_at < ? then ? else expires_at end
        where session_hash = ? and closed_at is null and expires_at > ? returning id, protocol_version, secret_input, owner`,
@@ -94,8 +96,8 @@ export class McpSessions {
    * Answers whether a live session of that owner was ended.
    */
   async close(id: string, owner: string): Promise<boolean> {
-    const now = this.clock.now();
-    const em = this.orm.em.fork();
+    const now = this.deps.clock.now();
+    const em = this.deps.orm.em.fork();
     const ended = await em.execute<{ id: string }[]>(
       `update mcp_sessions set closed_at = ? where session_hash = ? and closed_at is null and expires_at > ? and (owner is null or owner = ?) returning id`,
       [now, sha256Hex(id), now, owner],
@@ -105,6 +107,6 @@ export class McpSessions {
   }
 
   private expiry(now: Date): Date {
-    return new Date(now.getTime() + this.limits.idleSeconds * 1000);
+    return new Date(now.getTime() + this.deps.limits.idleSeconds * 1000);
   }
 }
