@@ -24,10 +24,13 @@ function newestMtime(path: string): number {
 /** The verifier's source: the service and the web UI's "check it here" page are built from it too. */
 const VERIFIER = join('packages', 'verifier', 'src');
 
-/** The browser tests drive the built UI: build it (Vite, seconds) when dist/web is missing or older than web/ or the verifier. */
+/** The operation catalog's documents: the web UI runs the lifecycle moves with them. */
+const CATALOG = join('src', 'graph', 'catalog');
+
+/** The browser tests drive the built UI: build it (Vite, seconds) when dist/web is missing or older than web/, the verifier or the catalog. */
 function ensureWebBuilt(repo: string): void {
   const built = join(repo, 'dist', 'web', 'index.html');
-  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newestMtime(join(repo, 'web')), newestMtime(join(repo, VERIFIER)))) return;
+  if (existsSync(built) && statSync(built).mtimeMs >= Math.max(newestMtime(join(repo, 'web')), newestMtime(join(repo, VERIFIER)), newestMtime(join(repo, CATALOG)))) return;
   const vite = join(repo, 'node_modules', 'vite', 'bin', 'vite.js');
   const result = spawnSync(process.execPath, [vite, 'build', '--config', 'web/vite.config.ts', '--logLevel', 'warn'], { cwd: repo, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error('building the web UI failed (npm run build:web)');

@@ -2,23 +2,24 @@ import { useState } from 'react';
 import { useMutation, type AnyVariables, type CombinedError, type TypedDocumentNode } from 'urql';
 import { BodyField, bodyWithinLimits } from '../body-field';
 import { Alert, ConfirmAction, Count, Field } from '../components';
+import type { RecordDetailFragment, SignerStateFragment } from '../graphql/generated';
+// The lifecycle moves run the operation catalog's own documents, the ones the REST and MCP facades run:
+// a new move is one document for every client.
 import {
-  AmendRecordDocument,
-  CancelRecordDocument,
-  CompleteWithoutDocument,
-  DeclineRecordDocument,
-  RescindRecordDocument,
-  ResendInvitationDocument,
+  AmendAgreementDocument,
+  CancelAgreementDocument,
+  CompleteWithoutParticipantDocument,
+  DeclineAgreementDocument,
   ReplaceWitnessDocument,
+  RescindAgreementDocument,
+  ResendInvitationDocument,
   ResolveCounterDocument,
+  SubmitAgreementDocument,
   SubmitCounterDocument,
-  SubmitRecordDocument,
   WaiveCoNotarizerDocument,
   WaiveWitnessDocument,
   WithdrawCounterDocument,
-  type RecordDetailFragment,
-  type SignerStateFragment,
-} from '../graphql/generated';
+} from '../../../src/graph/catalog/generated';
 import { describeError } from '../lib/errors';
 import { LIMITS } from '../lib/text';
 import { Link, navigate } from '../router';
@@ -45,11 +46,11 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
   const { me } = viewer;
   const id = record.id;
   const offered = new Set(record.availableActions);
-  const submit = useAction(SubmitRecordDocument);
-  const rescind = useAction(RescindRecordDocument);
-  const cancel = useAction(CancelRecordDocument);
-  const decline = useAction(DeclineRecordDocument);
-  const amend = useAction(AmendRecordDocument);
+  const submit = useAction(SubmitAgreementDocument);
+  const rescind = useAction(RescindAgreementDocument);
+  const cancel = useAction(CancelAgreementDocument);
+  const decline = useAction(DeclineAgreementDocument);
+  const amend = useAction(AmendAgreementDocument);
   const counter = useAction(SubmitCounterDocument);
   const resolve = useAction(ResolveCounterDocument);
   const withdraw = useAction(WithdrawCounterDocument);
@@ -89,7 +90,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
     offered.has('decline') && (
       <ConfirmAction key="decline" error={describeError(decline.error)} label="Decline" danger title="Decline to sign?" confirmLabel="Decline"
         description={<p>{me?.role === 'witness' ? 'You step out as a witness; the initiator may waive or replace you.' : 'If nobody else can still sign, the record ends as declined.'}</p>}
-        onConfirm={async () => done(await decline.act({ id, ...(reason.trim() ? { reason: reason.trim() } : {}) }))}>
+        onConfirm={async () => done(await decline.act({ id, input: reason.trim() ? { reason: reason.trim() } : {} }))}>
         <Field label="Reason (optional)" counter={<Count value={reason.length} max={LIMITS.reason} unit="characters" />}>
           {(props) => <input {...props} type="text" value={reason} onChange={(e) => setReason(e.target.value)} />}
         </Field>
@@ -98,7 +99,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
     offered.has('propose_counter') && (
       <ConfirmAction key="counter" error={describeError(counter.error)} label="Propose changes" title="Propose a counter-proposal" confirmLabel="Send proposal"
         description={<p>The initiator reviews your full replacement text. If accepted, everyone signs the new version.</p>}
-        onConfirm={async () => (bodyWithinLimits(newBody) ? done(await counter.act({ id, proposedBody: newBody })) : false)}>
+        onConfirm={async () => (bodyWithinLimits(newBody) ? done(await counter.act({ id, input: { proposedBody: newBody } })) : false)}>
         <BodyField label="Proposed terms" value={newBody} onChange={setNewBody} />
       </ConfirmAction>
     ),
@@ -106,10 +107,10 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
       <ConfirmAction key="resolve" error={describeError(resolve.error)} label="Review counter-proposal" title="Resolve the counter-proposal" confirmLabel="Accept as shown"
         description={<p>Accepting changes the terms: a new version that everyone signs again, you included. Edit the text below to accept in part.</p>}
         onConfirm={async () =>
-          done(await resolve.act({ id, counterId: activeCounter.id, decision: resolvedBody === activeCounter.proposedBody ? 'accept' : 'partially_accept', ...(resolvedBody === activeCounter.proposedBody ? {} : { resolvedBody }) }))
+          done(await resolve.act({ id, counterId: activeCounter.id, input: { decision: resolvedBody === activeCounter.proposedBody ? 'accept' : 'partially_accept', ...(resolvedBody === activeCounter.proposedBody ? {} : { resolvedBody }) } }))
         }>
         <BodyField label="Resulting terms" value={resolvedBody} onChange={setResolvedBody} />
-        <button type="button" className="button danger-outline small" onClick={() => void resolve.act({ id, counterId: activeCounter.id, decision: 'reject' }).then(done)}>
+        <button type="button" className="button danger-outline small" onClick={() => void resolve.act({ id, counterId: activeCounter.id, input: { decision: 'reject' } }).then(done)}>
           Reject the proposal instead
         </button>
       </ConfirmAction>
@@ -124,7 +125,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
         description={<p>A new draft with the same participants; when it is sealed it supersedes this record.</p>}
         onConfirm={async () => {
           if (!bodyWithinLimits(newBody)) return false;
-          const created = await amend.act({ id, body: newBody, ...(note.trim() ? { note: note.trim() } : {}) });
+          const created = await amend.act({ id, input: { body: newBody, ...(note.trim() ? { amendmentNote: note.trim() } : {}) } });
           if (created) navigate(`/records/${created.amendAgreement.agrReference}`);
           return Boolean(created);
         }}>
@@ -138,7 +139,7 @@ export function RecordActions({ record, viewer, onChanged }: { record: RecordDet
       <ConfirmAction key="cancel-sealed" error={describeError(cancel.error)} label="Cancel by agreement" danger title="Propose a mutual cancellation?" confirmLabel="Create cancellation draft"
         description={<p>A cancellation record is drafted; it takes effect only when everyone signs it.</p>}
         onConfirm={async () => {
-          const created = await cancel.act({ id, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+          const created = await cancel.act({ id, input: reason.trim() ? { reason: reason.trim() } : {} });
           if (created) navigate(`/records/${created.cancelAgreement.agrReference}`);
           return Boolean(created);
         }}>
@@ -166,7 +167,7 @@ export function ParticipantActions({ record, party, onChanged }: { record: Recor
   const resend = useAction(ResendInvitationDocument);
   const waiveWitness = useAction(WaiveWitnessDocument);
   const waiveCoNotarizer = useAction(WaiveCoNotarizerDocument);
-  const completeWithout = useAction(CompleteWithoutDocument);
+  const completeWithout = useAction(CompleteWithoutParticipantDocument);
   const replace = useAction(ReplaceWitnessDocument);
   const [name, setName] = useState('');
   const [email, setEmail] = useState('');
