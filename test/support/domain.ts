@@ -14,7 +14,7 @@ import { ManualClock } from './clock.js';
 import { openServiceDatabase } from './service-database.js';
 
 /** A signed-in person: their identity, one verified email, and the session principal they call with. */
-export type Person = { name: string; email: string; identityId: string; principal: Principal };
+export type Person = { name: string; email: string; identityId: string; contactPointId: string; principal: Principal };
 
 /** The mail the services hand to their transport once the mail outbox delivers it. */
 class CapturedMail implements Mailer {
@@ -84,7 +84,7 @@ export async function openDomain(overrides: Record<string, string> = {}): Promis
       const email = `${name.toLowerCase()}-${count}@example.com`;
       const point = await database.orm.em.fork().transactional((em) => recordVerifiedContactPoint(em, 'email', email, clock.now()));
       const principal: Principal = { kind: 'session', identityId: point.identity, scopes: SESSION_SCOPES, tokenId: randomUUID(), contactPointId: point.id };
-      return { name, email, identityId: point.identity, principal };
+      return { name, email, identityId: point.identity, contactPointId: point.id, principal };
     },
     team: async (members) => {
       const now = clock.now();

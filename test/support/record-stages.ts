@@ -1,5 +1,6 @@
 import { SignedRecord, type RecordStatus, type RecordType, type SigningOrder } from '../../src/domain/records/entities.js';
 import { CounterProposal } from '../../src/domain/records/entities.js';
+import type { ExecutionView } from '../../src/domain/ceremonies/execution-view.js';
 import type { Domain, Person } from './domain.js';
 
 /**
@@ -55,14 +56,19 @@ export async function signatureCode(d: Domain, person: Person, after: number): P
   return code;
 }
 
-/** The email_otp ceremony, step by step as the contract describes it, then finalize. */
-export async function sign(d: Domain, person: Person, id: string): Promise<void> {
+/** The email_otp ceremony up to finalizing, step by step as the contract describes it: the execution's view after it. */
+export async function satisfy(d: Domain, person: Person, id: string): Promise<ExecutionView> {
   const { ceremonies } = d.services;
   await ceremonies.startOrResume(person.principal, id);
   const before = (await d.deliverMail()).length;
   await ceremonies.startMethod(person.principal, id, 'email_otp', {});
-  await ceremonies.submitMethod(person.principal, id, 'email_otp', { code: await signatureCode(d, person, before) });
-  await ceremonies.finalize(person.principal, id, { acknowledgePublicVerifiedParties: true });
+  return ceremonies.submitMethod(person.principal, id, 'email_otp', { code: await signatureCode(d, person, before) });
+}
+
+/** The email_otp ceremony, then finalize. */
+export async function sign(d: Domain, person: Person, id: string): Promise<void> {
+  await satisfy(d, person, id);
+  await d.services.ceremonies.finalize(person.principal, id, { acknowledgePublicVerifiedParties: true });
 }
 
 /** Signed by the initiator and submitted. */
