@@ -165,12 +165,14 @@ export class LifecycleService {
       const [replacement] = normalizeParties(issues, 'witnesses', [input], LIMITS.witnesses);
       const active = record.participants.getItems().filter((p) => p !== old && !p.removedAt);
       const asParty = (p: Participant) => ({ displayName: p.displayName ?? '', contactPointType: p.contactPointType, contactPointValue: p.contactPointValue ?? '' });
+      // As at creation: nobody is named twice, the initiator included.
+      const initiator = active.find((p) => p.role === 'initiator');
       validateParticipantsForType(
         issues,
         record.type,
         active.filter((p) => p.role === 'party').map(asParty),
         [...active.filter((p) => p.role === 'witness').map(asParty), ...(replacement ? [replacement] : [])],
-        null,
+        initiator?.contactPointValue ? { type: initiator.contactPointType, value: initiator.contactPointValue } : null,
       );
       const activeWitnesses = active.filter((p) => p.role === 'witness' && !p.declinedAt && !p.waivedAt).length;
       if (activeWitnesses >= LIMITS.witnesses) issues.add([], `At most ${LIMITS.witnesses} active witnesses`, 'too_many');
