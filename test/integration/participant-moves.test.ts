@@ -162,15 +162,32 @@ describe('Participant moves (LifecycleService)', () => {
       },
     );
 
-    /** Every participant of the kind's declined record, as the rule sees them. */
-    const targets = ['initiator', 'Bob', 'Carol'] as const;
+    /** Per kind, a pending record whose Carol declined and was waived (the record goes on without her). */
+    const waived = new Map<Kind, Promise<string>>();
+    const waivedIn = (kind: Kind) => {
+      const move = kind === 'witnessed' ? 'waive_witness' : kind === 'notarization' ? 'waive_co_notarizer' : 'complete_without';
+      if (!waived.has(kind)) {
+        waived.set(
+          kind,
+          recordIn(kind, 'pending_confirmation').then(async (id) => {
+            await d.services.lifecycle.decline(carol.principal, id, null);
+            await CALLS[move](id, (await rowOf(id, carol)).id);
+            return id;
+          }),
+        );
+      }
+      return waived.get(kind)!;
+    };
+
+    /** Every participant of the kind's record whose Carol declined (and, last, of the one whose Carol was waived too), as the rule sees them. */
+    const targets = ['initiator', 'Bob', 'Carol', 'Carol, waived'] as const;
     it.each(MOVES.flatMap((rule) => (['agreement', 'witnessed', 'notarization'] as const).flatMap((kind) => targets.map((whom) => [rule.move, whom, kind] as const))))(
       '%s on %s of a %s record whose Carol declined',
       async (move, whom, kind) => {
         const rule = PARTICIPANT_MOVES.find((r) => r.move === move)!;
-        const shared = await declinedIn(kind);
+        const shared = whom === 'Carol, waived' ? await waivedIn(kind) : await declinedIn(kind);
         const record = await view(alice, shared);
-        const target = record.parties.find((p) => (whom === 'initiator' ? p.role === 'initiator' : p.displayName === whom))!;
+        const target = record.parties.find((p) => (whom === 'initiator' ? p.role === 'initiator' : p.displayName === whom.replace(', waived', '')))!;
         const typeAllows = !rule.types || rule.types.includes(TYPE_OF[kind]);
         const allowed = typeAllows && rule.roles.includes(target.role) && rule.applies(target, record.currentVersion);
         // The record's type is asked first (invalid_transition); then whether the move fits this participant (conflict).

@@ -161,6 +161,7 @@ export class LifecycleService {
       this.allow('replace_witness', record);
       if (old.role !== 'witness') throw new DomainError('conflict', 'Only a witness can be replaced');
       if (!old.declinedAt && !old.removedAt) throw new DomainError('conflict', 'Only a witness who declined or was removed can be replaced');
+      if (old.waivedAt) throw new DomainError('conflict', 'This witness is waived: the record goes on without them');
       const issues = new IssueCollector();
       const [replacement] = normalizeParties(issues, 'witnesses', [input], LIMITS.witnesses);
       const active = record.participants.getItems().filter((p) => p !== old && !p.removedAt);
