@@ -15,7 +15,7 @@ import { CounterProposal, Participant, RECORD_STATUSES, SignedRecord, type Recor
 import { DomainError, type DomainErrorCode } from '../../src/domain/shared/errors.js';
 import { LIFECYCLE_TRIGGERS, type LifecycleTrigger } from '../../src/domain/vocabulary.js';
 import { openDomain, type Domain, type Person } from '../support/domain.js';
-import { lapse, newCast, NEW_TERMS, recordAt, sign, STAGE_NAMES, stageStatus, statusOf, type Cast, type Stage, type Staged } from '../support/record-stages.js';
+import { draft, lapse, newCast, NEW_TERMS, recordAt, sign, STAGE_NAMES, stageStatus, statusOf, type Cast, type Stage, type Staged } from '../support/record-stages.js';
 
 /**
  * The lifecycle table (records/lifecycle.ts) against the services, on the real database: for every
@@ -218,6 +218,25 @@ describe('The lifecycle table, move by move, at the service level', () => {
         return 'to' in expected(move, role, situation, cast);
       });
       expect((await reading).availableActions).toEqual(allowed);
+    });
+  });
+
+  describe('around the table', () => {
+    it('seals a declaration without witnesses at its submission: nobody is left to sign', async () => {
+      const id = await draft(d, cast.initiator, { type: 'declaration' });
+      await sign(d, cast.initiator, id);
+      await d.services.lifecycle.submit(cast.initiator.principal, id);
+      expect(await statusOf(d, id)).toBe('sealed');
+    });
+
+    it('lets exactly one of two racing submits win, and invites once', async () => {
+      const id = await draft(d, cast.initiator, { parties: [cast.party] });
+      await sign(d, cast.initiator, id);
+      const outcomes = await Promise.allSettled([d.services.lifecycle.submit(cast.initiator.principal, id), d.services.lifecycle.submit(cast.initiator.principal, id)]);
+      expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'invalid_transition' } });
+      const { agrReference } = await d.services.records.get(cast.initiator.principal, id);
+      expect((await d.deliverMail()).filter((m) => m.to === cast.party.email && m.text.includes(agrReference))).toHaveLength(1);
     });
   });
 
