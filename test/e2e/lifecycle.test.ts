@@ -119,6 +119,7 @@ describe('Record lifecycle over REST', () => {
     const [bobRow, carolRow] = [rowOf(record, 'bob@example.com'), rowOf(record, 'carol@example.com')];
     const declined = await t.request('POST', agreement(record.id, '/decline'), { token: carol, body: { reason: 'Away' } });
     expect(declined).toMatchObject({ status: 200, body: { status: 'pending_confirmation', witness_summary: { active: 0, declined: 1 } } });
+    expect(rowOf(declined.body, 'carol@example.com')).toMatchObject({ declined_at: expect.any(String), declined_reason: 'Away' });
     expect(rowOf((await t.request('GET', agreement(record.id), { token: alice })).body, 'carol@example.com').available_actions).toEqual(['waive_witness', 'replace_witness']);
 
     // Each route is its own move: the others refuse Carol, each for its own reason.
