@@ -164,20 +164,6 @@ describe('Record lifecycle over REST', () => {
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
-  it('routes a notarization co-notarizer waiver and going on without a party', async () => {
-    const notarization = await submitted({ type: 'notarization', title: 'Garden plan', parties: [BOB, CAROL] });
-    await t.request('POST', agreement(notarization.id, '/decline'), { token: carol, body: {} });
-    const waived = await t.request('POST', agreement(notarization.id, `/co-notarizers/${rowOf(notarization, 'carol@example.com').id}/waive`), { token: alice });
-    expect(waived.status).toBe(200);
-    expect(rowOf(waived.body, 'carol@example.com').waived_at).toEqual(expect.any(String));
-
-    const record = await submitted({ parties: [BOB, CAROL] });
-    await t.request('POST', agreement(record.id, '/decline'), { token: carol, body: {} });
-    const completed = await t.request('POST', agreement(record.id, `/participants/${rowOf(record, 'carol@example.com').id}/complete-without`), { token: alice });
-    expect(completed.status).toBe(200);
-    expect(rowOf(completed.body, 'carol@example.com').waived_at).toEqual(expect.any(String));
-  });
-
   describe('counter-proposals', () => {
     it('puts a counter under review and resolves it, with what each answer carries', async () => {
       const record = await submitted({ parties: [BOB, CAROL] });

@@ -1,5 +1,4 @@
-import { SignedRecord, type RecordStatus, type RecordType, type SigningOrder } from '../../src/domain/records/entities.js';
-import { CounterProposal } from '../../src/domain/records/entities.js';
+import { CounterProposal, SignedRecord, type RecordStatus, type RecordType, type SigningOrder } from '../../src/domain/records/entities.js';
 import type { ExecutionView } from '../../src/domain/ceremonies/execution-view.js';
 import type { Domain, Person } from './domain.js';
 
