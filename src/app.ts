@@ -26,7 +26,7 @@ import type { ConnectorAuthenticator } from './facade-oauth/resource.js';
 import { createLogger } from './logger.js';
 import { webUiRouter } from './web-ui.js';
 import { readiness } from './readiness.js';
-import { buildServices } from './composition/services.js';
+import { buildServices, stopServices } from './composition/services.js';
 import { createHttp } from './composition/http.js';
 import { mountGraphql } from './composition/graphql.js';
 import { mountConnectors } from './composition/connectors.js';
@@ -181,15 +181,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await step('job queue pool', jobs.close);
     if (metricsListener) await step('metrics listener', metricsListener.close);
     metrics?.close();
-    await step('reminders', () => services.reminders.stop());
-    await step('webhook sender', () => services.webhookSender.close());
-    await step('webhook wake-ups', services.stopWebhookWakeUps);
-    await step('mail worker', async () => mailer.close?.());
-    await step('render threads', () => services.renderer.close());
-    await step('activity watch', services.caches.stop);
-    await step('credential watch', services.credentials.stop);
-    await step('pubsub', () => pubSub.close());
-    await step('session pool', () => services.sessionPool.end());
+    await stopServices(services, step);
     await step('readiness probe', () => ready.close());
     await step('database', () => orm.close());
   }

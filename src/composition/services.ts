@@ -402,7 +402,11 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     housekeeping,
     stuckWork,
     stuckWorkWarnings,
+    records,
     lifecycle,
+    counters,
+    amendments,
+    ceremonies,
     reminders,
     bulkSends,
     sealArtifacts,
@@ -410,6 +414,26 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     sealCompletion,
     anchoring,
   };
+}
+
+/** Runs one stop step (app.ts bounds each in time; a test just runs it). */
+type StopStep = (name: string, run: () => Promise<unknown>) => Promise<unknown>;
+
+/**
+ * Stops what `buildServices` started that the transports and jobs do not own, in order: the
+ * workers, the render threads, the watches, then the session pool. The outbox dispatcher stops before
+ * the job queue (app.ts), and the ORM is its opener's to close.
+ */
+export async function stopServices(services: Services, step: StopStep = (_name, run) => run()): Promise<void> {
+  await step('reminders', () => services.reminders.stop());
+  await step('webhook sender', () => services.webhookSender.close());
+  await step('webhook wake-ups', services.stopWebhookWakeUps);
+  await step('mail worker', async () => services.mailer.close?.());
+  await step('render threads', () => services.renderer.close());
+  await step('activity watch', services.caches.stop);
+  await step('credential watch', services.credentials.stop);
+  await step('pubsub', () => services.pubSub.close());
+  await step('session pool', () => services.sessionPool.end());
 }
 
 /** The configured chain, connected on first use and again after a failed attempt. */

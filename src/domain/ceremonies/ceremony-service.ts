@@ -290,10 +290,12 @@ export class CeremonyService {
       if (action === 'start' && adapter.appliesTo?.(loaded) === false) {
         throw DomainError.invalid(['methodType'], `The ${adapter.type} method cannot serve this signer`, 'method_not_applicable');
       }
-      const { execution } = await this.currentExecution(loaded, action === 'start');
+      const { execution, created } = await this.currentExecution(loaded, action === 'start');
       if (execution.status !== 'in_progress') throw new DomainError('conflict', 'This signature is already finalized');
       // The execution's methods, read once under the record's lock: the answer shows them after this step.
-      const methods = await methodsOf(loaded, execution);
+      const methods = created ? [] : await methodsOf(loaded, execution);
+      // A method started without its execution started first starts it: the trail and subscribers hear that first, as from startOrResume.
+      if (created) this.announce(loaded, execution, methods, 'execution_started', null);
       let method = methods.find((candidate) => candidate.methodType === adapter.type);
       if (!method) {
         if (action !== 'start') throw new DomainError('conflict', `Start the ${adapter.type} method first`);

@@ -84,6 +84,9 @@ export class AmendmentService {
     const { record, viewer, caller, em, now } = locked;
     const self = record.participants.getItems().find((p) => p.role !== 'witness' && !p.removedAt && isViewerParticipant(p, viewer));
     if (!self && !actsAsInitiator(record, viewer)) throw new DomainError('forbidden', 'Only a party to the record can propose this');
+    // A signatory proposes it as its initiator; an admin of the record's team who signs nothing of it
+    // proposes it for the record's initiator, who signs it (an admin manages, never signs for them).
+    const initiatorIdentity = self ? caller.identityId : record.initiatorIdentity;
     transition(record.status, trigger, record.type);
     const open = await em.count(SignedRecord, { supersedesRecordId: record.id, status: { $in: ['draft', 'pending_confirmation', 'counter_under_review'] } });
     if (open > 0) throw new DomainError('conflict', 'An amendment or cancellation of this record is already in progress');
@@ -103,7 +106,7 @@ export class AmendmentService {
       signingOrder: record.signingOrder,
       onChainFullText: record.onChainFullText,
       onChainIncludeVerifiedParties: record.onChainIncludeVerifiedParties,
-      initiatorIdentity: caller.identityId,
+      initiatorIdentity,
       // A team's record stays the team's when one of its people amends it; an outside party's proposal is theirs.
       teamId: record.teamId !== null && viewer.teams.has(record.teamId) ? record.teamId : null,
       metadata: content.metadata,
@@ -112,14 +115,14 @@ export class AmendmentService {
       createdAt: now,
       updatedAt: now,
     });
-    copyParticipants(em, record, next, self ?? null, caller.identityId, now);
+    copyParticipants(em, record, next, self ?? null, initiatorIdentity, now);
     openAuditTrail(em, next.id, now, trigger === 'amend' ? 'amendment_created' : 'cancellation_created');
     locked.events.push(lifecycleEvent(record, trigger, record.status, self?.id ?? null, now));
     return next.id;
   }
 }
 
-/** The same people sign the successor; whoever proposed it is its initiator. */
+/** The same people sign the successor; whoever proposed it is its initiator (the record's own initiator when no signatory did). */
 function copyParticipants(em: EntityManager, from: SignedRecord, to: SignedRecord, proposer: Participant | null, identityId: string, now: Date): void {
   const active = from.participants.getItems().filter((p) => !p.removedAt && !p.waivedAt && !p.declinedAt);
   const initiator = proposer ?? active.find((p) => p.role === 'initiator');

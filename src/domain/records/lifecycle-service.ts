@@ -163,16 +163,19 @@ export class LifecycleService {
       this.allow('replace_witness', record);
       if (old.role !== 'witness') throw new DomainError('conflict', 'Only a witness can be replaced');
       if (!old.declinedAt && !old.removedAt) throw new DomainError('conflict', 'Only a witness who declined or was removed can be replaced');
+      if (old.waivedAt) throw new DomainError('conflict', 'This witness is waived: the record goes on without them');
       const issues = new IssueCollector();
       const [replacement] = normalizeParties(issues, 'witnesses', [input], LIMITS.witnesses);
       const active = record.participants.getItems().filter((p) => p !== old && !p.removedAt);
       const asParty = (p: Participant) => ({ displayName: p.displayName ?? '', contactPointType: p.contactPointType, contactPointValue: p.contactPointValue ?? '' });
+      // As at creation: nobody is named twice, the initiator included.
+      const initiator = active.find((p) => p.role === 'initiator');
       validateParticipantsForType(
         issues,
         record.type,
         active.filter((p) => p.role === 'party').map(asParty),
         [...active.filter((p) => p.role === 'witness').map(asParty), ...(replacement ? [replacement] : [])],
-        null,
+        initiator?.contactPointValue ? { type: initiator.contactPointType, value: initiator.contactPointValue } : null,
       );
       const activeWitnesses = active.filter((p) => p.role === 'witness' && !p.declinedAt && !p.waivedAt).length;
       if (activeWitnesses >= LIMITS.witnesses) issues.add([], `At most ${LIMITS.witnesses} active witnesses`, 'too_many');

@@ -212,7 +212,7 @@ export const RECORD_ACTIONS = [
 export type RecordAction = (typeof RECORD_ACTIONS)[number];
 
 /** The trigger behind each record action (`sign` is the signing window's, `decline` the participant move's). */
-const ACTION_TRIGGERS = {
+export const ACTION_TRIGGERS = {
   edit: 'edit_draft',
   submit: 'submit',
   cancel_draft: 'cancel_draft',
