@@ -137,6 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const jobs = await startJobs(config, { services, orm, clock, pubSub, logger, processEvery: options.jobProcessEvery });
   services.dispatcher.start();
   services.mailer.start();
+  services.messengerQueue?.start();
   services.webhookSender.start();
   if (config.jobsEnabled) services.reminders.start();
 
@@ -185,6 +186,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     await step('webhook sender', () => services.webhookSender.close());
     await step('webhook wake-ups', services.stopWebhookWakeUps);
     await step('mail worker', async () => mailer.close?.());
+    await step('messenger worker', async () => services.messengerQueue?.close());
     await step('render threads', () => services.renderer.close());
     await step('activity watch', services.caches.stop);
     await step('credential watch', services.credentials.stop);

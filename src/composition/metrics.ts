@@ -155,7 +155,7 @@ export function createMetrics(
   };
   const stuck = new Gauge({
     name: 'rss_stuck_work',
-    help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, webhook_failed)${fromDatabase}`,
+    help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, messenger_queued, messenger_failed, webhook_failed)${fromDatabase}`,
     labelNames: ['kind'],
     registers: [registry],
   });
