@@ -1,13 +1,12 @@
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Index, Property } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { Instruments } from '../shared/instruments.js';
 import { DomainError } from '../shared/errors.js';
 import { PollingLoop } from '../shared/polling-loop.js';
-import { claimDue, retryDelaySeconds } from '../shared/outbox-rows.js';
+import { claimDue, OutboxRow, retryDelaySeconds, type OutboxRowDefaults } from '../shared/outbox-rows.js';
 import type { MailMessage, Mailer } from './mailer.js';
 
 /** `dropped`: never sent, and never will be: past its `notAfter`, or replaced by a newer message. */
@@ -36,11 +35,8 @@ type ClaimedMessage = { id: string; recipient: string; subject: string; text: st
   name: 'mail_outbox_replaces_index',
   expression: `create index "mail_outbox_replaces_index" on "mail_outbox" ("replaces_key", "created_at") where "replaces_key" is not null`,
 })
-export class QueuedMessage {
-  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'failedAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
-
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
+export class QueuedMessage extends OutboxRow<MailStatus> {
+  [OptionalProps]?: OutboxRowDefaults | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
 
   @Property({ type: 'text' })
   recipient!: string;
@@ -53,32 +49,6 @@ export class QueuedMessage {
 
   @Property({ type: 'text', nullable: true })
   html: string | null = null;
-
-  @Property({ type: 'text' })
-  status: MailStatus = 'pending';
-
-  @Property({ type: 'integer' })
-  attempts: number = 0;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  nextAttemptAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  lockedUntil: Date | null = null;
-
-  /** Why the last attempt failed, in the transport's words (never the body). */
-  @Property({ type: 'text', nullable: true })
-  lastError: string | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  sentAt: Date | null = null;
-
-  /** When its last attempt failed and it became `failed` (what an operator asks first: since when). */
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  failedAt: Date | null = null;
 
   /** 0: someone waits for it (a code); 1: bulk. Lower goes first. */
   @Property({ type: 'smallint' })

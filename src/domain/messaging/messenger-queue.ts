@@ -1,11 +1,10 @@
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Index, Property } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import { PollingLoop } from '../shared/polling-loop.js';
-import { claimDue, retryDelaySeconds } from '../shared/outbox-rows.js';
+import { claimDue, OutboxRow, retryDelaySeconds, type OutboxRowDefaults } from '../shared/outbox-rows.js';
 import { chatFor, MessengerSendError, type MessengerSender } from './messenger-sender.js';
 
 export type MessengerMessageKind = 'invitation' | 'reminder';
@@ -19,15 +18,13 @@ type ClaimedMessage = { id: string; handle: string; text: string | null; kind: M
  * A messenger message waiting to go out, the mail outbox's counterpart (mail-queue.ts). It holds the
  * participant's handle, not a chat id: the chat is looked up at each attempt, so a participant who
  * writes to the bot while the message is still retried receives it. The text is erased once the
- * message is sent or has failed for good.
+ * message is sent or has failed for good. Its `last_error` is in our words only: never the platform's
+ * answer, the URL (it holds the bot token), the chat id or the text.
  */
 @Entity({ tableName: 'messenger_outbox' })
 @Index({ properties: ['status', 'nextAttemptAt'] })
-export class QueuedMessengerMessage {
-  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'failedAt';
-
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
+export class QueuedMessengerMessage extends OutboxRow<'pending' | 'sending' | 'sent' | 'failed'> {
+  [OptionalProps]?: OutboxRowDefaults;
 
   @Property({ type: 'text' })
   handle!: string;
@@ -43,32 +40,6 @@ export class QueuedMessengerMessage {
 
   @Property({ type: 'uuid' })
   participantId!: string;
-
-  /** `pending`, `sending`, `sent` or `failed`. */
-  @Property({ type: 'text' })
-  status: 'pending' | 'sending' | 'sent' | 'failed' = 'pending';
-
-  @Property({ type: 'integer' })
-  attempts: number = 0;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  nextAttemptAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  lockedUntil: Date | null = null;
-
-  /** Why the last attempt failed, in our words (never the platform's answer, the URL, the chat id or the text). */
-  @Property({ type: 'text', nullable: true })
-  lastError: string | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  sentAt: Date | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  failedAt: Date | null = null;
 }
 
 export type MessengerQueueSettings = { maxAttempts: number; pollMs: number };

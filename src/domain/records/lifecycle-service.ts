@@ -46,7 +46,7 @@ export class LifecycleService {
    * sequential order to the first party only. `within`: part of a shared transaction.
    */
   async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
-    const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
       // The row's guard (lifecycle.ts): the initiator signed the current version, the type's roles are filled.
@@ -59,7 +59,6 @@ export class LifecycleService {
       await this.completeIfDone(locked);
       return record.id;
     }, within);
-    return id;
   }
 
   /**
@@ -125,7 +124,7 @@ export class LifecycleService {
    * `complete-without` for parties, `waive` for witnesses and co-notarizers.
    */
   async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
-    const id = await this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
+    return this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
       const participant = this.participant(record, participantId);
@@ -144,12 +143,11 @@ export class LifecycleService {
       await this.completeIfDone(locked);
       return record.id;
     });
-    return id;
   }
 
   /** Replaces a declined or removed witness with a new one, who is invited at once. */
   async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
-    const id = await this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
       const { record, now, em } = locked;
       requireInitiator(locked);
       const old = this.participant(record, participantId);
@@ -184,7 +182,6 @@ export class LifecycleService {
       await this.deps.invitations.inviteDue(em, record, now);
       return record.id;
     });
-    return id;
   }
 
   /** Mails the invitation again (rate-limited per participant); never to someone whose turn has not come. */

@@ -1,4 +1,41 @@
+import { PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+
+/** The columns every outbox row has that its writer need not set. */
+export type OutboxRowDefaults = 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'failedAt';
+
+/** What an outbox row (mail_outbox, messenger_outbox) has besides its message: its delivery's state, which `claimDue` reads. */
+export abstract class OutboxRow<Status extends string> {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = randomUUID();
+
+  @Property({ type: 'text' })
+  status: Status = 'pending' as Status;
+
+  @Property({ type: 'integer' })
+  attempts: number = 0;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  nextAttemptAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  lockedUntil: Date | null = null;
+
+  /** Why the last attempt failed, in the transport's words (never the body). */
+  @Property({ type: 'text', nullable: true })
+  lastError: string | null = null;
+
+  @Property({ type: 'datetime', columnType: 'timestamptz' })
+  createdAt: Date = new Date();
+
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  sentAt: Date | null = null;
+
+  /** When its last attempt failed and it became `failed` (what an operator asks first: since when). */
+  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
+  failedAt: Date | null = null;
+}
 
 /** Rows claimed at a time. */
 const CLAIM_BATCH = 10;
