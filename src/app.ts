@@ -137,6 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const jobs = await startJobs(config, { services, orm, clock, pubSub, logger, processEvery: options.jobProcessEvery });
   services.dispatcher.start();
   services.mailer.start();
+  services.messengerQueue?.start();
   services.webhookSender.start();
   if (config.jobsEnabled) services.reminders.start();
 

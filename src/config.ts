@@ -105,6 +105,7 @@ const schema = z.object({
   MESSENGER_LINK_BASE: z.url().default('https://t.me'),
   MESSENGER_API_BASE: z.url().default('https://api.messenger.example'),
   MESSENGER_BOT_TOKEN: z.string().min(10).optional(),
+  MESSENGER_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(8),
   WEBAUTHN_RP_ID: z.string().regex(/^[a-z0-9.-]+$/i, 'must be a host name such as sign.example.com').optional(),
   WEBAUTHN_RP_NAME: z.string().min(1).max(100).default('Record Signing'),
   WEBAUTHN_ORIGIN: z.url().optional(),
@@ -255,6 +256,8 @@ export type Config = {
   outboxPollMs: number;
   /** The mail outbox: attempts before a message is `failed`, and how often it looks for due mail. */
   mailQueue: { maxAttempts: number; pollMs: number; concurrency: number; backlogPerRecipient: number; backlogPerClient: number };
+  /** The messenger outbox's worker: it polls as often as the mail outbox's. */
+  messengerQueue: { maxAttempts: number; pollMs: number };
   /** Webhook delivery: allowed non-public hosts and networks, the retry schedule (seconds after each failed attempt), timeouts. */
   webhooks: {
     allowedHosts: string[];
@@ -431,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backlogPerRecipient: e.MAIL_BACKLOG_PER_RECIPIENT,
       backlogPerClient: e.MAIL_BACKLOG_PER_CLIENT,
     },
+    messengerQueue: { maxAttempts: e.MESSENGER_MAX_ATTEMPTS, pollMs: e.MAIL_POLL_MS },
     webhooks: {
       allowedHosts: list(e.WEBHOOK_ALLOWED_HOSTS) ?? [],
       retrySchedule: e.WEBHOOK_RETRY_SCHEDULE ? e.WEBHOOK_RETRY_SCHEDULE.split(',').map(durationSeconds) : DEFAULT_WEBHOOK_RETRY_SCHEDULE,

@@ -44,6 +44,7 @@ const BACKLOG = `
     coalesce(extract(epoch from now() - (select min(sealed_at) from record_seals where anchor_status in ('pending', 'retrying'))), 0)::float as anchors_oldest,
     (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail,
     coalesce(extract(epoch from now() - (select min(created_at) from mail_outbox where status in ('pending', 'sending'))), 0)::float as mail_oldest,
+    (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from messenger_outbox group by status) x) as messenger,
     (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from webhook_deliveries group by status) x) as webhooks,
     coalesce(extract(epoch from now() - (select min(created_at) from webhook_deliveries where status = 'pending')), 0)::float as webhooks_oldest,
     (select count(*) from webhook_endpoints where not enabled)::int as webhooks_disabled`;
@@ -58,6 +59,7 @@ type Backlog = {
   anchors_oldest: number;
   mail: Record<string, number>;
   mail_oldest: number;
+  messenger: Record<string, number>;
   webhooks: Record<string, number>;
   webhooks_oldest: number;
   webhooks_disabled: number;
@@ -148,6 +150,7 @@ export function createMetrics(
     anchors: new Gauge({ name: 'rss_anchors', help: `Seals by anchoring status (pending, retrying, confirmed)${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
     anchorsOldest: new Gauge({ name: 'rss_anchors_oldest_unconfirmed_age_seconds', help: `How long ago the oldest seal still pending or retrying its anchoring was sealed${fromDatabase}`, registers: [registry] }),
     mail: new Gauge({ name: 'rss_mail_messages', help: `Mail in the outbox by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
+    messenger: new Gauge({ name: 'rss_messenger_messages', help: `Messenger messages in the outbox by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
     mailOldest: new Gauge({ name: 'rss_mail_oldest_queued_age_seconds', help: `Age of the oldest mail still queued (pending or sending)${fromDatabase}`, registers: [registry] }),
     webhooks: new Gauge({ name: 'rss_webhook_deliveries', help: `Webhook deliveries kept (30 days) by status${fromDatabase}`, labelNames: ['status'], registers: [registry] }),
     webhooksOldest: new Gauge({ name: 'rss_webhook_oldest_pending_age_seconds', help: `Age of the oldest pending webhook delivery${fromDatabase}`, registers: [registry] }),
@@ -155,7 +158,7 @@ export function createMetrics(
   };
   const stuck = new Gauge({
     name: 'rss_stuck_work',
-    help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, webhook_failed)${fromDatabase}`,
+    help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, messenger_queued, messenger_failed, webhook_failed)${fromDatabase}`,
     labelNames: ['kind'],
     registers: [registry],
   });
@@ -173,6 +176,8 @@ export function createMetrics(
     for (const [status, n] of Object.entries(row.mail)) gauges.mail.set({ status }, n);
     gauges.anchorsOldest.set(row.anchors_oldest);
     gauges.mailOldest.set(row.mail_oldest);
+    gauges.messenger.reset();
+    for (const [status, n] of Object.entries(row.messenger)) gauges.messenger.set({ status }, n);
     gauges.webhooks.reset();
     for (const [status, n] of Object.entries(row.webhooks)) gauges.webhooks.set({ status }, n);
     gauges.webhooksOldest.set(row.webhooks_oldest);

@@ -62,6 +62,7 @@ import { Reminders } from '../domain/records/reminders.js';
 import { CounterService } from '../domain/records/counter-service.js';
 import { AmendmentService } from '../domain/records/amendment-service.js';
 import { BotApiMessengerSender } from '../domain/messaging/messenger-sender.js';
+import { MessengerQueue } from '../domain/messaging/messenger-queue.js';
 import { liveSubscriber, liveUpdates, TEAM_ACCESS_CHANGED } from '../graph/live.js';
 import type { LiveUpdates } from '../graph/context.js';
 import { EventCursors } from '../graph/event-cursors.js';
@@ -239,8 +240,11 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     new ApiKeyMethod(),
   ];
   const startLimit = { limit: config.methodStartsPerWindow, windowSeconds: 600, name: 'method_starts' };
-  const messengerSender = config.messenger.botToken ? new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken) : null;
-  const invitations = new Invitations({ orm, mailer, messenger: messengerSender, log: logger, publicBaseUrl: config.publicBaseUrl });
+  // Messenger messages go through their own outbox, as mail does: written with the change that causes them.
+  const messengerQueue = config.messenger.botToken
+    ? new MessengerQueue({ orm, sender: new BotApiMessengerSender(config.messenger.apiBase, config.messenger.botToken), clock, logger, settings: config.messengerQueue })
+    : null;
+  const invitations = new Invitations({ orm, mailer, messenger: messengerQueue, log: logger, publicBaseUrl: config.publicBaseUrl });
   const ceremonies = new CeremonyService({ orm, clock, methods, events: domainEvents, rateLimiter, invitations, startLimit });
   const messengerInbox = new MessengerInbox({ orm, ceremonies, clock, webhookSecret: config.messenger.webhookSecret, log: logger });
   if (!config.messenger.webhookSecret) logger.info('MESSENGER_WEBHOOK_SECRET not set: the messenger webhook refuses every update');
@@ -394,6 +398,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     outboxSubscribers,
     dispatcher,
     mailer,
+    /** Null without a bot token. */
+    messengerQueue,
     webhookSender,
     stopWebhookWakeUps: async () => void (await webhooksDue.return?.()),
     renderer,
@@ -429,6 +435,7 @@ export async function stopServices(services: Services, step: StopStep = (_name, 
   await step('webhook sender', () => services.webhookSender.close());
   await step('webhook wake-ups', services.stopWebhookWakeUps);
   await step('mail worker', async () => services.mailer.close?.());
+  await step('messenger worker', async () => services.messengerQueue?.close());
   await step('render threads', () => services.renderer.close());
   await step('activity watch', services.caches.stop);
   await step('credential watch', services.credentials.stop);

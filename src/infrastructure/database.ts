@@ -12,6 +12,7 @@ import { migrationsList } from '../domain/migrations/index.js';
 import { OutboxEvent } from '../domain/outbox/entities.js';
 import { WebhookDelivery, WebhookEndpoint } from '../domain/webhooks/entities.js';
 import { QueuedMessage } from '../domain/mail/mail-queue.js';
+import { QueuedMessengerMessage } from '../domain/messaging/messenger-queue.js';
 import { AuditEntry } from '../domain/records/audit-trail.js';
 import { RecordSeal } from '../domain/sealing/seal.js';
 import { CardTicket, SealedArtifact, SealedDocumentVersion } from '../domain/sealing/entities.js';
@@ -55,6 +56,7 @@ const entities = [
   CardTicket,
   AnchorBatch,
   QueuedMessage,
+  QueuedMessengerMessage,
   McpSession,
   McpSecretInput,
   McpGrant,

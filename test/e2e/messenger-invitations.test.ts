@@ -1,6 +1,7 @@
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { startMessengerPlatform } from '../support/provider-servers.js';
+import { waitFor } from '../support/wait.js';
 
 const SECRET = 'messenger-webhook-secret-0123456789';
 const BOT_TOKEN = '123456:bot-token-never-logged';
@@ -38,6 +39,8 @@ describe('Messenger invitations', () => {
     const submitted = await t.request('POST', `/api/v1/agreements/${created.body.id}/submit`, { token: alice });
     expect(submitted.status).toBe(200);
 
+    // The messenger outbox's worker sends Bob's invitation; Carol's waits for her to write to the bot.
+    await waitFor(async () => platform.sent.length === 1 && t.logs().includes('messenger invitation not sent'));
     expect(platform.sent).toHaveLength(1);
     expect(platform.sent[0]!.path).toBe(`/bot${BOT_TOKEN}/sendMessage`);
     expect(platform.sent[0]!.body.chat_id).toBe('4242');
@@ -45,5 +48,14 @@ describe('Messenger invitations', () => {
     expect(t.logs()).toContain('messenger invitation not sent');
     expect(t.logs()).not.toContain(BOT_TOKEN);
     expect(t.logs()).not.toContain(SECRET);
+
+    // Carol's invitation is retried: once she writes to the bot, the next attempt reaches her.
+    const carol = await t.request('POST', `/api/v1/inbound/messenger?secret=${SECRET}`, {
+      body: { update_id: 2, message: { message_id: 2, from: { id: 5151, username: 'carol_x' }, chat: { id: 5151, type: 'private' }, date: 2, text: '/start' } },
+    });
+    expect(carol.status).toBe(200);
+    await waitFor(async () => platform.sent.some((call) => call.body.chat_id === '5151'));
+    expect(platform.sent.filter((call) => call.body.chat_id === '5151')).toHaveLength(1);
+    expect(t.logs()).not.toContain(BOT_TOKEN);
   });
 });

@@ -86,7 +86,7 @@ describe('Prometheus metrics', () => {
     expect(gauge(after, 'rss_anchors', { status: 'pending' })).toBeGreaterThanOrEqual(1);
     // No chain here: the seal stays pending, so the oldest unconfirmed anchor has an age (from its seal).
     expect(gauge(after, 'rss_anchors_oldest_unconfirmed_age_seconds')).toBeGreaterThanOrEqual(0);
-    expect(after.map((family) => family.name)).toEqual(expect.arrayContaining(['rss_anchors_oldest_unconfirmed_age_seconds', 'rss_mail_oldest_queued_age_seconds']));
+    expect(after.map((family) => family.name)).toEqual(expect.arrayContaining(['rss_anchors_oldest_unconfirmed_age_seconds', 'rss_mail_oldest_queued_age_seconds', 'rss_messenger_messages']));
     expect(gauge(after, 'rss_mail_oldest_queued_age_seconds')).toBeGreaterThanOrEqual(0);
     await t.app.services.sealArtifacts.make(sealed.id);
     expect(gauge(await scrape(), 'rss_seals_waiting_artifacts')).toBe(waitingBefore);

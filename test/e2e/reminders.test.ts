@@ -2,6 +2,7 @@ import { ManualClock } from '../support/clock.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { startMessengerPlatform } from '../support/provider-servers.js';
+import { waitFor } from '../support/wait.js';
 
 const DAY_MS = 86_400_000;
 const MESSENGER_SECRET = 'messenger-webhook-secret-0123456789';
@@ -140,13 +141,16 @@ describe('Reminders to participants who have not signed', () => {
     expect((await signWithEmailOtp(t, alice, 'alice-remind@example.com', id)).status).toBe(200);
     expect((await t.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice })).body.status).toBe('pending_confirmation');
     const toBob = () => platform.sent.filter((call) => call.body.chat_id === '7171');
-    expect(toBob()).toHaveLength(1);
+    // The messenger outbox's workers (one per instance) send it once the submit committed.
+    await waitFor(async () => toBob().length === 1);
     expect(toBob()[0]!.body.text).not.toContain('Reminder');
 
     clock.advance(2 * DAY_MS + 60_000);
     const sent = await sweepBoth();
     expect(sent[0] + sent[1]).toBe(2);
     expect(await sweepBoth()).toEqual([0, 0]);
+    await waitFor(async () => toBob().length >= 2);
+    await settle();
     expect(toBob()).toHaveLength(2);
     const reminder = toBob()[1]!;
     expect(reminder.path).toBe('/bot123456:reminder-bot-token/sendMessage');

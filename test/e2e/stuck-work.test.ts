@@ -61,7 +61,7 @@ describe('Stuck work', () => {
 
     clock.advance(11 * MINUTE);
     const first = await t.app.services.stuckWork.check();
-    expect(first.stuck).toMatchObject({ seal_artifacts: 1, anchoring: 0, mail_queued: 0, mail_failed: 0, webhook_failed: 0 });
+    expect(first.stuck).toMatchObject({ seal_artifacts: 1, anchoring: 0, mail_queued: 0, mail_failed: 0, messenger_queued: 0, messenger_failed: 0, webhook_failed: 0 });
     await t.app.services.stuckWork.check();
     clock.advance(5 * MINUTE);
     await t.app.services.stuckWork.check();
@@ -84,7 +84,7 @@ describe('Stuck work', () => {
   it('counts it in rss_stuck_work{kind}', async () => {
     const families = await scrape();
     expect(stuckGauge(families, 'seal_artifacts')).toBe(1);
-    for (const kind of ['anchoring', 'mail_queued', 'mail_failed', 'webhook_failed']) expect(stuckGauge(families, kind)).toBe(0);
+    for (const kind of ['anchoring', 'mail_queued', 'mail_failed', 'messenger_queued', 'messenger_failed', 'webhook_failed']) expect(stuckGauge(families, kind)).toBe(0);
   });
 
   it('is listed by `ops status`, in text and in JSON, without any address', async () => {

@@ -91,7 +91,7 @@ describe('StuckWork', () => {
   });
 
   it('counts every kind from one query; anchors only where anchoring runs', async () => {
-    expect(await stuckWork.counts()).toEqual({ seal_artifacts: 1, anchoring: 1, mail_queued: 1, mail_failed: WARNINGS_PER_KIND + 5, webhook_failed: 1 });
+    expect(await stuckWork.counts()).toEqual({ seal_artifacts: 1, anchoring: 1, mail_queued: 1, mail_failed: WARNINGS_PER_KIND + 5, messenger_queued: 0, messenger_failed: 0, webhook_failed: 1 });
     const withoutChain = new StuckWork({ orm, clock, settings: { ...stuckWork.settings, anchoring: false } });
     expect((await withoutChain.counts()).anchoring).toBe(0);
   });

@@ -138,17 +138,27 @@ export async function startProviders(): Promise<Record<ProviderKind, ProviderSer
   return providers;
 }
 
-/** The messenger platform's bot API on 127.0.0.1: records every sendMessage call (path and JSON body) and answers ok. */
-export async function startMessengerPlatform() {
+/**
+ * The messenger platform's bot API on 127.0.0.1: records every sendMessage call (path and JSON body)
+ * and answers ok, or first the `failures` given (status and body), one a call.
+ */
+export async function startMessengerPlatform(failures: { status: number; body: string }[] = []) {
   const sent: { path: string; body: { chat_id: string; text: string } }[] = [];
+  const refused: string[] = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
     req.on('end', () => {
+      const failure = failures.shift();
+      if (failure) {
+        refused.push(req.url ?? '');
+        res.writeHead(failure.status, { 'content-type': 'application/json' }).end(failure.body);
+        return;
+      }
       sent.push({ path: req.url ?? '', body: JSON.parse(raw || '{}') });
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { sent, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { sent, refused, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -2,7 +2,7 @@ import { type EntityClass, type EntityDictionary, type EntityManager, type Mikro
 import { preparedQuery } from '../shared/sql.js';
 import { signingClosed } from '../records/lifecycle.js';
 import { turnClosed } from '../records/signing-turn.js';
-import type { AfterCommit, Invitations } from '../records/invitations.js';
+import type { Invitations } from '../records/invitations.js';
 import type { Principal } from '../identity/principal.js';
 import { requireAccess, type ScopedOperation } from '../identity/operation-access.js';
 import type { SignedRecord, Participant, RecordType } from '../records/entities.js';
@@ -28,8 +28,6 @@ type Loaded = {
   viewer: Viewer;
   announced: SignatureProgressEvent[];
   lifecycle: RecordLifecycleEvent[];
-  /** Messenger invitations a signature caused, sent once the change committed. */
-  afterCommit: AfterCommit[];
   /**
    * Rows read with the locked record (`SignatureRows`), each part used once: the first execution
    * lookup takes the executions, the first read of that execution's methods takes its methods.
@@ -225,7 +223,7 @@ export class CeremonyService {
     // The last required signature moves a pending record on (the seal itself is sealing's job).
     loaded.lifecycle.push(...(await completeIfAllSigned(em, record, now, participant.id)));
     // Otherwise, in sequential order, the turn passes on: the next signer's invitation commits with this signature.
-    loaded.afterCommit.push(await this.deps.invitations.inviteDue(em, record, now));
+    await this.deps.invitations.inviteDue(em, record, now);
     await em.flush();
   }
 
@@ -343,21 +341,15 @@ export class CeremonyService {
   ): Promise<T> {
     const announced: SignatureProgressEvent[] = [];
     const moves: RecordLifecycleEvent[] = [];
-    const afterCommit: AfterCommit[] = [];
     const change = async (em: EntityManager) => {
-      const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves, afterCommit });
+      const done = await work({ ...(await this.load(em, principal, idOrReference, { ...options, forRead: false })), announced, lifecycle: moves });
       // The ceremony steps first: a record that seals commits to the signature that sealed it.
       await this.deps.events.write(em, [...announced.map(signatureProgress), ...moves.map(lifecycle)]);
       return done;
     };
-    if (options.within) {
-      const result = await change(options.within.em);
-      options.within.afterCommit.push(...afterCommit);
-      return result;
-    }
+    if (options.within) return change(options.within.em);
     const result = await this.deps.orm.em.fork().transactional(change);
     this.deps.events.committed();
-    for (const effect of afterCommit) await effect();
     return result;
   }
 
@@ -382,7 +374,7 @@ export class CeremonyService {
       const closed = signingClosed(record.status, participant.role) ?? turnClosed(record.signingOrder, record.participants.getItems(), participant.id, record.currentVersion);
       if (closed) throw new DomainError('invalid_transition', closed);
     }
-    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], afterCommit: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
+    return { em, record, participant, principal: caller, viewer, announced: [], lifecycle: [], read: { executions: signatures?.executions, allMethods: signatures?.methods } };
   }
 
   /**

@@ -1,16 +1,13 @@
-import { Entity, Index, PrimaryKey, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Index, Property } from '@mikro-orm/decorators/legacy';
 import { OptionalProps } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/clock.js';
 import type { Instruments } from '../shared/instruments.js';
 import { DomainError } from '../shared/errors.js';
 import { PollingLoop } from '../shared/polling-loop.js';
+import { claimDue, OutboxRow, retryDelaySeconds, type OutboxRowDefaults } from '../shared/outbox-rows.js';
 import type { MailMessage, Mailer } from './mailer.js';
-
-/** Messages claimed at a time. */
-const CLAIM_BATCH = 10;
 
 /** `dropped`: never sent, and never will be: past its `notAfter`, or replaced by a newer message. */
 export type MailStatus = 'pending' | 'sending' | 'sent' | 'failed' | 'dropped';
@@ -38,11 +35,8 @@ type ClaimedMessage = { id: string; recipient: string; subject: string; text: st
   name: 'mail_outbox_replaces_index',
   expression: `create index "mail_outbox_replaces_index" on "mail_outbox" ("replaces_key", "created_at") where "replaces_key" is not null`,
 })
-export class QueuedMessage {
-  [OptionalProps]?: 'id' | 'status' | 'attempts' | 'nextAttemptAt' | 'lockedUntil' | 'lastError' | 'createdAt' | 'sentAt' | 'failedAt' | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
-
-  @PrimaryKey({ type: 'uuid' })
-  id: string = randomUUID();
+export class QueuedMessage extends OutboxRow<MailStatus> {
+  [OptionalProps]?: OutboxRowDefaults | 'html' | 'urgency' | 'notAfter' | 'replacesKey' | 'clientAddress';
 
   @Property({ type: 'text' })
   recipient!: string;
@@ -55,32 +49,6 @@ export class QueuedMessage {
 
   @Property({ type: 'text', nullable: true })
   html: string | null = null;
-
-  @Property({ type: 'text' })
-  status: MailStatus = 'pending';
-
-  @Property({ type: 'integer' })
-  attempts: number = 0;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  nextAttemptAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  lockedUntil: Date | null = null;
-
-  /** Why the last attempt failed, in the transport's words (never the body). */
-  @Property({ type: 'text', nullable: true })
-  lastError: string | null = null;
-
-  @Property({ type: 'datetime', columnType: 'timestamptz' })
-  createdAt: Date = new Date();
-
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  sentAt: Date | null = null;
-
-  /** When its last attempt failed and it became `failed` (what an operator asks first: since when). */
-  @Property({ type: 'datetime', columnType: 'timestamptz', nullable: true })
-  failedAt: Date | null = null;
 
   /** 0: someone waits for it (a code); 1: bulk. Lower goes first. */
   @Property({ type: 'smallint' })
@@ -197,14 +165,12 @@ export class MailQueue implements Mailer {
             select 1 from mail_outbox n where n.replaces_key = m.replaces_key and n.created_at > m.created_at)))`,
         [now],
       );
-      const claimed = await this.deps.orm.em.fork().execute<(ClaimedMessage & { urgency: number; created_at: Date | string })[]>(
-        `update mail_outbox set status = 'sending', locked_until = ? where id in (
-           select id from mail_outbox
-            where (status = 'pending' and next_attempt_at <= ?) or (status = 'sending' and locked_until < ?)
-            order by urgency, case when urgency = 0 then created_at end desc, created_at limit ${CLAIM_BATCH} for update skip locked)
-         returning id, recipient, subject, text, html, attempts, not_after, urgency, created_at`,
-        [new Date(now.getTime() + 120_000), now, now],
-      );
+      const { rows: claimed, full } = await claimDue<ClaimedMessage & { urgency: number; created_at: Date | string }>(this.deps.orm.em.fork(), {
+        table: 'mail_outbox',
+        order: 'urgency, case when urgency = 0 then created_at end desc, created_at',
+        returning: 'id, recipient, subject, text, html, attempts, not_after, urgency, created_at',
+        now,
+      });
       // In claim order (codes first, the newest code first: the person who just asked is at the
       // screen, and a code that waited its lifetime out is dropped anyway), a few at a time.
       const queue = [...claimed].sort((a, b) =>
@@ -214,7 +180,7 @@ export class MailQueue implements Mailer {
         for (let row = queue.shift(); row; row = queue.shift()) if (await this.deliver(row)) sent += 1;
       };
       await Promise.all(Array.from({ length: Math.min(this.deps.settings.concurrency, queue.length) }, worker));
-      if (claimed.length < CLAIM_BATCH) return sent;
+      if (!full) return sent;
     }
   }
 
@@ -233,7 +199,7 @@ export class MailQueue implements Mailer {
       const attempts = row.attempts + 1;
       const failed = attempts >= this.deps.settings.maxAttempts;
       const reason = (error instanceof Error ? error.message : String(error)).slice(0, 300);
-      const wait = Math.min(3600, 5 * 2 ** (attempts - 1));
+      const wait = retryDelaySeconds(attempts);
       const now = this.deps.clock.now();
       await this.deps.orm.em.fork().execute(
         `update mail_outbox set status = ?, attempts = ?, next_attempt_at = ?, failed_at = ?, locked_until = null, last_error = ?${failed ? ', text = null, html = null' : ''} where id = ?`,

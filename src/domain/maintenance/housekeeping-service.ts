@@ -8,6 +8,7 @@ export type SweepResult = {
   cardTickets: number;
   outboxEvents: number;
   mail: number;
+  messengerMessages: number;
   webhookDeliveries: number;
   mcpSessions: number;
   mcpGrants: number;
@@ -39,6 +40,7 @@ export class HousekeepingService {
       cardTickets: await count('delete from card_tickets where redeemed_at is not null or expires_at < ?', [now]),
       outboxEvents: await count('delete from outbox_events where delivered_at < ?', [new Date(now.getTime() - 7 * 86_400_000)]),
       mail: await count(`delete from mail_outbox where status in ('sent', 'failed') and created_at < ?`, [dayAgo]),
+      messengerMessages: await count(`delete from messenger_outbox where status in ('sent', 'failed') and created_at < ?`, [dayAgo]),
       // Webhook deliveries stay visible to their endpoint's owner for 30 days once settled.
       webhookDeliveries: await count(`delete from webhook_deliveries where status in ('delivered', 'failed') and created_at < ?`, [new Date(now.getTime() - 30 * 86_400_000)]),
       // MCP: ended or idle sessions (their grants go with them), dead grants, and spent or expired confirmation tokens at once.

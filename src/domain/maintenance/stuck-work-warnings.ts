@@ -76,6 +76,7 @@ export class StuckWorkWarnings {
         kind: item.kind,
         agr_reference: item.reference,
         ...(item.kind === 'mail_queued' || item.kind === 'mail_failed' ? { mail_id: item.itemId } : {}),
+        ...(item.kind === 'messenger_queued' || item.kind === 'messenger_failed' ? { messenger_message_id: item.itemId } : {}),
         ...(item.kind === 'webhook_failed' ? { delivery_id: item.itemId, webhook_id: item.endpointId } : {}),
         since: item.since.toISOString(),
         waiting_seconds: Math.max(0, Math.round((now.getTime() - item.since.getTime()) / 1000)),

@@ -11,9 +11,10 @@ import { MISSING_ARTIFACTS_SQL } from '../sealing/sealing-sweep.js';
  *   (only where anchoring runs: without a chain every anchor stays pending, by design);
  * - `mail_queued`: mail still `pending` or `sending` `mailMinutes` after it was queued;
  * - `mail_failed`: mail that failed for good (at once: nothing retries it);
+ * - `messenger_queued` and `messenger_failed`: the same for messenger messages (the mail threshold);
  * - `webhook_failed`: a webhook delivery that failed for good (its retries spent, or its endpoint disabled).
  */
-export const STUCK_KINDS = ['seal_artifacts', 'anchoring', 'mail_queued', 'mail_failed', 'webhook_failed'] as const;
+export const STUCK_KINDS = ['seal_artifacts', 'anchoring', 'mail_queued', 'mail_failed', 'messenger_queued', 'messenger_failed', 'webhook_failed'] as const;
 export type StuckKind = (typeof STUCK_KINDS)[number];
 
 export type StuckWorkSettings = {
@@ -27,7 +28,7 @@ export type StuckWorkSettings = {
 /** One stuck item: ids and times only, never an address, a URL, a secret or record text. */
 export type StuckItem = {
   kind: StuckKind;
-  /** The record (seal kinds), mail message or webhook delivery. */
+  /** The record (seal kinds), mail message, messenger message or webhook delivery. */
   itemId: string;
   /** The record's `agr_reference`, where there is one (mail has none). */
   reference: string | null;
@@ -72,10 +73,16 @@ export function stuckCte(settings: StuckWorkSettings, now: Date): { sql: string;
       select 'mail_failed', m.id, null, coalesce(m.failed_at, m.created_at), m.attempts, null, null
         from mail_outbox m where m.status = 'failed'
       union all
+      select 'messenger_queued', m.id, r.reference, m.created_at, m.attempts, m.next_attempt_at, null
+        from messenger_outbox m left join records r on r.id = m.record_id where m.status in ('pending', 'sending') and m.created_at <= ?
+      union all
+      select 'messenger_failed', m.id, r.reference, coalesce(m.failed_at, m.created_at), m.attempts, null, null
+        from messenger_outbox m left join records r on r.id = m.record_id where m.status = 'failed'
+      union all
       select 'webhook_failed', d.id, r.reference, coalesce(d.failed_at, d.created_at), d.attempts, null, d.endpoint_id
         from webhook_deliveries d left join records r on r.id = d.record_id where d.status = 'failed'
     )`;
-  return { sql, params: [before(settings.sealArtifactsMinutes), settings.anchoring, before(settings.anchoringMinutes), before(settings.mailMinutes)] };
+  return { sql, params: [before(settings.sealArtifactsMinutes), settings.anchoring, before(settings.anchoringMinutes), before(settings.mailMinutes), before(settings.mailMinutes)] };
 }
 
 export function stuckItemOf(row: StuckRow): StuckItem {

@@ -7,8 +7,31 @@ export interface MessengerSender {
 }
 
 /**
+ * Why a message did not go out, in our own words only. `permanent`: the platform refused it for good
+ * (a 4xx other than 429: the chat is gone, the bot blocked), so retrying cannot help.
+ */
+export class MessengerSendError extends Error {
+  constructor(
+    message: string,
+    readonly options: { permanent?: boolean; retryAfterSeconds?: number } = {},
+  ) {
+    super(message);
+    this.name = 'MessengerSendError';
+  }
+
+  get permanent(): boolean {
+    return this.options.permanent === true;
+  }
+
+  get retryAfterSeconds(): number | undefined {
+    return this.options.retryAfterSeconds;
+  }
+}
+
+/**
  * The platform's bot API (`<base>/bot<token>/sendMessage`). The token is part of the URL, so
- * neither the URL nor the platform's answer ever goes into an error message or a log.
+ * neither the URL nor the platform's answer ever goes into an error message or a log; a 429's
+ * `parameters.retry_after` is the only thing read from the answer.
  */
 export class BotApiMessengerSender implements MessengerSender {
   constructor(
@@ -19,6 +42,7 @@ export class BotApiMessengerSender implements MessengerSender {
 
   async send(chatId: string, text: string): Promise<void> {
     let status: number;
+    let retryAfterSeconds: number | undefined;
     try {
       const response = await fetch(`${this.apiBase}/bot${this.botToken}/sendMessage`, {
         method: 'POST',
@@ -28,11 +52,24 @@ export class BotApiMessengerSender implements MessengerSender {
         redirect: 'error',
       });
       status = response.status;
-      await response.body?.cancel();
+      if (status === 429) retryAfterSeconds = retryAfter(await response.text().catch(() => ''));
+      else await response.body?.cancel();
     } catch {
-      throw new Error('messenger platform unreachable');
+      throw new MessengerSendError('messenger platform unreachable');
     }
-    if (status >= 300) throw new Error(`messenger platform answered ${status}`);
+    if (status === 429) throw new MessengerSendError('messenger platform answered 429', { retryAfterSeconds });
+    if (status >= 500) throw new MessengerSendError(`messenger platform answered ${status}`);
+    if (status >= 300) throw new MessengerSendError(`messenger platform answered ${status}`, { permanent: true });
+  }
+}
+
+/** A 429 answer's `parameters.retry_after` (seconds), capped at an hour; undefined when absent. */
+function retryAfter(body: string): number | undefined {
+  try {
+    const seconds = (JSON.parse(body) as { parameters?: { retry_after?: unknown } }).parameters?.retry_after;
+    return typeof seconds === 'number' && seconds > 0 ? Math.min(3600, Math.ceil(seconds)) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

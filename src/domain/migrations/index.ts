@@ -36,6 +36,7 @@ import { Migration20261205100000_signing_order as M33 } from './Migration2026120
 import { Migration20261206090000_reminders as M34 } from './Migration20261206090000_reminders.js';
 import { Migration20261207090000_bulk_sends as M35 } from './Migration20261207090000_bulk_sends.js';
 import { Migration20261208090000_exports as M36 } from './Migration20261208090000_exports.js';
+import { Migration20261209090000_messenger_outbox as M37 } from './Migration20261209090000_messenger_outbox.js';
 
 type MigrationClass = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -78,4 +79,5 @@ export const migrationsList: { name: string; class: MigrationClass }[] = [
   { name: 'Migration20261206090000_reminders', class: M34 },
   { name: 'Migration20261207090000_bulk_sends', class: M35 },
   { name: 'Migration20261208090000_exports', class: M36 },
+  { name: 'Migration20261209090000_messenger_outbox', class: M37 },
 ];

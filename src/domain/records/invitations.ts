@@ -1,6 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { MailMessage, Mailer } from '../mail/mailer.js';
-import { chatFor, type MessengerSender } from '../messaging/messenger-sender.js';
+import type { MessengerMessageKind, MessengerQueue } from '../messaging/messenger-queue.js';
 import type { Participant, SignedRecord } from './entities.js';
 import { signersDue } from './signing-turn.js';
 
@@ -26,16 +26,12 @@ export function invitationMail(record: SignedRecord, participant: Participant, p
 
 export type DeliveryLog = { warn(details: object, message: string): void };
 
-/** What waits for the change's commit: messenger messages (the platform has no outbox to write them to). */
-export type AfterCommit = () => Promise<void>;
-
 const PENDING: readonly SignedRecord['status'][] = ['pending_confirmation', 'counter_under_review'];
 
 /**
- * Sends invitations: by email through the mail outbox, in the transaction of the change that causes
- * them (so an invitation exists exactly when its change committed, on whichever instance), or
- * through the messenger bot after the commit. A failed messenger delivery never undoes the change:
- * it is logged (without addresses) and the initiator can resend.
+ * Sends invitations, by email through the mail outbox or by messenger through the messenger outbox,
+ * in the transaction of the change that causes them: an invitation exists exactly when its change
+ * committed, on whichever instance, and survives a crash or a platform outage after the commit.
  */
 export class Invitations {
   constructor(
@@ -43,7 +39,7 @@ export class Invitations {
       orm: MikroORM;
       mailer: Mailer;
       /** Null when no bot is configured (email invitations still go out). */
-      messenger: MessengerSender | null;
+      messenger: MessengerQueue | null;
       log: DeliveryLog;
       publicBaseUrl: string;
     },
@@ -54,27 +50,23 @@ export class Invitations {
    * the locked record: a signature or a waiver that moves a sequential record's turn on invites the
    * next signer once, and running it again invites nobody.
    */
-  async inviteDue(em: EntityManager, record: SignedRecord, now: Date): Promise<AfterCommit> {
-    if (!PENDING.includes(record.status)) return async () => {};
+  async inviteDue(em: EntityManager, record: SignedRecord, now: Date): Promise<void> {
+    if (!PENDING.includes(record.status)) return;
     const due = signersDue(record.signingOrder, record.participants.getItems(), record.currentVersion).filter((p) => p.invitationSentAt === null);
-    return this.invite(em, record, due, now);
+    await this.invite(em, record, due, now);
   }
 
-  /** Writes `participants`' invitations in `em`'s transaction (mail); returns the messenger deliveries. */
-  async invite(em: EntityManager, record: SignedRecord, participants: readonly Participant[], now: Date): Promise<AfterCommit> {
-    const messages: Participant[] = [];
+  /** Writes `participants`' invitations in `em`'s transaction. */
+  async invite(em: EntityManager, record: SignedRecord, participants: readonly Participant[], now: Date): Promise<void> {
     for (const participant of participants) {
       participant.invitationSentAt = now;
       participant.invitedAt = now;
-      if (participant.contactPointType === 'messenger') messages.push(participant);
+      if (participant.contactPointType === 'messenger') await this.message(record, participant, em);
       else await this.mail(record, participant, em);
     }
-    return async () => {
-      for (const participant of messages) await this.message(record, participant);
-    };
   }
 
-  /** Sends an invitation again, now (a resend changes nothing on the record, so it has no transaction to join). */
+  /** Sends an invitation again (a resend changes nothing on the record, so it has no transaction to join). */
   async resend(record: SignedRecord, participant: Participant): Promise<void> {
     if (participant.contactPointType === 'messenger') await this.message(record, participant);
     else await this.mail(record, participant);
@@ -91,21 +83,21 @@ export class Invitations {
   }
 
   /**
-   * Sends `text` (by default the invitation) to a messenger participant's chat, after the change that
-   * caused it committed: a participant who never wrote to the bot, or a failed delivery, is logged
-   * (without addresses) and changes nothing.
+   * Queues `text` (by default the invitation) for a messenger participant, in `em`'s transaction when
+   * given. Without a bot nothing is queued: that is logged (without addresses) and changes nothing.
    */
-  async message(record: SignedRecord, participant: Participant, what: 'invitation' | 'reminder' = 'invitation', text = invitationMail(record, participant, this.deps.publicBaseUrl).text): Promise<void> {
+  async message(
+    record: SignedRecord,
+    participant: Participant,
+    em?: EntityManager,
+    kind: MessengerMessageKind = 'invitation',
+    text = invitationMail(record, participant, this.deps.publicBaseUrl).text,
+  ): Promise<void> {
     if (participant.contactPointType !== 'messenger' || !participant.contactPointValue) return;
-    try {
-      const chatId = this.deps.messenger ? await chatFor(this.deps.orm.em.fork(), participant.contactPointValue) : null;
-      if (!this.deps.messenger || !chatId) {
-        this.deps.log.warn({ recordId: record.id, participantId: participant.id }, `messenger ${what} not sent: no bot configured or the participant has not written to the bot yet`);
-        return;
-      }
-      await this.deps.messenger.send(chatId, text);
-    } catch (error) {
-      this.deps.log.warn({ recordId: record.id, participantId: participant.id, reason: (error as Error).message }, `${what} delivery failed`);
+    if (!this.deps.messenger) {
+      this.deps.log.warn({ recordId: record.id, participantId: participant.id }, `messenger ${kind} not sent: no bot configured`);
+      return;
     }
+    await this.deps.messenger.send({ handle: participant.contactPointValue, text, kind, recordId: record.id, participantId: participant.id }, em);
   }
 }

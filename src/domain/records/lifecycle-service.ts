@@ -8,7 +8,7 @@ import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shar
 import type { RateLimiter } from '../shared/rate-limiter.js';
 import { completeIfAllSigned } from './completion.js';
 import { CounterProposal, Participant, SignedRecord } from './entities.js';
-import type { AfterCommit, Invitations } from './invitations.js';
+import type { Invitations } from './invitations.js';
 import { declineOutcome, participantMove, type ParticipantMove } from './lifecycle.js';
 import { turnClosed } from './signing-turn.js';
 import { normalizeParties, validateParticipantsForType, type NamedPartyInput } from './record-input.js';
@@ -43,12 +43,10 @@ export class LifecycleService {
 
   /**
    * draft -> pending_confirmation: the initiator has signed; invitations go to everyone else, or in
-   * sequential order to the first party only. `within`: part of a shared transaction; messenger
-   * invitations go out after its commit.
+   * sequential order to the first party only. `within`: part of a shared transaction.
    */
   async submit(principal: Principal | null, idOrReference: string, within?: SharedTransaction): Promise<string> {
-    let afterCommit: AfterCommit = async () => {};
-    const id = await this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.submit', async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
       // The row's guard (lifecycle.ts): the initiator signed the current version, the type's roles are filled.
@@ -57,13 +55,10 @@ export class LifecycleService {
       record.expiresAt = new Date(now.getTime() + (record.lapseDays ?? this.deps.settings.defaultLapseDays) * 86_400_000);
       // Everyone is named as of submission; whose invitation goes out now is the signing order's call.
       for (const participant of others) participant.invitedAt = now;
-      afterCommit = await this.deps.invitations.inviteDue(locked.em, record, now);
+      await this.deps.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     }, within);
-    if (within) within.afterCommit.push(afterCommit);
-    else await afterCommit();
-    return id;
   }
 
   /**
@@ -129,8 +124,7 @@ export class LifecycleService {
    * `complete-without` for parties, `waive` for witnesses and co-notarizers.
    */
   async waive(principal: Principal | null, idOrReference: string, participantId: string, move: 'complete_without' | 'waive_witness' | 'waive_co_notarizer'): Promise<string> {
-    let afterCommit: AfterCommit = async () => {};
-    const id = await this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
+    return this.change(principal, idOrReference, WAIVE_OPERATIONS[move], async (locked) => {
       const { record, now } = locked;
       requireInitiator(locked);
       const participant = this.participant(record, participantId);
@@ -145,18 +139,15 @@ export class LifecycleService {
       participant.waivedAt = now;
       locked.events.push(lifecycleEvent(record, move, record.status, participant.id, now));
       // In sequential order, going on without a party passes the turn to the next one.
-      afterCommit = await this.deps.invitations.inviteDue(locked.em, record, now);
+      await this.deps.invitations.inviteDue(locked.em, record, now);
       await this.completeIfDone(locked);
       return record.id;
     });
-    await afterCommit();
-    return id;
   }
 
   /** Replaces a declined or removed witness with a new one, who is invited at once. */
   async replaceWitness(principal: Principal | null, idOrReference: string, participantId: string, input: NamedPartyInput): Promise<string> {
-    let afterCommit: AfterCommit = async () => {};
-    const id = await this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.replaceWitness', async (locked) => {
       const { record, now, em } = locked;
       requireInitiator(locked);
       const old = this.participant(record, participantId);
@@ -191,11 +182,9 @@ export class LifecycleService {
       record.participants.add(created);
       locked.events.push(lifecycleEvent(record, 'replace_witness', record.status, created.id, now));
       // Invited now, or in sequential order once every party has signed.
-      afterCommit = await this.deps.invitations.inviteDue(em, record, now);
+      await this.deps.invitations.inviteDue(em, record, now);
       return record.id;
     });
-    await afterCommit();
-    return id;
   }
 
   /** Mails the invitation again (rate-limited per participant); never to someone whose turn has not come. */

@@ -22,20 +22,17 @@ export type LockedRecord = {
 
 /**
  * One transaction that several changes share (a notarization created, signed and sealed in one
- * call): each change runs on `em` instead of a transaction of its own, and what must wait for the
- * commit (invitations) waits in `afterCommit`. See `inOneTransaction`.
+ * call): each change runs on `em` instead of a transaction of its own. See `inOneTransaction`.
  */
-export type SharedTransaction = { em: EntityManager; afterCommit: (() => Promise<void>)[] };
+export type SharedTransaction = { em: EntityManager };
 
 /**
  * Runs `work` in one transaction: everything it changes commits together or not at all. After the
- * commit the outbox is told (its events go out), then the deferred effects run in order.
+ * commit the outbox is told (its events go out).
  */
 export async function inOneTransaction<T>(orm: MikroORM, events: DomainEvents, work: (within: SharedTransaction) => Promise<T>): Promise<T> {
-  const afterCommit: SharedTransaction['afterCommit'] = [];
-  const result = await orm.em.fork().transactional(async (em) => work({ em, afterCommit }));
+  const result = await orm.em.fork().transactional(async (em) => work({ em }));
   events.committed();
-  for (const effect of afterCommit) await effect();
   return result;
 }
 

@@ -50,9 +50,8 @@ const DUE_SQL = `
  * due participants with `for update skip locked`, writes their reminder mails to the mail outbox and
  * counts them on the participants in one transaction, so a reminder goes out once whichever
  * instances sweep at the same time (a claimed participant is skipped by the others, and is no longer
- * due once the claim commits). A messenger participant's reminder is counted in that transaction and
- * sent through the bot after it commits, as a messenger invitation is (the platform has no outbox to
- * share the transaction): at most once, and a failed delivery is logged, not retried.
+ * due once the claim commits). A messenger participant's reminder goes to the messenger outbox in the
+ * same transaction, as a messenger invitation does.
  */
 export class Reminders {
   private readonly loop: PollingLoop;
@@ -61,7 +60,7 @@ export class Reminders {
     private readonly deps: {
       orm: MikroORM;
       mailer: Mailer;
-      /** Sends messenger participants' reminders (after the sweep's commit). */
+      /** Queues messenger participants' reminders (in the sweep's transaction). */
       invitations: Pick<Invitations, 'message' | 'messengerConfigured'>;
       clock: Clock;
       logger: Logger;
@@ -91,7 +90,7 @@ export class Reminders {
     if (!this.enabled) return 0;
     const { settings } = this.deps;
     const now = this.deps.clock.now();
-    const { sent, messages } = await this.deps.orm.em.fork().transactional(async (em) => {
+    return this.deps.orm.em.fork().transactional(async (em) => {
       const params = { now, every: settings.everyDays, before: settings.beforeExpiryDays, cap: settings.maxPerParty, messenger: this.deps.invitations.messengerConfigured ? 1 : 0, limit };
       const sql = `select p.id, (coalesce(r.reminder_before_expiry_days, :before) > 0 and p.expiry_reminded_at is null
                       and r.expires_at <= :now + make_interval(days => coalesce(r.reminder_before_expiry_days, :before))) as "beforeExpiry"
@@ -101,22 +100,20 @@ export class Reminders {
                    for update of p skip locked`;
       // On the transaction's own connection (em.execute), so that the row locks last until the commit.
       const rows = await em.execute<{ id: string; beforeExpiry: boolean }[]>(...named(sql, params));
-      if (rows.length === 0) return { sent: 0, messages: [] };
+      if (rows.length === 0) return 0;
       const participants = await em.find(Participant, { id: { $in: rows.map((r) => r.id) } }, { populate: ['record'] });
       const beforeExpiry = new Map(rows.map((r) => [r.id, r.beforeExpiry]));
-      const messages: { participant: Participant; text: string }[] = [];
       for (const participant of participants) {
         const expiring = beforeExpiry.get(participant.id) === true;
-        if (participant.contactPointType === 'messenger') messages.push({ participant, text: reminderText(participant.record, participant, this.deps.publicBaseUrl, expiring) });
+        if (participant.contactPointType === 'messenger')
+          await this.deps.invitations.message(participant.record, participant, em, 'reminder', reminderText(participant.record, participant, this.deps.publicBaseUrl, expiring));
         else await this.deps.mailer.send(reminderMail(participant.record, participant, this.deps.publicBaseUrl, expiring), em);
         participant.reminderCount += 1;
         participant.lastRemindedAt = now;
         if (expiring) participant.expiryRemindedAt = now;
       }
-      return { sent: participants.length, messages };
+      return participants.length;
     });
-    for (const { participant, text } of messages) await this.deps.invitations.message(participant.record, participant, 'reminder', text);
-    return sent;
   }
 }
 
