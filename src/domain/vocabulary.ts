@@ -17,24 +17,6 @@ export const RECORD_STATUSES = [
   'rescinded',
 ] as const;
 
-/** The moves of a record's life: the triggers of the lifecycle table (records/lifecycle.ts holds its rows). */
-export const LIFECYCLE_TRIGGERS = [
-  'edit_draft',
-  'submit',
-  'submit_counter',
-  'resolve_counter',
-  'withdraw_counter',
-  'complete_signatures',
-  'decline',
-  'lapse',
-  'rescind',
-  'cancel_draft',
-  'amend',
-  'cancel',
-  'successor_sealed',
-] as const;
-export type LifecycleTrigger = (typeof LIFECYCLE_TRIGGERS)[number];
-
 export const PARTICIPANT_ROLES = ['initiator', 'party', 'witness'] as const;
 
 export const PARTY_CONTACT_POINT_TYPES = ['email', 'messenger', 'unknown'] as const;

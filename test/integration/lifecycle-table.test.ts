@@ -6,14 +6,15 @@ import {
   PARTICIPANT_MOVES,
   RECORD_ACTIONS,
   signingClosed,
+  LIFECYCLE_TRIGGERS,
   TRANSITIONS,
   type Actor,
+  type LifecycleTrigger,
   type RecordAction,
 } from '../../src/domain/records/lifecycle.js';
 import { turnClosed } from '../../src/domain/records/signing-turn.js';
 import { CounterProposal, Participant, RECORD_STATUSES, SignedRecord, type RecordStatus } from '../../src/domain/records/entities.js';
 import { DomainError, type DomainErrorCode } from '../../src/domain/shared/errors.js';
-import { LIFECYCLE_TRIGGERS, type LifecycleTrigger } from '../../src/domain/vocabulary.js';
 import { openDomain, type Domain, type Person } from '../support/domain.js';
 import { draft, lapse, newCast, NEW_TERMS, recordAt, sign, STAGE_NAMES, stageStatus, statusOf, type Cast, type Stage, type Staged } from '../support/record-stages.js';
 

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RECORD_STATUSES } from '../../src/domain/records/entities.js';
-import { PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
-import { LIFECYCLE_TRIGGERS } from '../../src/domain/vocabulary.js';
+import { LIFECYCLE_TRIGGERS, PARTICIPANT_MOVES, TRANSITIONS, findTransition, transition } from '../../src/domain/records/lifecycle.js';
 import { DomainError } from '../../src/domain/shared/errors.js';
 import type { DomainEvent } from '../../src/domain/shared/events.js';
 import { webhookFactsOf } from '../../src/domain/webhooks/facts.js';

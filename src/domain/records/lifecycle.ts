@@ -1,7 +1,6 @@
 import { DomainError, IssueCollector } from '../shared/errors.js';
 import type { ParticipantRole, RecordStatus, RecordType, SigningOrder } from './entities.js';
 import { turnClosed, type ParticipantState, type TurnParticipant } from './signing-turn.js';
-import type { LifecycleTrigger } from '../vocabulary.js';
 import type { WebhookEventType } from '../webhooks/events.js';
 
 /**
@@ -10,7 +9,8 @@ import type { WebhookEventType } from '../webhooks/events.js';
  * table first; anything not listed is an illegal move, which is a domain `invalid_transition` (409
  * over REST). The moves a reader may make now (`availableActions`) are computed from the same rows,
  * and the lifecycle tables of docs/records.md is checked against them (test/unit/lifecycle.test.ts).
- * The triggers' names are vocabulary (`LIFECYCLE_TRIGGERS` in vocabulary.ts), which the web UI reads too.
+ * The triggers' names are the rows' own: `LifecycleTrigger` is derived from them, so a new move is
+ * named once, in its row.
  */
 
 /**
@@ -20,9 +20,10 @@ import type { WebhookEventType } from '../webhooks/events.js';
  */
 export type Actor = 'initiator' | 'participant' | 'party' | 'proposer' | 'signatory' | 'system';
 
-export type Transition = {
+/** A row of the table; `T` is its trigger's name (the table's rows name every trigger there is). */
+type Row<T extends string = string> = {
   from: RecordStatus;
-  trigger: LifecycleTrigger;
+  trigger: T;
   to: RecordStatus;
   actor: Actor;
   /** Only records of these types make the move (all when absent). */
@@ -58,21 +59,33 @@ const PENDING: readonly RecordStatus[] = ['pending_confirmation', 'counter_under
 /** Records with parties who negotiate terms (declarations have no party, notarizations fix a hash). */
 const NEGOTIATED: readonly RecordType[] = ['agreement', 'witnessed_agreement'];
 
-export const TRANSITIONS: readonly Transition[] = [
-  { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator' , webhook: null },
-  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present', refusal: submissionRefusal , webhook: 'record.submitted' },
-  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'record.cancelled' },
-  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter' , webhook: 'counter.proposed' },
-  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'counter.resolved' },
-  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', actor: 'proposer', guard: 'caller proposed the counter' , webhook: 'counter.resolved' },
-  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', actor: 'system', guard: 'every required participant finalized the current version' , webhook: 'record.sealed' },
-  ...PENDING.map((from): Transition => ({ from, trigger: 'decline', to: 'declined', actor: 'participant', guard: 'the last party still able to sign declines' , webhook: 'participant.declined' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'lapse', to: 'expired', actor: 'system', guard: 'expires_at has passed' , webhook: 'record.expired' })),
-  ...PENDING.map((from): Transition => ({ from, trigger: 'rescind', to: 'rescinded', actor: 'initiator', guard: 'caller is the initiator' , webhook: 'record.rescinded' })),
-  { from: 'sealed', trigger: 'amend', to: 'sealed', actor: 'signatory', guard: 'caller is a party; valid body (creates an amendment draft)' , webhook: null },
-  { from: 'sealed', trigger: 'cancel', to: 'sealed', actor: 'signatory', guard: 'caller is a party (creates a mutual cancellation draft)' , webhook: null },
-  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', actor: 'system', guard: 'its amendment or mutual cancellation sealed' , webhook: 'record.superseded' },
-];
+/** The rows of a move made the same way from either pending status. */
+function fromPending<const T extends string>(trigger: T, row: Omit<Row<T>, 'from' | 'trigger'>): Row<T>[] {
+  return PENDING.map((from) => ({ from, trigger, ...row }));
+}
+
+const ROWS = [
+  { from: 'draft', trigger: 'edit_draft', to: 'draft', actor: 'initiator', guard: 'caller is the initiator', webhook: null },
+  { from: 'draft', trigger: 'submit', to: 'pending_confirmation', actor: 'initiator', guard: 'initiator finalized the current version; required participants present', refusal: submissionRefusal, webhook: 'record.submitted' },
+  { from: 'draft', trigger: 'cancel_draft', to: 'cancelled_draft', actor: 'initiator', guard: 'caller is the initiator', webhook: 'record.cancelled' },
+  { from: 'pending_confirmation', trigger: 'submit_counter', to: 'counter_under_review', actor: 'party', types: NEGOTIATED, guard: 'caller is an active non-initiator party; no active counter', webhook: 'counter.proposed' },
+  { from: 'counter_under_review', trigger: 'resolve_counter', to: 'pending_confirmation', actor: 'initiator', guard: 'caller is the initiator', webhook: 'counter.resolved' },
+  { from: 'counter_under_review', trigger: 'withdraw_counter', to: 'pending_confirmation', actor: 'proposer', guard: 'caller proposed the counter', webhook: 'counter.resolved' },
+  { from: 'pending_confirmation', trigger: 'complete_signatures', to: 'sealed', actor: 'system', guard: 'every required participant finalized the current version', webhook: 'record.sealed' },
+  ...fromPending('decline', { to: 'declined', actor: 'participant', guard: 'the last party still able to sign declines', webhook: 'participant.declined' }),
+  ...fromPending('lapse', { to: 'expired', actor: 'system', guard: 'expires_at has passed', webhook: 'record.expired' }),
+  ...fromPending('rescind', { to: 'rescinded', actor: 'initiator', guard: 'caller is the initiator', webhook: 'record.rescinded' }),
+  { from: 'sealed', trigger: 'amend', to: 'sealed', actor: 'signatory', guard: 'caller is a party; valid body (creates an amendment draft)', webhook: null },
+  { from: 'sealed', trigger: 'cancel', to: 'sealed', actor: 'signatory', guard: 'caller is a party (creates a mutual cancellation draft)', webhook: null },
+  { from: 'sealed', trigger: 'successor_sealed', to: 'superseded', actor: 'system', guard: 'its amendment or mutual cancellation sealed', webhook: 'record.superseded' },
+] as const satisfies readonly Row[];
+
+/** The name of a move: every trigger the table's rows name. */
+export type LifecycleTrigger = (typeof ROWS)[number]['trigger'];
+export type Transition = Row<LifecycleTrigger>;
+export const TRANSITIONS: readonly Transition[] = ROWS;
+/** Every trigger, in the table's order. */
+export const LIFECYCLE_TRIGGERS: readonly LifecycleTrigger[] = [...new Set(TRANSITIONS.map((row) => row.trigger))];
 
 /** A participant as the rules need it (an entity, a row of the read model, or a view). */
 /** A participant as the rules see it (declared with the turn rules, which need it too). */

@@ -4,8 +4,7 @@ import { requireAccess, type ScopedOperation } from '../identity/operation-acces
 import { DomainError } from '../shared/errors.js';
 import { lifecycle, type DomainEvents, type RecordLifecycleEvent } from '../shared/events.js';
 import { SignedRecord } from './entities.js';
-import { findTransition, transition } from './lifecycle.js';
-import type { LifecycleTrigger } from '../vocabulary.js';
+import { findTransition, transition, type LifecycleTrigger } from './lifecycle.js';
 import { findRecordAsReader } from './record-access.js';
 import { actsAsInitiator, type Viewer } from './record-view.js';
 import { readerOf } from '../teams/team-access.js';
