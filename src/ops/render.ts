@@ -41,6 +41,7 @@ export function renderBacklog(b: Backlog): string {
     ),
     ...more(b.anchoring.pending + b.anchoring.retrying, b.anchoring.items.length),
     `Mail: ${counts(b.mail.byStatus, ['pending', 'sending', 'sent', 'failed', 'dropped'])}; newest failure ${since(b.mail.newestFailureAt)}; oldest queued ${since(b.mail.oldestQueuedAt)}`,
+    `Messenger messages: ${counts(b.messenger.byStatus, ['pending', 'sending', 'sent', 'failed'])}; newest failure ${since(b.messenger.newestFailureAt)}; oldest queued ${since(b.messenger.oldestQueuedAt)}`,
     `Webhook deliveries: ${counts(b.webhooks.byStatus, ['pending', 'delivered', 'failed'])}; newest failure ${since(b.webhooks.newestFailureAt)}; endpoints disabled ${b.webhooks.endpointsDisabled}`,
     `Outbox: ${b.outbox.pending} events undelivered; oldest ${since(b.outbox.oldestAt)}`,
     '',
@@ -93,6 +94,7 @@ export function backlogJson(b: Backlog): unknown {
       })),
     },
     mail: { by_status: b.mail.byStatus, newest_failure_at: iso(b.mail.newestFailureAt), oldest_queued_at: iso(b.mail.oldestQueuedAt) },
+    messenger: { by_status: b.messenger.byStatus, newest_failure_at: iso(b.messenger.newestFailureAt), oldest_queued_at: iso(b.messenger.oldestQueuedAt) },
     webhooks: { by_status: b.webhooks.byStatus, newest_failure_at: iso(b.webhooks.newestFailureAt), endpoints_disabled: b.webhooks.endpointsDisabled },
     outbox: { pending: b.outbox.pending, oldest_at: iso(b.outbox.oldestAt) },
   };

@@ -147,4 +147,29 @@ describe('Stuck work', () => {
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('usage:');
   }, 120_000);
+
+  it('counts messenger messages by status in rss_messenger_messages and `ops status`, a failed one as stuck, without the handle', async () => {
+    const handle = '@stuck_work_handle';
+    const insert = (status: string, createdAt: Date) =>
+      db.query(
+        `insert into messenger_outbox (id, handle, text, kind, record_id, participant_id, status, attempts, next_attempt_at, created_at, failed_at)
+         values (gen_random_uuid(), $1, null, 'reminder', $2, gen_random_uuid(), $3, 8, $4, $4, $5)`,
+        [handle, sealed.id, status, createdAt, status === 'failed' ? createdAt : null],
+      );
+    const now = new Date(clock.now());
+    await insert('failed', now);
+    await insert('pending', now);
+    await insert('pending', now);
+
+    const gauge = (await scrape()).find((f) => f.name === 'rss_messenger_messages');
+    expect(Object.fromEntries(gauge!.metrics.map((m) => [m.labels!.status, Number(m.value)]))).toEqual({ failed: 1, pending: 2 });
+    expect(stuckGauge(await scrape(), 'messenger_failed')).toBe(1);
+
+    const json = JSON.parse((await ops('status', '--json')).stdout);
+    expect(json.messenger).toEqual({ by_status: { failed: 1, pending: 2 }, newest_failure_at: now.toISOString(), oldest_queued_at: now.toISOString() });
+    expect(json.stuck).toMatchObject({ messenger_failed: 1, messenger_queued: 0 });
+    const text = await ops('status');
+    expect(text.stdout).toContain('Messenger messages: pending 2, sending 0, sent 0, failed 1;');
+    expect(`${text.stdout}${JSON.stringify(json)}`).not.toContain(handle);
+  }, 120_000);
 });

@@ -325,6 +325,16 @@ describe('Participant moves (LifecycleService)', () => {
       expect(await invitations(carol)).toBe(2);
     });
 
+    it('counts a resend exactly when it queues its mail: of five at once, three are sent and two refused', async () => {
+      const id = await recordIn('agreement', 'pending_confirmation');
+      const reference = (await view(alice, id)).agrReference;
+      const bobRow = (await rowOf(id, bob)).id;
+      const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => CALLS.resend_invitation(id, bobRow)));
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+      for (const outcome of outcomes.filter((o) => o.status === 'rejected')) expect(outcome.reason).toMatchObject({ code: 'rate_limited' });
+      expect((await d.deliverMail()).filter((m) => m.to === bob.email && m.text.includes(reference))).toHaveLength(4);
+    });
+
     it('refuses a resend to someone who signed this version already', async () => {
       const id = await recordIn('agreement', 'pending_confirmation');
       await sign(d, bob, id);

@@ -21,10 +21,15 @@ export type Backlog = {
     retrying: number;
     items: { reference: string; status: AnchorStatus; attempts: number; nextAttemptAt: Date | null; sealedAt: Date; inFlight: boolean; stuck: boolean }[];
   };
-  mail: { byStatus: Record<string, number>; newestFailureAt: Date | null; oldestQueuedAt: Date | null };
+  mail: QueueFigures;
+  /** Messenger invitations and reminders (messenger_outbox), counted as mail is. */
+  messenger: QueueFigures;
   webhooks: { byStatus: Record<string, number>; newestFailureAt: Date | null; endpointsDisabled: number };
   outbox: { pending: number; oldestAt: Date | null };
 };
+
+/** A message outbox by status, with its newest failure and its oldest message still waiting. */
+type QueueFigures = { byStatus: Record<string, number>; newestFailureAt: Date | null; oldestQueuedAt: Date | null };
 
 const date = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
@@ -68,6 +73,9 @@ export async function readBacklog(orm: MikroORM, stuckWork: StuckWork, limit = 5
       mail: Record<string, number>;
       mail_failed_newest: Date | string | null;
       mail_queued_oldest: Date | string | null;
+      messenger: Record<string, number>;
+      messenger_failed_newest: Date | string | null;
+      messenger_queued_oldest: Date | string | null;
       webhooks: Record<string, number>;
       webhooks_failed_newest: Date | string | null;
       webhooks_disabled: number;
@@ -80,6 +88,9 @@ export async function readBacklog(orm: MikroORM, stuckWork: StuckWork, limit = 5
        (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from mail_outbox group by status) x) as mail,
        (select max(coalesce(failed_at, created_at)) from mail_outbox where status = 'failed') as mail_failed_newest,
        (select min(created_at) from mail_outbox where status in ('pending', 'sending')) as mail_queued_oldest,
+       (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from messenger_outbox group by status) x) as messenger,
+       (select max(coalesce(failed_at, created_at)) from messenger_outbox where status = 'failed') as messenger_failed_newest,
+       (select min(created_at) from messenger_outbox where status in ('pending', 'sending')) as messenger_queued_oldest,
        (select coalesce(json_object_agg(status, n), '{}') from (select status, count(*)::int as n from webhook_deliveries group by status) x) as webhooks,
        (select max(coalesce(failed_at, created_at)) from webhook_deliveries where status = 'failed') as webhooks_failed_newest,
        (select count(*)::int from webhook_endpoints where not enabled) as webhooks_disabled,
@@ -125,6 +136,7 @@ export async function readBacklog(orm: MikroORM, stuckWork: StuckWork, limit = 5
       })),
     },
     mail: { byStatus: figures.mail, newestFailureAt: date(figures.mail_failed_newest), oldestQueuedAt: date(figures.mail_queued_oldest) },
+    messenger: { byStatus: figures.messenger, newestFailureAt: date(figures.messenger_failed_newest), oldestQueuedAt: date(figures.messenger_queued_oldest) },
     webhooks: { byStatus: figures.webhooks, newestFailureAt: date(figures.webhooks_failed_newest), endpointsDisabled: figures.webhooks_disabled },
     outbox: { pending: figures.outbox_pending, oldestAt: date(figures.outbox_oldest) },
   };

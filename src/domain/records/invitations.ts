@@ -66,10 +66,10 @@ export class Invitations {
     }
   }
 
-  /** Sends an invitation again (a resend changes nothing on the record, so it has no transaction to join). */
-  async resend(record: SignedRecord, participant: Participant): Promise<void> {
-    if (participant.contactPointType === 'messenger') await this.message(record, participant);
-    else await this.mail(record, participant);
+  /** Writes `participant`'s invitation again in `em`'s transaction (a resend: the participant row is not changed). */
+  async resend(em: EntityManager, record: SignedRecord, participant: Participant): Promise<void> {
+    if (participant.contactPointType === 'messenger') await this.message(record, participant, em);
+    else await this.mail(record, participant, em);
   }
 
   private async mail(record: SignedRecord, participant: Participant, em?: EntityManager): Promise<void> {

@@ -187,10 +187,13 @@ export class LifecycleService {
     });
   }
 
-  /** Mails the invitation again (rate-limited per participant); never to someone whose turn has not come. */
+  /**
+   * Sends the invitation again (rate-limited per participant); never to someone whose turn has not
+   * come. The count and the outbox row are written in the record's transaction: a resend is counted
+   * exactly when it is queued, and a refused one (429) writes neither.
+   */
   async resendInvitation(principal: Principal | null, idOrReference: string, participantId: string): Promise<string> {
-    let resend: { participant: Participant; record: SignedRecord } | null = null;
-    const id = await this.change(principal, idOrReference, 'lifecycle.resendInvitation', async (locked) => {
+    return this.change(principal, idOrReference, 'lifecycle.resendInvitation', async (locked) => {
       const { record } = locked;
       requireInitiator(locked);
       const participant = this.participant(record, participantId);
@@ -201,14 +204,10 @@ export class LifecycleService {
       if (participant.confirmedVersion === record.currentVersion) throw new DomainError('conflict', 'This participant already signed the current version');
       const notYet = turnClosed(record.signingOrder, record.participants.getItems(), participant.id, record.currentVersion);
       if (notYet) throw new DomainError('invalid_transition', `No invitation to resend yet: ${notYet.replace(/^Not your turn yet: /, '')}`);
-      resend = { participant, record };
+      await this.deps.rateLimiter.hit(locked.em, `resend:${participantId}`, { limit: this.deps.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
+      await this.deps.invitations.resend(locked.em, record, participant);
       return record.id;
     });
-    // Counted after the (read-only) transaction, on the pool: a transaction never waits for a second connection.
-    await this.deps.rateLimiter.hit(this.deps.orm.em.fork(), `resend:${participantId}`, { limit: this.deps.settings.resendsPerHour, windowSeconds: 3600, name: 'invitation_resends' }, 'invitation resends');
-    const { participant, record } = resend!;
-    await this.deps.invitations.resend(record, participant);
-    return id;
   }
 
   /** Pending records whose lapse has passed become expired. Idempotent; safe on several instances. */
