@@ -20,6 +20,7 @@ import { systemClock, type Clock } from './domain/shared/clock.js';
 import type { Tracing } from './domain/shared/tracing.js';
 import { formatGraphError } from './graph/errors.js';
 import { GraphExecutor } from './graph/executor.js';
+import type { PostgresPubSub } from './graph/pubsub.js';
 import { createRestFacade } from './facade-rest/router.js';
 import { restErrorHandler } from './facade-rest/errors.js';
 import type { ConnectorAuthenticator } from './facade-oauth/resource.js';
@@ -65,6 +66,8 @@ export type App = {
     connectorAuth: ConnectorAuthenticator;
     /** The in-process GraphQL executor every facade runs the catalog with. */
     graph: GraphExecutor;
+    /** The notifications between instances, and this instance's live subscribers. */
+    pubSub: PostgresPubSub;
   };
   /** The metrics listener of its own (METRICS_PORT), or null. */
   metricsUrl: string | null;
@@ -92,7 +95,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const services = await buildServices(config, { ...options, instruments: registry?.instruments }, orm, logger, clock);
   const { schema, pubSub } = services;
 
-  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork, registry });
+  const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork, subscribers: () => pubSub.subscriberCount, registry });
   const { app, server, drain } = createHttp(config, logger, metrics?.observe);
   const formatError = formatGraphError(logger, services.instruments);
   const graphql = await mountGraphql(app, server, {
@@ -152,7 +155,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor },
+    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor, pubSub },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,

@@ -116,7 +116,7 @@ function defaultMetrics(registry: Registry): void {
  */
 export function createMetrics(
   orm: MikroORM,
-  settings: { token: string | null; port: number | null; stuckWork?: Pick<StuckWork, 'counts'>; registry: MetricsRegistry | null },
+  settings: { token: string | null; port: number | null; stuckWork?: Pick<StuckWork, 'counts'>; subscribers?: () => number; registry: MetricsRegistry | null },
 ): Metrics | null {
   if (!settings.registry) return null;
   const { token } = settings;
@@ -161,6 +161,15 @@ export function createMetrics(
     help: `Work waiting past its threshold, by kind (seal_artifacts, anchoring, mail_queued, mail_failed, messenger_queued, messenger_failed, webhook_failed)${fromDatabase}`,
     labelNames: ['kind'],
     registers: [registry],
+  });
+  // Of this instance (a sum over instances is the deployment's).
+  new Gauge({
+    name: 'rss_graphql_subscriptions',
+    help: 'GraphQL subscriptions this instance holds open now, listening for events',
+    registers: [registry],
+    collect() {
+      if (settings.subscribers) this.set(settings.subscribers());
+    },
   });
   const readBacklog = async () => {
     const [row] = await orm.em.fork().execute<Backlog[]>(BACKLOG);

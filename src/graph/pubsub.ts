@@ -168,6 +168,13 @@ export class PostgresPubSub implements PubSub {
     return payload;
   }
 
+  /** How many subscribers this process holds now, over every topic (a subscription counts once it listens). */
+  get subscriberCount(): number {
+    let count = 0;
+    for (const set of this.listeners.values()) count += set.size;
+    return count;
+  }
+
   subscribe(routingKey: string, dynamicId?: unknown): AsyncIterable<unknown> {
     return this.listenTo(routingKey, dynamicId, (payload) => payload);
   }

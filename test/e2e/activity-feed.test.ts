@@ -22,8 +22,8 @@ describe('The activity feed (recordActivity) for live dashboards', () => {
     const alice = await a.signIn('alice@example.com');
     const bob = await b.signIn('bob@example.com');
     const mallory = await b.signIn('mallory@example.com');
-    const bobFeed = watchSubscription<Activity>(b.url, bob, FEED, 'recordActivity', {});
-    const malloryFeed = watchSubscription<Activity>(b.url, mallory, FEED, 'recordActivity', {});
+    const bobFeed = watchSubscription<Activity>(b, bob, FEED, 'recordActivity', {});
+    const malloryFeed = watchSubscription<Activity>(b, mallory, FEED, 'recordActivity', {});
     await Promise.all([bobFeed.ready, malloryFeed.ready]);
 
     const created = await a.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody() });

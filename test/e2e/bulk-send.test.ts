@@ -135,7 +135,7 @@ describe('Bulk send from a template', () => {
     expect(started.body.errors).toBeUndefined();
     const id = started.body.data!.startBulkSend.id;
     const watch = watchSubscription<{ status: string; processed: number; total: number }>(
-      t.url,
+      t,
       owner,
       'subscription ($id: ID!) { bulkSendProgress(id: $id) { id status processed total created failed } }',
       'bulkSendProgress',

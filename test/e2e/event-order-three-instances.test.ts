@@ -23,6 +23,9 @@ type Activity = { recordId: string; kind: string; event: string; cursor: string 
  * before record.created; subscribers: share_card_ready before blockchain_confirmed), and the
  * creation reached subscribers after the record's first steps.
  */
+/** The instances' metrics token: a subscription is ready once its instance's `rss_graphql_subscriptions` counts it. */
+const METRICS = 'event-order-metrics-token-0123456789';
+
 describe('Event order on three instances', () => {
   let seed: TestApp;
   let production: Awaited<ReturnType<typeof productionSettings>>;
@@ -55,6 +58,7 @@ describe('Event order on three instances', () => {
 
     const env = {
       ...production.env,
+      METRICS_TOKEN: METRICS,
       DATABASE_URL: seed.databaseUrl,
       SMTP_URL: seed.config.smtpUrl!,
       MIGRATE_ON_START: 'false',
@@ -71,7 +75,7 @@ describe('Event order on three instances', () => {
     instances.push(...(await Promise.all([0, 1, 2].map(() => startProductionProcess(env)))));
     const urls = instances.map((instance) => instance.url);
 
-    const feeds = Array.from({ length: SUBSCRIBERS }, (_, n) => watchSubscription<Activity>(urls[n % 3]!, bearer, FEED, 'recordActivity', {}));
+    const feeds = Array.from({ length: SUBSCRIBERS }, (_, n) => watchSubscription<Activity>({ url: urls[n % 3]!, metricsToken: METRICS }, bearer, FEED, 'recordActivity', {}));
     await Promise.all(feeds.map((feed) => feed.ready));
 
     // Each request of a record goes to the next instance.

@@ -31,7 +31,7 @@ describe('Expiry with two instances on one database', () => {
     }
     clock.advance(2 * 86_400_000);
     const token = await b.signIn('alice@example.com');
-    const watchers = ids.map((id) => watchSubscription<{ trigger: string; toStatus: string }>(b.url, token, SUBSCRIPTION, 'recordLifecycle', { recordId: id }));
+    const watchers = ids.map((id) => watchSubscription<{ trigger: string; toStatus: string }>(b, token, SUBSCRIPTION, 'recordLifecycle', { recordId: id }));
     await Promise.all(watchers.map((w) => w.ready));
 
     await Promise.all([a.app.agenda!.now(EXPIRE_RECORDS_JOB), b.app.agenda!.now(EXPIRE_RECORDS_JOB)]);

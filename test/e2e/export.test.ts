@@ -69,7 +69,7 @@ describe('Bulk export of sealed records', () => {
     exportId = created.body.id;
 
     const progress = watchSubscription<{ status: string; processed: number; total: number }>(
-      t.url,
+      t,
       alice,
       'subscription ($id: ID!) { exportProgress(id: $id) { id status processed total } }',
       'exportProgress',

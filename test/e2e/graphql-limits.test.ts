@@ -48,7 +48,7 @@ describe('GraphQL cost limits', () => {
   it('applies the same limits to subscriptions over WebSocket', async () => {
     const token = await t.signIn('ws-limits@example.com');
     const query = `subscription { recordActivity { ${'recordId @include(if: true) '.repeat(60)} } }`;
-    const feed = watchSubscription(t.url, token, query, 'recordActivity', {});
+    const feed = watchSubscription(t, token, query, 'recordActivity', {});
     await until(() => feed.errors.length > 0, 'the refusal');
     expect(JSON.stringify(feed.errors)).toMatch(/directive/i);
     await feed.dispose();

@@ -1,5 +1,5 @@
 import type { RecordLifecycleEvent } from '../../src/domain/shared/events.js';
-import { until, watchSubscription } from '../support/subscriptions.js';
+import { until, watchSubscription, type SubscribedInstance } from '../support/subscriptions.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 
@@ -10,8 +10,8 @@ const SUBSCRIPTION = `subscription($recordId: String!) {
 /** The subscription carries the domain's event as it is. */
 type LifecycleEvent = RecordLifecycleEvent;
 
-function watch(url: string, token: string, recordId: string) {
-  return watchSubscription<LifecycleEvent>(url, token, SUBSCRIPTION, 'recordLifecycle', { recordId });
+function watch(on: SubscribedInstance, token: string, recordId: string) {
+  return watchSubscription<LifecycleEvent>(on, token, SUBSCRIPTION, 'recordLifecycle', { recordId });
 }
 
 describe('Live record lifecycle over graphql-ws', () => {
@@ -32,8 +32,8 @@ describe('Live record lifecycle over graphql-ws', () => {
     const record = created.body as { id: string; agr_reference: string; parties: { id: string; role: string }[] };
     const bobRow = record.parties.find((p) => p.role === 'party')!;
 
-    const bobWatch = watch(t.url, bob, record.agr_reference);
-    const malloryWatch = watch(t.url, mallory, record.id);
+    const bobWatch = watch(t, bob, record.agr_reference);
+    const malloryWatch = watch(t, mallory, record.id);
     await Promise.all([bobWatch.ready, malloryWatch.ready]);
     await until(() => malloryWatch.errors.length > 0, "the stranger's refusal");
     expect(JSON.stringify(malloryWatch.errors)).toContain('not_found');

@@ -24,6 +24,9 @@ if (!pgbouncerPath()) console.warn('pgbouncer is not installed: the pooler journ
  * other instance, anchor it on a local chain, deliver its webhooks and tell a subscriber on the other
  * instance. Before, the service could not start through the pooler ("unsupported startup parameter").
  */
+/** The instances' metrics token: a subscription is ready once its instance's `rss_graphql_subscriptions` counts it. */
+const METRICS = 'pgbouncer-metrics-token-0123456789';
+
 describeWithPgBouncer('Through PgBouncer in transaction mode', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let pooler: Pooler;
@@ -41,6 +44,7 @@ describeWithPgBouncer('Through PgBouncer in transaction mode', () => {
     await receiver.start();
     const env = {
       ...production.env,
+      METRICS_TOKEN: METRICS,
       DATABASE_URL: pooler.url,
       DATABASE_DIRECT_URL: database.url,
       SMTP_URL: await smtp.start(),
@@ -74,7 +78,7 @@ describeWithPgBouncer('Through PgBouncer in transaction mode', () => {
     const alice = await signIn('alice@example.com');
     const endpoint = await request('POST', '/api/v1/webhooks', { token: alice, body: { url: `${receiver.url}/hook`, events: ['record.sealed', 'record.anchored'] } });
     expect(endpoint.status).toBe(201);
-    const feed = watchSubscription<{ recordId: string; status: string | null }>(urls[1]!, alice, 'subscription { recordActivity { recordId status } }', 'recordActivity', {});
+    const feed = watchSubscription<{ recordId: string; status: string | null }>({ url: urls[1]!, metricsToken: METRICS }, alice, 'subscription { recordActivity { recordId status } }', 'recordActivity', {});
     await feed.ready;
 
     const sealed = await sealTwoPartyAgreement(service);

@@ -1,4 +1,4 @@
-import { until, watchSubscription } from '../support/subscriptions.js';
+import { until, watchSubscription, type SubscribedInstance } from '../support/subscriptions.js';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 
 const SUBSCRIPTION = `subscription($recordId: String!) {
@@ -7,8 +7,8 @@ const SUBSCRIPTION = `subscription($recordId: String!) {
 
 type Progress = { event: string; methodType: string | null; canFinalize: boolean; recordId: string };
 
-function watch(url: string, token: string, recordId: string) {
-  return watchSubscription<Progress>(url, token, SUBSCRIPTION, 'signatureProgress', { recordId });
+function watch(on: SubscribedInstance, token: string, recordId: string) {
+  return watchSubscription<Progress>(on, token, SUBSCRIPTION, 'signatureProgress', { recordId });
 }
 
 describe('Live signature progress across two instances on one database', () => {
@@ -30,8 +30,8 @@ describe('Live signature progress across two instances on one database', () => {
     const bob = await b.signIn('bob@example.com');
     const mallory = await b.signIn('mallory@example.com');
 
-    const bobWatch = watch(b.url, bob, record.agr_reference);
-    const malloryWatch = watch(b.url, mallory, record.id);
+    const bobWatch = watch(b, bob, record.agr_reference);
+    const malloryWatch = watch(b, mallory, record.id);
     await Promise.all([bobWatch.ready, malloryWatch.ready]);
     await until(() => malloryWatch.errors.length > 0, "the stranger's refusal");
     expect(JSON.stringify(malloryWatch.errors)).toContain('not_found');

@@ -38,9 +38,9 @@ describe('Subscriptions resume from a cursor', () => {
     const id = created.body.id as string;
 
     // Connected to b while alice signs and submits.
-    const moves = watchSubscription<Move>(b.url, alice, LIFECYCLE, 'recordLifecycle', { id });
-    const steps = watchSubscription<Step>(b.url, alice, PROGRESS, 'signatureProgress', { id });
-    const feed = watchSubscription<Activity>(b.url, alice, FEED, 'recordActivity', {});
+    const moves = watchSubscription<Move>(b, alice, LIFECYCLE, 'recordLifecycle', { id });
+    const steps = watchSubscription<Step>(b, alice, PROGRESS, 'signatureProgress', { id });
+    const feed = watchSubscription<Activity>(b, alice, FEED, 'recordActivity', {});
     await Promise.all([moves.ready, steps.ready, feed.ready]);
     await signWithEmailOtp(a, alice, 'alice@example.com', id);
     await a.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice });
@@ -56,9 +56,9 @@ describe('Subscriptions resume from a cursor', () => {
     expect(sealed.body.status).toBe('sealed');
 
     // They come back on a, each from the cursor of the last event it saw.
-    const movesAgain = watchSubscription<Move>(a.url, alice, LIFECYCLE, 'recordLifecycle', { id, after: cursorOf(moves.events) });
-    const stepsAgain = watchSubscription<Step>(a.url, alice, PROGRESS, 'signatureProgress', { id, after: cursorOf(steps.events) });
-    const feedAgain = watchSubscription<Activity>(a.url, alice, FEED, 'recordActivity', { after: cursorOf(feed.events) });
+    const movesAgain = watchSubscription<Move>(a, alice, LIFECYCLE, 'recordLifecycle', { id, after: cursorOf(moves.events) });
+    const stepsAgain = watchSubscription<Step>(a, alice, PROGRESS, 'signatureProgress', { id, after: cursorOf(steps.events) });
+    const feedAgain = watchSubscription<Activity>(a, alice, FEED, 'recordActivity', { after: cursorOf(feed.events) });
     await until(() => movesAgain.events.length >= 1 && stepsAgain.events.length >= 4, 'the missed moves and steps', 8000);
     await until(() => feedAgain.events.some((activity) => activity.event === 'complete_signatures'), 'the missed seal in the feed', 8000);
     expect(movesAgain.events.map((move) => `${move.trigger}:${move.toStatus}`)).toEqual(['complete_signatures:sealed']);
@@ -90,7 +90,7 @@ describe('Subscriptions resume from a cursor', () => {
     const alice = await a.signIn('alice@example.com');
     const created = await a.request('POST', '/api/v1/agreements', { token: alice, body: agreementBody() });
     const id = created.body.id as string;
-    const moves = watchSubscription<Move>(a.url, alice, LIFECYCLE, 'recordLifecycle', { id });
+    const moves = watchSubscription<Move>(a, alice, LIFECYCLE, 'recordLifecycle', { id });
     await moves.ready;
     const signed = await signWithEmailOtp(a, alice, 'alice@example.com', id);
     const submitted = await a.request('POST', `/api/v1/agreements/${id}/submit`, { token: alice });
@@ -103,7 +103,7 @@ describe('Subscriptions resume from a cursor', () => {
     await moves.dispose();
 
     const refusal = async (after: string) => {
-      const again = watchSubscription<Move>(a.url, alice, LIFECYCLE, 'recordLifecycle', { id, after });
+      const again = watchSubscription<Move>(a, alice, LIFECYCLE, 'recordLifecycle', { id, after });
       await until(() => again.errors.length > 0, 'the refusal');
       await again.dispose();
       return again.errors[0] as { message: string; extensions?: { code: string; issues?: { type: string; path: string[] }[] } }[] | { message: string; extensions?: { code: string; issues?: { type: string; path: string[] }[] } };

@@ -57,7 +57,7 @@ describe('Team removal across instances', () => {
     expect(listed.structuredContent).toMatchObject({ agreements: [{ agr_reference: record.agr_reference }] });
 
     // An open subscription on the other instance.
-    const watch = watchSubscription(b.url, member, LIFECYCLE, 'recordLifecycle', { recordId: record.id });
+    const watch = watchSubscription(b, member, LIFECYCLE, 'recordLifecycle', { recordId: record.id });
     await watch.ready;
     expect(watch.errors).toEqual([]);
 
@@ -80,8 +80,8 @@ describe('Team removal across instances', () => {
 
     // The team's dashboard: the admin's feed of the team's records on one instance hears a change made
     // on the other (an admin acts on a member's draft as its initiator may); the removed member's is refused.
-    const dashboard = watchSubscription<{ recordId: string; status: string | null }>(b.url, admin, TEAM_FEED, 'recordActivity', { teamId: team.id });
-    const refusedFeed = watchSubscription(b.url, member, TEAM_FEED, 'recordActivity', { teamId: team.id });
+    const dashboard = watchSubscription<{ recordId: string; status: string | null }>(b, admin, TEAM_FEED, 'recordActivity', { teamId: team.id });
+    const refusedFeed = watchSubscription(b, member, TEAM_FEED, 'recordActivity', { teamId: team.id });
     await Promise.all([dashboard.ready, refusedFeed.ready]);
     expect((await a.request('POST', `/api/v1/agreements/${record.id}/cancel`, { token: admin, body: {} })).status).toBe(201);
     await until(() => dashboard.events.some((e) => e.recordId === record.id && e.status === 'cancelled_draft'), "the team's feed to hear the cancellation");
