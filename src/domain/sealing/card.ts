@@ -60,8 +60,10 @@ type CardCanvas = { canvas: Canvas; ctx: CanvasRenderingContext2D };
 const idleCanvases: CardCanvas[] = [];
 
 function takeCanvas(): CardCanvas {
-  const reused = idleCanvases.pop();
-  if (reused) return reused;
+  return idleCanvases.pop() ?? newCanvas();
+}
+
+function newCanvas(): CardCanvas {
   const canvas = createCanvas(SHARE_CARD_WIDTH, SHARE_CARD_HEIGHT);
   // The card is opaque: 24-bit pixels, so the PNG carries no alpha channel to unpremultiply and encode.
   const ctx = canvas.getContext('2d', { pixelFormat: 'RGB24' });
@@ -79,21 +81,57 @@ function draw(ctx: CanvasRenderingContext2D, input: ShareCardInput): void {
   }
 }
 
-function drawCard(ctx: CanvasRenderingContext2D, input: ShareCardInput): void {
+/** Where the status pill sits, and the header above the title. */
+const LEFT = 80;
+const STATUS_Y = 470;
+
+/** What every card of one header and one status shows alike: drawn once per thread, copied under each card. */
+type Background = { canvas: Canvas; pillWidth: number };
+const backgrounds = new Map<string, Background>();
+/** Backgrounds kept per thread (3 MB each): one per record type and status seen, in practice a handful. */
+const BACKGROUNDS = 8;
+
+/**
+ * The paper, the accent band, the spaced header, the status pill, the rule and the caption, the same
+ * on every card of a record type and status: about a third of a card's drawing (the header is drawn a
+ * letter at a time). None of it overlaps what a card draws over it, so a card's pixels are the ones
+ * drawing it all in one go gave.
+ */
+function backgroundOf(header: string, status: string): Background {
+  const key = `${header}\n${status}`;
+  let background = backgrounds.get(key);
+  if (background) return background;
+  const { canvas, ctx } = newCanvas();
   ctx.fillStyle = css(PALETTE.paper);
   ctx.fillRect(0, 0, SHARE_CARD_WIDTH, SHARE_CARD_HEIGHT);
   ctx.fillStyle = css(PALETTE.accent);
   ctx.fillRect(0, 0, SHARE_CARD_WIDTH, 12);
+  ctx.textBaseline = 'alphabetic';
+  ctx.font = `bold 22px ${FAMILY}`;
+  drawSpaced(ctx, header, LEFT, 118, 3);
+  const pillWidth = drawStatusPill(ctx, LEFT, STATUS_Y, status);
+  ctx.strokeStyle = css(PALETTE.rule);
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(LEFT, 560);
+  ctx.lineTo(SHARE_CARD_WIDTH - 80, 560);
+  ctx.stroke();
+  ctx.fillStyle = css(PALETTE.faint);
+  ctx.font = `20px ${FAMILY}`;
+  ctx.fillText('Compare this identicon with the one printed on the sealed document.', LEFT, 596);
+  if (backgrounds.size >= BACKGROUNDS) backgrounds.clear();
+  backgrounds.set(key, (background = { canvas, pillWidth }));
+  return background;
+}
 
-  const left = 80;
+function drawCard(ctx: CanvasRenderingContext2D, input: ShareCardInput): void {
   const textWidth = 640;
   const sealed = input.status === 'sealed';
+  const header = (sealed ? `Sealed ${recordTypeLabel(input.recordType)}` : recordTypeLabel(input.recordType)).toUpperCase();
+  const background = backgroundOf(header, input.status);
+  ctx.drawImage(background.canvas, 0, 0);
 
   ctx.textBaseline = 'alphabetic';
-  ctx.fillStyle = css(PALETTE.accent);
-  ctx.font = `bold 22px ${FAMILY}`;
-  drawSpaced(ctx, (sealed ? `Sealed ${recordTypeLabel(input.recordType)}` : recordTypeLabel(input.recordType)).toUpperCase(), left, 118, 3);
-
   const title = input.title.trim() || recordTypeLabel(input.recordType);
   let fontSize = 60;
   let lines = wrap(ctx, title, textWidth, fontSize);
@@ -107,25 +145,16 @@ function drawCard(ctx: CanvasRenderingContext2D, input: ShareCardInput): void {
   const lineHeight = Math.round(fontSize * 1.18);
   let y = 118 + 40 + lineHeight;
   for (const line of lines) {
-    ctx.fillText(line, left, y);
+    ctx.fillText(line, LEFT, y);
     y += lineHeight;
   }
 
   ctx.fillStyle = css(PALETTE.muted);
   ctx.font = `28px ${FAMILY}`;
-  ctx.fillText(input.reference, left, y + 14);
+  ctx.fillText(input.reference, LEFT, y + 14);
 
-  drawStatus(ctx, left, 470, input.status, input.sealedAt);
-
-  ctx.strokeStyle = css(PALETTE.rule);
-  ctx.lineWidth = 2;
-  ctx.beginPath();
-  ctx.moveTo(left, 560);
-  ctx.lineTo(SHARE_CARD_WIDTH - 80, 560);
-  ctx.stroke();
-  ctx.fillStyle = css(PALETTE.faint);
-  ctx.font = `20px ${FAMILY}`;
-  ctx.fillText('Compare this identicon with the one printed on the sealed document.', left, 596);
+  ctx.font = `24px ${FAMILY}`;
+  ctx.fillText(input.sealedAt ? formatUtc(input.sealedAt) : 'Not sealed yet', LEFT + background.pillWidth + 24, STATUS_Y + 33);
 
   drawIdenticon(ctx, input.documentIdenticon.digestHex, 820, 118, 300);
   ctx.fillStyle = css(PALETTE.muted);
@@ -168,7 +197,8 @@ export function shareCardMetadata(png: Uint8Array, generatedAt: Date, reference:
   };
 }
 
-function drawStatus(ctx: CanvasRenderingContext2D, x: number, y: number, status: string, sealedAt: Date | null): void {
+/** The status pill (a tick when sealed, then the status); returns its width. */
+function drawStatusPill(ctx: CanvasRenderingContext2D, x: number, y: number, status: string): number {
   const sealed = status === 'sealed';
   const label = status.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
   ctx.font = `bold 24px ${FAMILY}`;
@@ -191,9 +221,7 @@ function drawStatus(ctx: CanvasRenderingContext2D, x: number, y: number, status:
   }
   ctx.fillStyle = css(sealed ? PALETTE.paper : PALETTE.ink);
   ctx.fillText(label, x + 22 + iconSpace, y + 33);
-  ctx.fillStyle = css(PALETTE.muted);
-  ctx.font = `24px ${FAMILY}`;
-  ctx.fillText(sealedAt ? formatUtc(sealedAt) : 'Not sealed yet', x + pillWidth + 24, y + 33);
+  return pillWidth;
 }
 
 /** The identicon on a rounded tile: same cells and colours as the SVG and the PDF. */

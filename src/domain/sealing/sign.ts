@@ -1,9 +1,8 @@
+import { createHash } from 'node:crypto';
 import { HttpTimestampAuthority, PDF, type DigestAlgorithm, type Signer, type TimestampAuthority } from '@libpdf/core';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
-import { archiveExpiry, findSignatures, inspectPades } from '../../../packages/verifier/src/pades.js';
-import { toArrayBuffer } from '../../../packages/verifier/src/pkijs-engine.js';
+import { archiveExpiry, inspectPades } from '../../../packages/verifier/src/pades.js';
 import { certifyNextSignature } from './libpdf-patch.js';
+import { SealCms } from './seal-cms.js';
 import { SealRevocationProvider } from './revocation.js';
 import type { SealKey } from './seal-key.js';
 
@@ -70,7 +69,7 @@ export async function signSealedPdf(pdf: Uint8Array, key: SealKey, options: Sign
   const timeoutMs = options.tsaTimeoutMs ?? 5000;
   const document = await PDF.load(pdf);
   await certifyNextSignature(document, SEAL_PERMISSIONS);
-  const placed = await document.sign({ signer, reason: options.reason, location: options.location, signingTime: options.signingTime, subFilter: 'ETSI.CAdES.detached', estimatedSize: SIGNATURE_SIZE, level: 'B-B' });
+  const placed = await document.sign({ signer: placeholderSigner(signer), reason: options.reason, location: options.location, signingTime: options.signingTime, subFilter: 'ETSI.CAdES.detached', estimatedSize: SIGNATURE_SIZE, level: 'B-B' });
   const authority = urls.length > 0 ? new FailoverTimestampAuthority(urls, timeoutMs) : null;
   const sealed = await completeSealCms(placed.bytes, signer, authority);
   if (!authority?.answeredBy) {
@@ -94,43 +93,60 @@ export async function signSealedPdf(pdf: Uint8Array, key: SealKey, options: Sign
   };
 }
 
-const SIGNING_TIME = '1.2.840.113549.1.9.5';
-const SIGNATURE_TIMESTAMP = '1.2.840.113549.1.9.16.2.14';
+/**
+ * What @libpdf/core signs with: the seal's certificate and no signature. The library places the
+ * signature dictionary, its byte range and a CMS of its own in the /Contents hole; `completeSealCms`
+ * then writes the seal's CMS (SealCms) into the same hole, so the library's CMS is never kept.
+ */
+const placeholders = new WeakMap<Signer, Signer>();
+function placeholderSigner(signer: Signer): Signer {
+  let placeholder = placeholders.get(signer);
+  if (!placeholder) {
+    const { certificate, keyType, signatureAlgorithm } = signer;
+    placeholders.set(signer, (placeholder = { certificate, keyType, signatureAlgorithm, sign: () => Promise.resolve(new Uint8Array(0)) }));
+  }
+  return placeholder;
+}
 
 /**
- * The seal's CMS as PAdES baseline wants it. @libpdf/core always writes a signing-time signed
- * attribute; it is dropped, the remaining signed attributes signed again with the seal key (the
- * document digest they carry is unchanged: /Contents is outside the byte range), then the first
- * authority that answers timestamps the new signature value. The CMS goes back into the same
- * /Contents hole, so no other byte of the file moves.
+ * The seal's CMS as PAdES baseline wants it (SealCms: @libpdf/core's CAdES attributes less its
+ * signing-time, signed with the seal key), over the byte range the library placed, with a signature
+ * timestamp from the first authority that answers. The CMS goes into the same /Contents hole, so no
+ * other byte of the file moves.
  */
 async function completeSealCms(bytes: Uint8Array, signer: Signer, authority: FailoverTimestampAuthority | null): Promise<Uint8Array> {
-  const seal = findSignatures(bytes).find((s) => s.kind === 'signature');
-  if (!seal) throw new Error('the signed PDF has no signature');
-  const content = pkijs.ContentInfo.fromBER(toArrayBuffer(seal.contents));
-  const signedData = new pkijs.SignedData({ schema: content.content });
-  const signerInfo = signedData.signerInfos[0]!;
-  const attributes = signerInfo.signedAttrs!.attributes.filter((a) => a.type !== SIGNING_TIME);
-  signerInfo.signedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 0, attributes });
-  const toSign = new Uint8Array(new asn1js.Set({ value: attributes.map((a) => a.toSchema()) }).toBER(false));
-  const signature = await signer.sign(toSign, 'SHA-256');
-  signerInfo.signature = new asn1js.OctetString({ valueHex: toArrayBuffer(signature) });
-  if (authority) {
-    try {
-      const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', toArrayBuffer(signature)));
-      const token = asn1js.fromBER(toArrayBuffer(await authority.timestamp(digest, 'SHA-256')));
-      signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({ type: 1, attributes: [new pkijs.Attribute({ type: SIGNATURE_TIMESTAMP, values: [token.result] })] });
-    } catch (error) {
-      if (!authority.exhausted) throw error;
-    }
-  }
-  const der = new Uint8Array(new pkijs.ContentInfo({ contentType: pkijs.ContentInfo.SIGNED_DATA, content: signedData.toSchema(true) }).toSchema().toBER(false));
-  const hole = seal.byteRange[2] - seal.byteRange[1] - 2;
+  const [, before, after, rest] = lastByteRange(bytes);
+  const digest = createHash('sha256').update(bytes.subarray(0, before)).update(bytes.subarray(after, after + rest)).digest();
+  const timestamp = authority
+    ? async (signatureDigest: Uint8Array) => {
+        try {
+          return await authority.timestamp(signatureDigest, 'SHA-256');
+        } catch (error) {
+          if (!authority.exhausted) throw error;
+          return null;
+        }
+      }
+    : undefined;
+  const der = await SealCms.of(signer).sign(digest, timestamp);
+  const hole = after - before - 2;
   const hex = Buffer.from(der).toString('hex');
   if (hex.length > hole) throw new Error(`the seal's CMS (${der.length} bytes) does not fit its /Contents (${hole / 2} bytes)`);
-  const out = Uint8Array.from(bytes);
-  out.set(new TextEncoder().encode(hex.padEnd(hole, '0')), seal.byteRange[1] + 1);
-  return out;
+  bytes.set(Buffer.from(hex.padEnd(hole, '0'), 'latin1'), before + 1);
+  return bytes;
+}
+
+const BYTE_RANGE = Buffer.from('/ByteRange');
+
+/** The byte range of the file's last signature dictionary (the one just placed: the library writes it last). */
+function lastByteRange(bytes: Uint8Array): [number, number, number, number] {
+  const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = file.lastIndexOf(BYTE_RANGE);
+  const close = at === -1 ? -1 : file.indexOf(0x5d, at);
+  const range = close === -1 ? [] : file.toString('latin1', at + BYTE_RANGE.length, close).replace('[', ' ').trim().split(/\s+/).map(Number);
+  if (range.length !== 4 || !range.every(Number.isSafeInteger) || file[range[1]!] !== 0x3c || file[range[2]! - 1] !== 0x3e || range[2]! + range[3]! !== file.length) {
+    throw new Error('the signed PDF has no signature byte range');
+  }
+  return range as [number, number, number, number];
 }
 
 export interface RenewedPdf {
