@@ -42,9 +42,14 @@ try {
   await client.call('POST', `/api/v1/agreements/${created.id}/submit`, undefined, token);
   await client.sign(await client.signIn(party), party, created.id);
   const bearer = { authorization: `Bearer ${token}` };
-  const graphqlBody = JSON.stringify({ query: print(GetRecordDocument), variables: { id: created.id } });
+  // Each side's own record document: a service built from another checkout knows that checkout's schema.
+  const graphqlBody = async (dir: string | undefined) => {
+    const document = dir ? ((await import(path.join(dir, 'dist/src/graph/catalog/generated.js'))) as { GetRecordDocument: typeof GetRecordDocument }).GetRecordDocument : GetRecordDocument;
+    return JSON.stringify({ query: print(document), variables: { id: created.id } });
+  };
+  const bodies = new Map([[a, await graphqlBody(process.env.BENCH_AB_A_DIR)], [b, await graphqlBody(process.env.BENCH_AB_B_DIR)]]);
   const targets: Record<string, (server: Started) => autocannon.Options> = {
-    graphql: (server) => ({ url: `${server.url}/graphql`, method: 'POST', body: graphqlBody, headers: { ...bearer, 'content-type': 'application/json' } }),
+    graphql: (server) => ({ url: `${server.url}/graphql`, method: 'POST', body: bodies.get(server), headers: { ...bearer, 'content-type': 'application/json' } }),
     rest: (server) => ({ url: `${server.url}/api/v1/agreements/${created.id}`, headers: bearer }),
     public: (server) => ({ url: `${server.url}/api/v1/public/agreements/${created.agr_reference}` }),
   };
