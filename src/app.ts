@@ -106,6 +106,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     live: services.live,
     formatError,
     instruments: services.instruments,
+    tracing: services.tracing,
     logger,
   });
   services.onCredentialsChanged(graphql.recheckCredentials);

@@ -17,6 +17,8 @@ import type { ErrorFormatter } from '../graph/executor.js';
 import { idempotencyPlugin } from '../graph/idempotency.js';
 import { retryAfterPlugin } from '../graph/errors.js';
 import { operationOutcomesPlugin } from '../graph/operation-outcomes.js';
+import { jitGateway } from '../graph/jit-gateway.js';
+import { noTracing, type Tracing } from '../domain/shared/tracing.js';
 import { noInstruments, type Instruments } from '../domain/shared/instruments.js';
 import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
@@ -33,6 +35,8 @@ export type GraphqlDeps = {
   formatError: ErrorFormatter;
   /** Operations counted by name and outcome, budget refusals by rule (metrics on). */
   instruments?: Instruments;
+  /** Each operation's span (graphql-jit runs it where the graphql instrumentation cannot see). */
+  tracing?: Tracing;
   logger: Logger;
 };
 
@@ -104,7 +108,9 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
   ws.takeOverSocketErrors();
 
   const apollo = new ApolloServer<GraphContext>({
-    schema,
+    // Apollo parses, validates and runs the plugins; the operation itself runs compiled by graphql-jit
+    // (jit-gateway.ts), as the facades run the catalog's.
+    gateway: jitGateway(schema, deps.tracing ?? noTracing),
     formatError,
     includeStacktraceInErrorResponses: false,
     // The process's stop (main.ts, app.ts) stops Apollo in its turn, after the HTTP drain: Apollo's own

@@ -14,6 +14,23 @@ const MAX_DOCUMENT_NESTING = 30;
  * the document may go on to the parser (which counts its tokens) and the validation rules.
  */
 export function documentTooDeep(source: string, maxNesting = MAX_DOCUMENT_NESTING): GraphQLError | null {
+  // Clients send the same few documents over and over: a document already found shallow is not walked again.
+  const known = maxNesting === MAX_DOCUMENT_NESTING && source.length <= REMEMBERED_LENGTH;
+  if (known && shallowDocuments.has(source)) return null;
+  const refusal = nestingRefusal(source, maxNesting);
+  if (known && refusal === null) {
+    if (shallowDocuments.size >= REMEMBERED_DOCUMENTS) shallowDocuments.clear();
+    shallowDocuments.add(source);
+  }
+  return refusal;
+}
+
+/** Documents found shallow lately: at most this many, each at most this long (2 to 4 MiB in all). */
+const REMEMBERED_DOCUMENTS = 128;
+const REMEMBERED_LENGTH = 16 * 1024;
+const shallowDocuments = new Set<string>();
+
+function nestingRefusal(source: string, maxNesting: number): GraphQLError | null {
   let depth = 0;
   for (let i = 0; i < source.length; i += 1) {
     const char = source.charCodeAt(i);

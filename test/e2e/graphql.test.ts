@@ -45,6 +45,22 @@ describe('GraphQL API', () => {
     expect(syntax.status).toBe(400);
   });
 
+  it('answers variables that do not coerce as Apollo does (400, validation_error, no data), introspection and __typename too', async () => {
+    const token = await t.signIn('gql-variables@example.com');
+    const wrongType = await t.graphql('query($id: String!) { record(id: $id) { id } }', { id: { not: 'an id' } }, { token });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.data).toBeUndefined();
+    expect(wrongType.body.errors![0]).toMatchObject({ extensions: { code: 'validation_error' }, locations: [{ line: 1, column: 7 }] });
+    expect(wrongType.body.errors![0].message).toMatch(/^Variable "\$id" got invalid value/);
+    const missing = await t.graphql('query($id: String!) { record(id: $id) { id } }', {}, { token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors![0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    const typename = await t.graphql<{ __typename: string; authenticationStatus: { __typename: string } }>('{ __typename authenticationStatus { __typename } }', {}, { token });
+    expect(typename.body.data).toEqual({ __typename: 'Query', authenticationStatus: { __typename: 'AuthenticationStatus' } });
+    const introspection = await t.graphql<{ __schema: { queryType: { name: string } }; __type: { name: string } }>('{ __schema { queryType { name } } __type(name: "Query") { name } }');
+    expect(introspection.body.data).toEqual({ __schema: { queryType: { name: 'Query' } }, __type: { name: 'Query' } });
+  });
+
   it('answers a subscription sent over HTTP with 400 naming graphql-ws, not an internal error', async () => {
     const token = await t.signIn('http-subscriber@example.com');
     const answer = await t.graphql('subscription { recordActivity { __typename } }', {}, { token });
