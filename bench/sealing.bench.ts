@@ -134,7 +134,7 @@ try {
   for (const [step, values] of steps) line(`initiators: ${step}`, values);
   console.log('\n| sealing | records | seconds | records/s | goal |\n|---|---|---|---|---|');
   console.log(
-    `| PDF + card + anchor confirmed (${batches[0]!.n} anchor transactions) | ${done} of ${total} | ${seconds.toFixed(1)} | ${(done / seconds).toFixed(1)} | >= 10 |`,
+    `| PDF + card + anchor confirmed (${batches[0]!.n} anchor transactions) | ${done} of ${total} | ${seconds.toFixed(1)} | ${(done / seconds).toFixed(1)} | >= 40 (${done / seconds >= 40 ? 'met' : 'NOT met'}) |`,
   );
   console.log(
     `(the parties' last finalize ${burstsEnded.toFixed(1)} s after the first seal, all cards and PDFs drawn ${artifactsAt.toFixed(1)} s after it, all anchors confirmed ${anchorsAt.toFixed(1)} s after it)`,
