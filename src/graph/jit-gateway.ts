@@ -12,6 +12,8 @@ type Runner = {
   run: (context: unknown, variables: Record<string, unknown>) => Promise<ExecutionResult> | ExecutionResult;
   /** Its own span, for graphql-jit's runs (graphql-js's `execute` is traced by the graphql instrumentation). */
   span: { name: string; attributes: Record<string, string> } | null;
+  /** Run by graphql-js because the document was new: it is compiled when it comes again. */
+  interpreted?: true;
 };
 
 /**
@@ -21,6 +23,10 @@ type Runner = {
  * only the execution step is this executor, plugged in as Apollo's gateway executor. Apollo's
  * document store hands back the same parsed document for the same query text, so the compiled
  * query is kept beside it (a WeakMap: dropped with the document).
+ *
+ * A document is compiled the second time it comes, not the first: clients send the same few documents
+ * again and again, while compiling costs several times parsing and validating, so a stream of
+ * documents each sent once (a scan, an attack) runs on graphql-js and costs no more than it did.
  *
  * Kept as graphql-js answers: introspection (run by graphql-js's `execute`), variables that do not
  * coerce (no data, `BAD_USER_INPUT`, HTTP 400 as Apollo answers them). With tracing on, each
@@ -35,11 +41,14 @@ export function jitGateway(schema: GraphQLSchema, tracing: Tracing = noTracing):
     if (!byName) runners.set(document, (byName = new Map<string, Runner>()));
     const key = operationName ?? '';
     const known = byName.get(key);
-    if (known) return known;
+    if (known && !known.interpreted) return known;
     const span = { name: operationName ? `${type} ${operationName}` : type, attributes: { 'graphql.operation.type': type, ...(operationName ? { 'graphql.operation.name': operationName } : {}) } };
+    const interpret = (context: unknown, variables: Record<string, unknown>) => execute({ schema, document, contextValue: context, variableValues: variables, operationName });
     let runner: Runner;
     if (/__schema|__type\b/.test(source)) {
-      runner = { span: null, run: (context, variables) => execute({ schema, document, contextValue: context, variableValues: variables, operationName }) };
+      runner = { span: null, run: interpret };
+    } else if (!known) {
+      runner = { span: null, run: interpret, interpreted: true };
     } else {
       const compiled = compileQuery(schema, document, operationName ?? undefined);
       if (!isCompiledQuery(compiled)) return compiled;

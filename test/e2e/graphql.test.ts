@@ -61,6 +61,29 @@ describe('GraphQL API', () => {
     expect(introspection.body.data).toEqual({ __schema: { queryType: { name: 'Query' } }, __type: { name: 'Query' } });
   });
 
+  it('answers a document the same the first time (graphql-js) and every time after (compiled): data, a domain error, variables that do not coerce', async () => {
+    const token = await t.signIn('gql-twice@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', {
+      token,
+      body: { title: 'Twice', body: 'Ann lends Bob her ladder for the weekend, to be returned by Monday evening.', on_chain_full_text: false, on_chain_include_verified_parties: false, parties: [{ display_name: 'Bob', contact_point_value: 'bob-twice@example.com' }] },
+    });
+    const read = 'query ReadTwice($id: String!) { record(id: $id) { id status title parties { role displayName } } }';
+    const answers = [];
+    for (const variables of [{ id: created.body.id }, { id: '00000000-0000-4000-8000-000000000000' }, { id: 7 }]) {
+      const runs = [];
+      for (let run = 0; run < 3; run += 1) {
+        const answer = await t.graphql(read, variables, { token });
+        runs.push({ status: answer.status, body: answer.body });
+      }
+      expect(runs[1]).toEqual(runs[0]);
+      expect(runs[2]).toEqual(runs[0]);
+      answers.push(runs[0]!);
+    }
+    expect(answers[0]).toMatchObject({ status: 200, body: { data: { record: { id: created.body.id, status: 'draft', title: 'Twice' } } } });
+    expect(answers[1]!.body.errors![0].extensions).toMatchObject({ code: 'not_found' });
+    expect(answers[2]).toMatchObject({ status: 400, body: { errors: [{ extensions: { code: 'validation_error' } }] } });
+  });
+
   it('answers a subscription sent over HTTP with 400 naming graphql-ws, not an internal error', async () => {
     const token = await t.signIn('http-subscriber@example.com');
     const answer = await t.graphql('subscription { recordActivity { __typename } }', {}, { token });
