@@ -65,7 +65,11 @@ describe('Documentation served by the service: /api/docs and the GraphQL explore
 
     // The reader's own key, typed into the page's authentication field (X-API-Key).
     await page.getByRole('button', { name: 'Select Auth Type' }).click();
-    await page.getByRole('option', { name: /^apiKeyAuth/ }).click();
+    const scheme = page.getByRole('option', { name: /^apiKeyAuth/ });
+    await scheme.click();
+    // The list can stay open over the field (it takes several schemes, and closes late on a busy machine).
+    if (await scheme.isVisible()) await page.keyboard.press('Escape');
+    await scheme.waitFor({ state: 'hidden' });
     await page.getByRole('textbox', { name: 'Value' }).first().click();
     await page.keyboard.type(key);
 
