@@ -68,7 +68,7 @@ const SELECT = `
         'proposedByParticipantId', c.proposed_by_id,
         'rawInput', c.raw_input, 'assistedText', c.assisted_text, 'proposedBody', c.proposed_body, 'diffSummary', c.diff_summary,
         'resolvedBody', c.resolved_body, 'createdAt', c.created_at, 'resolvedAt', c.resolved_at)
-       from counter_proposals c where c.record_id = r.id and c.status = 'pending' limit 1) as counter,
+       from counter_proposals c where c.record_id = r.id and c.status = 'pending' and r.status = 'counter_under_review' limit 1) as counter,
     (select json_build_object('metadataHash', s.metadata_hash, 'anchorStatus', s.anchor_status, 'anchorRetryCount', s.anchor_retry_count,
         'anchorNextRetryAt', s.anchor_next_retry_at,
         'batch', (select json_build_object('status', b.status, 'network', b.network, 'txHash', b.tx_hash, 'blockNumber', b.block_number, 'blockTime', b.block_time)
