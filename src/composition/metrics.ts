@@ -162,10 +162,11 @@ export function createMetrics(
     labelNames: ['kind'],
     registers: [registry],
   });
-  // Of this instance (a sum over instances is the deployment's).
+  // Of this instance. Every open GraphQL subscription listens, and so do a few of the service's own
+  // loops (job and webhook wake-ups, cache invalidation): the gauge counts listeners, not subscriptions.
   new Gauge({
-    name: 'rss_graphql_subscriptions',
-    help: 'GraphQL subscriptions this instance holds open now, listening for events',
+    name: 'rss_live_listeners',
+    help: 'Listeners this instance holds on notifications from every instance: each open GraphQL subscription (one or two), and a few of the service\'s own',
     registers: [registry],
     collect() {
       if (settings.subscribers) this.set(settings.subscribers());

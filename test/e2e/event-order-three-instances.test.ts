@@ -23,7 +23,7 @@ type Activity = { recordId: string; kind: string; event: string; cursor: string 
  * before record.created; subscribers: share_card_ready before blockchain_confirmed), and the
  * creation reached subscribers after the record's first steps.
  */
-/** The instances' metrics token: a subscription is ready once its instance's `rss_graphql_subscriptions` counts it. */
+/** The instances' metrics token: a subscription is ready once its instance's `rss_live_listeners` counts it. */
 const METRICS = 'event-order-metrics-token-0123456789';
 
 describe('Event order on three instances', () => {

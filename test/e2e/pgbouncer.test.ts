@@ -24,7 +24,7 @@ if (!pgbouncerPath()) console.warn('pgbouncer is not installed: the pooler journ
  * other instance, anchor it on a local chain, deliver its webhooks and tell a subscriber on the other
  * instance. Before, the service could not start through the pooler ("unsupported startup parameter").
  */
-/** The instances' metrics token: a subscription is ready once its instance's `rss_graphql_subscriptions` counts it. */
+/** The instances' metrics token: a subscription is ready once its instance's `rss_live_listeners` counts it. */
 const METRICS = 'pgbouncer-metrics-token-0123456789';
 
 describeWithPgBouncer('Through PgBouncer in transaction mode', () => {

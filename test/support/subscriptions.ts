@@ -4,8 +4,9 @@ import WebSocket from 'ws';
 import type { TestApp } from './harness.js';
 
 /**
- * An instance a subscription is opened on, with how many subscriptions it holds open now: an
- * in-process test app is asked directly, a built process through its `rss_graphql_subscriptions`
+ * An instance a subscription is opened on, with how many live listeners it holds now (each open
+ * subscription is one or more, besides a constant few of the service's own): an
+ * in-process test app is asked directly, a built process through its `rss_live_listeners`
  * gauge (it must run with `METRICS_TOKEN`).
  */
 export type SubscribedInstance = Pick<TestApp, 'url' | 'app'> | { url: string; metricsToken: string };
@@ -15,15 +16,15 @@ async function subscriptionsOn(instance: SubscribedInstance): Promise<number> {
   const response = await fetch(`${instance.url}/metrics`, { headers: { authorization: `Bearer ${instance.metricsToken}` } });
   if (response.status !== 200) throw new Error(`the instance's metrics answered ${response.status}`);
   const families = parsePrometheusTextFormat(await response.text()) as { name: string; metrics: { value?: string }[] }[];
-  const value = families.find((family) => family.name === 'rss_graphql_subscriptions')?.metrics[0]?.value;
-  if (value === undefined) throw new Error('the instance reports no rss_graphql_subscriptions');
+  const value = families.find((family) => family.name === 'rss_live_listeners')?.metrics[0]?.value;
+  if (value === undefined) throw new Error('the instance reports no rss_live_listeners');
   return Number(value);
 }
 
 /**
  * Opens a graphql-ws subscription on `instance` as the bearer `token` and collects its events (the
  * value of `field` in each result) or its errors. The protocol never says when a subscription has
- * started listening, so `ready` resolves once the instance holds one more open subscription than
+ * started listening, so `ready` resolves once the instance holds more live listeners than
  * before it was asked for (an event from then on reaches it), or once the subscription is refused
  * or ends. Subscriptions on one instance are opened one after the other, so each count is its own.
  */
