@@ -28,6 +28,8 @@ import { createLogger } from './logger.js';
 import { webUiRouter } from './web-ui.js';
 import { readiness } from './readiness.js';
 import { buildServices, stopServices } from './composition/services.js';
+import type { AnswerCache } from './domain/shared/answer-cache.js';
+import type { KeptAnswer } from './facade-rest/kept-public-answers.js';
 import { createHttp } from './composition/http.js';
 import { mountGraphql } from './composition/graphql.js';
 import { mountConnectors } from './composition/connectors.js';
@@ -68,6 +70,8 @@ export type App = {
     graph: GraphExecutor;
     /** The notifications between instances, and this instance's live subscribers. */
     pubSub: PostgresPubSub;
+    /** Public answers kept as sent and answered before express (kept-public-answers.ts), or null when off. */
+    keptPublicAnswers: AnswerCache<KeptAnswer> | null;
   };
   /** The metrics listener of its own (METRICS_PORT), or null. */
   metricsUrl: string | null;
@@ -96,7 +100,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { schema, pubSub } = services;
 
   const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork, subscribers: () => pubSub.subscriberCount, registry });
-  const { app, server, drain } = createHttp(config, logger, metrics?.observe);
+  const { app, server, drain } = createHttp(config, logger, metrics?.observe, services.caches.publicAnswerBytes);
   const formatError = formatGraphError(logger, services.instruments);
   const graphql = await mountGraphql(app, server, {
     schema,
@@ -133,6 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       },
       idempotency: services.idempotency,
       listingAnswers: services.caches.listingAnswers,
+      publicAnswers: services.caches.publicAnswerBytes ? { bytes: services.caches.publicAnswerBytes, kept: services.publicRecordKept } : null,
       logger,
     }),
   );
@@ -156,7 +161,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor, pubSub },
+    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor, pubSub, keptPublicAnswers: services.caches.publicAnswerBytes },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -12,14 +12,23 @@ import { quotaHeaders } from '../graph/transport/quota-headers.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
 import { httpLogger, requestIdOf } from '../logger.js';
 import { httpDrain, type HttpDrain } from './drain.js';
+import type { AnswerCache } from '../domain/shared/answer-cache.js';
+import { keptAnswerFor, type KeptAnswer } from '../facade-rest/kept-public-answers.js';
+
+const noop = () => undefined;
 
 /**
  * The HTTP server and the express app every transport mounts on, with what applies to all of them:
  * security headers, the request log, request deadlines, quota headers on anonymous routes, and the
- * liveness probe answered before express, the drain of a clean stop (every answer is marked), and
+ * liveness probe and kept public answers answered before express, the drain of a clean stop (every answer is marked), and
  * the end of a connection whose request was answered before its body came (body-limits.ts).
  */
-export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger: Logger, observe?: RequestHandler): { app: Express; server: Server; drain: HttpDrain } {
+export function createHttp(
+  config: Pick<Config, 'requestTimeoutSeconds'>,
+  logger: Logger,
+  observe?: RequestHandler,
+  keptAnswers?: AnswerCache<KeptAnswer> | null,
+): { app: Express; server: Server; drain: HttpDrain } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -48,10 +57,23 @@ export function createHttp(config: Pick<Config, 'requestTimeoutSeconds'>, logger
   app.use('/graphql', requestDeadline(config.requestTimeoutSeconds, (res) => sendGraphqlRefusal(res, 503, DEADLINE_MESSAGE, { code: 'unavailable', ...late })));
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
+  // Public answers kept as sent (kept-public-answers.ts) are answered here too, with what express
+  // would add to them: the security headers, the request id and log line, the metrics' count.
+  const logRequest = httpLogger(logger);
+  const answerKept = (req: IncomingMessage, res: ServerResponse, answer: KeptAnswer) => {
+    res.setHeaders(securityHeaders);
+    // The metrics count it under its route's template, as the REST facade names it.
+    (res as ServerResponse & { locals?: object }).locals = { route: answer.route };
+    observe?.(req as Request, res as Response, noop);
+    logRequest(req, res, noop);
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(answer.file.length) }).end(answer.file);
+  };
   const server = createServer((req, res) => {
     drain.mark(req, res);
     closeUnreadBodies(req, res);
-    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) answerHealth(req, res);
+    if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) return answerHealth(req, res);
+    const kept = keptAnswers ? keptAnswerFor(keptAnswers, req) : undefined;
+    if (kept) answerKept(req, res, kept);
     else app(req, res);
   });
   const drain = httpDrain(server);

@@ -6,6 +6,7 @@ import type { RecordView } from '../domain/records/record-view.js';
 import { AnswerCache } from '../domain/shared/answer-cache.js';
 import type { PublicRecordView, VerificationView } from '../domain/verification/verification-service.js';
 import type { RestReply } from '../facade-rest/operation.js';
+import type { KeptAnswer } from '../facade-rest/kept-public-answers.js';
 import { watchRecordChanges } from '../graph/invalidation.js';
 
 export type ReadCaches = {
@@ -17,6 +18,8 @@ export type ReadCaches = {
   listingAnswers: AnswerCache<RestReply> | null;
   /** Sealed records' public answers (public record, public verification without a supplied artifact). */
   publicAnswers: AnswerCache<PublicRecordView | VerificationView> | null;
+  /** The REST public record's answers as sent, per URL: kept with the public answers, dropped with them, answered before express. */
+  publicAnswerBytes: AnswerCache<KeptAnswer> | null;
   /** This instance committed domain events (the journal calls it). */
   eventsCommitted: () => void;
   stop: () => Promise<void>;
@@ -29,7 +32,8 @@ export type ReadCaches = {
  *   instance (a caller reads what it just wrote), every RECORDS_CHANGED or activity notification from
  *   any instance (a trigger notifies every committed write to the tables views are made from, by any
  *   path), and a LISTEN connection that comes back (what was notified meanwhile is unknown).
- * - Sealed records' public answers: this instance's committed events, and the same notifications.
+ * - Sealed records' public answers, and the REST public record's bytes: this instance's committed
+ *   events, and the same notifications.
  * Each is off at `0` seconds. Reused principals are the credential chain's (dropped by the credential
  * epoch and its notification), not a read cache. Each is here because it earns its memory: what it
  * earns is measured in bench/README.md.
@@ -44,6 +48,11 @@ export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: Pu
   const publicAnswers = settings.publicAnswerSeconds > 0
     ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 })
     : null;
+  const publicAnswerBytes = publicAnswers ? new AnswerCache<KeptAnswer>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 }) : null;
+  const dropPublicAnswers = () => {
+    publicAnswers?.invalidate();
+    publicAnswerBytes?.invalidate();
+  };
   const dropRecordViews = () => {
     listings?.invalidate();
     listingAnswers?.invalidate();
@@ -52,9 +61,9 @@ export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: Pu
   if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
   const stopWatching = publicAnswers || listings || recordViews
     ? watchRecordChanges(pubSub, () => {
-        publicAnswers?.invalidate();
+        dropPublicAnswers();
         dropRecordViews();
       })
     : async () => undefined;
-  return { listings, recordViews, listingAnswers, publicAnswers, eventsCommitted: () => publicAnswers?.invalidate(), stop: stopWatching };
+  return { listings, recordViews, listingAnswers, publicAnswers, publicAnswerBytes, eventsCommitted: dropPublicAnswers, stop: stopWatching };
 }

@@ -327,6 +327,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     logger,
   });
 
+  const verification = new VerificationService({ orm, clientLimits, chain, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, cache: caches.publicAnswers });
   const resolvers = {
     auth: new AuthResolver({ otp, sessions, mcpGrants }),
     identity: new IdentityResolver({ identities, apiKeys, connectorGrants }),
@@ -348,7 +349,7 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
       ceremonies,
       records,
     }),
-    verification: new VerificationResolver(new VerificationService({ orm, clientLimits, chain, sealing: { explorerTxUrl: config.chain?.explorerTxUrl }, cache: caches.publicAnswers })),
+    verification: new VerificationResolver(verification),
     webhooks: new WebhookResolver(webhooks),
     teams: new TeamResolver({
       teams: new TeamService({
@@ -393,6 +394,8 @@ export async function buildServices(config: Config, options: ServiceOptions, orm
     oauth: { storage: oauthStorage, grants: connectorGrants },
     messengerInbox,
     caches,
+    /** Whether a sealed record's public answer is kept now (the REST facade keeps its bytes only then). */
+    publicRecordKept: (reference: string) => verification.publicRecordKept(reference),
     pubSub,
     sessionPool,
     outboxSubscribers,

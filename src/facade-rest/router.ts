@@ -23,6 +23,7 @@ import { pruneToSchema } from './prune.js';
 import { idempotently } from './idempotency.js';
 import type { IdempotencyStore } from '../domain/idempotency/idempotency-store.js';
 import type { AnswerCache } from '../domain/shared/answer-cache.js';
+import { canonicalQuery, KEPT_PUBLIC_OPERATIONS, keptAnswerKey, type KeptAnswer } from './kept-public-answers.js';
 
 export type RestFacadeDeps = {
   executor: GraphExecutor;
@@ -36,6 +37,11 @@ export type RestFacadeDeps = {
    * Dropped with the listing pages (the composition root invalidates both on the same signals).
    */
   listingAnswers?: AnswerCache<RestReply> | null;
+  /**
+   * Public answers kept as the bytes sent, per URL, while the domain keeps the view they show (`kept`,
+   * by the record's reference); the HTTP server answers them before express (kept-public-answers.ts).
+   */
+  publicAnswers?: { bytes: AnswerCache<KeptAnswer>; kept: (reference: string) => boolean } | null;
   logger: Logger;
 };
 
@@ -87,6 +93,16 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
       ]?.schema;
       const body = pruneToSchema(c.request.requestBody ?? {}, requestBody, schemas);
       const run = () => runOperation(operation, c, req, principal, camelKeys<Record<string, unknown>>(body ?? {}), deps);
+      const keptPublic = KEPT_PUBLIC_OPERATIONS.get(operationId);
+      if (deps.publicAnswers && keptPublic && req.method === 'GET') {
+        const { bytes, kept } = deps.publicAnswers;
+        const reference = (c.request.params as Record<string, string>)[keptPublic.reference] ?? '';
+        const route = c.operation.path;
+        // Kept after it is sent once, and only while the domain keeps the view it shows.
+        const keep = (reply: RestReply | RestError): KeptAnswer | null =>
+          reply.status === 200 && 'file' in reply && reply.file && kept(reference) ? { status: 200, headers: reply.headers ?? {}, file: reply.file, route } : null;
+        return bytes.remember(keptAnswerKey(req.path, req.originalUrl), async () => asSentBytes(await run()), keep);
+      }
       if (!deps.listingAnswers || !principal || !LISTING_OPERATIONS.has(operationId)) return run();
       // Per credential (another credential of the same identity may have other scopes) and the query, canonical.
       const key = `${operationId} ${credentialKey(principal)} ${canonicalQuery(req.originalUrl)}`;
@@ -179,18 +195,6 @@ function decodable(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * A URL's query as one string whatever the order of its parameters or their percent-encoding: the same
- * question asked two ways is one kept answer. Repeated parameters keep their order among themselves.
- */
-export function canonicalQuery(url: string): string {
-  const query = url.indexOf('?');
-  if (query < 0) return '';
-  const params = new URLSearchParams(url.slice(query + 1));
-  params.sort();
-  return params.toString();
 }
 
 /** Who may call an operation, read from its `security` in the contract (the one declaration). */

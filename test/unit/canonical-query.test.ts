@@ -1,4 +1,4 @@
-import { canonicalQuery } from '../../src/facade-rest/router.js';
+import { canonicalQuery } from '../../src/facade-rest/kept-public-answers.js';
 
 /** The listing's kept answers are keyed by the question, not by how its query string was written. */
 describe('canonicalQuery', () => {

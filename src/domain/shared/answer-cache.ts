@@ -37,6 +37,29 @@ export class AnswerCache<T extends object> {
     return answer;
   }
 
+  /**
+   * Runs `load` and keeps what `keep` makes of its result (null: nothing), unless an invalidation came
+   * meanwhile: for callers whose result is not itself the kept answer (a reply kept only as bytes, only when final).
+   */
+  async remember<R>(key: string, load: () => Promise<R>, keep: (result: R) => T | null): Promise<R> {
+    const generation = this.generation;
+    const result = await load();
+    if (generation !== this.generation) return result;
+    const kept = keep(result);
+    if (kept !== null) this.entries.set(key, kept);
+    return result;
+  }
+
+  /** The answer kept for this key now, without loading one (an answer served before its framework: see kept-public-answers.ts). */
+  peek(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Whether an answer is kept for this key now (expired ones are not). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   /** Entries up to this many are dropped one by one; more, all at once. */
   private static readonly DELETE_ONE_BY_ONE = 256;
 

@@ -110,6 +110,15 @@ export class VerificationService {
     },
   ) {}
 
+  /**
+   * Whether the public record of this reference is kept now (sealed and final, see `final`): its
+   * answer can only change with an event, which drops it. The REST facade keeps its answer's bytes
+   * only while this holds (kept-public-answers.ts).
+   */
+  publicRecordKept(reference: string): boolean {
+    return this.deps.cache?.has(`public:${normalReference(reference)}`) ?? false;
+  }
+
   async publicRecord(reference: string): Promise<PublicRecordView> {
     const load = () => this.loadPublicRecord(reference);
     if (!this.deps.cache) return load();
