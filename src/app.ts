@@ -28,8 +28,7 @@ import { createLogger } from './logger.js';
 import { webUiRouter } from './web-ui.js';
 import { readiness } from './readiness.js';
 import { buildServices, stopServices } from './composition/services.js';
-import type { AnswerCache } from './domain/shared/answer-cache.js';
-import type { KeptAnswer } from './facade-rest/kept-public-answers.js';
+import type { ReadCaches } from './composition/read-caches.js';
 import { createHttp } from './composition/http.js';
 import { mountGraphql } from './composition/graphql.js';
 import { mountConnectors } from './composition/connectors.js';
@@ -70,8 +69,8 @@ export type App = {
     graph: GraphExecutor;
     /** The notifications between instances, and this instance's live subscribers. */
     pubSub: PostgresPubSub;
-    /** Public answers kept as sent and answered before express (kept-public-answers.ts), or null when off. */
-    keptPublicAnswers: AnswerCache<KeptAnswer> | null;
+    /** The instance's read caches (read-caches.ts): what is kept, for tests and diagnostics. */
+    caches: ReadCaches;
   };
   /** The metrics listener of its own (METRICS_PORT), or null. */
   metricsUrl: string | null;
@@ -111,6 +110,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     formatError,
     instruments: services.instruments,
     tracing: services.tracing,
+    keptRecordReads: services.caches.graphqlRecordAnswers,
     logger,
   });
   services.onCredentialsChanged(graphql.recheckCredentials);
@@ -137,6 +137,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
       },
       idempotency: services.idempotency,
       listingAnswers: services.caches.listingAnswers,
+      recordAnswers: services.caches.recordAnswers,
       publicAnswers: services.caches.publicAnswerBytes ? { bytes: services.caches.publicAnswerBytes, kept: services.publicRecordKept } : null,
       logger,
     }),
@@ -161,7 +162,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   let stopping: Promise<void> | null = null;
   return {
     url,
-    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor, pubSub, keptPublicAnswers: services.caches.publicAnswerBytes },
+    services: { sealArtifacts, archiveRenewal: services.archiveRenewal, dispatcher, housekeeping, stuckWork: services.stuckWorkWarnings, anchoring, mail: mailer, webhooks: services.webhookSender, reminders: services.reminders, connectorAuth, graph: executor, pubSub, caches: services.caches },
     server,
     orm,
     metricsUrl: metricsListener?.url ?? null,

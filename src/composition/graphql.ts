@@ -2,7 +2,6 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { GraphQLError, OperationTypeNode, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
@@ -23,6 +22,8 @@ import { noInstruments, type Instruments } from '../domain/shared/instruments.js
 import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
+import { graphqlOverHttp, type KeptGraphqlAnswer } from '../graph/transport/graphql-http.js';
+import type { AnswerCache } from '../domain/shared/answer-cache.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
 import { graphqlExplorer, graphqlExplorerOff } from '../web-ui.js';
 
@@ -37,6 +38,8 @@ export type GraphqlDeps = {
   instruments?: Instruments;
   /** Each operation's span (graphql-jit runs it where the graphql instrumentation cannot see). */
   tracing?: Tracing;
+  /** Record reads' answers kept as sent, dropped with the record views (read-caches.ts); none: every operation runs. */
+  keptRecordReads?: AnswerCache<KeptGraphqlAnswer> | null;
   logger: Logger;
 };
 
@@ -147,13 +150,12 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     graphqlBudget(graphqlOperations),
     boundedBody(express.json, BODY_LIMITS.graphql, (res) => sendGraphqlRefusal(res, 413, TOO_LARGE_MESSAGE, { code: 'payload_too_large' })),
     refuseDeepDocuments,
-    expressMiddleware(apollo, {
-      context: async ({ req }) => ({
-        principal: await authenticator.fromHeaders(req.headers),
-        via: 'graphql' as const,
-        requestId: typeof req.id === 'string' ? req.id : randomUUID(),
-        clientAddress: req.ip ?? null,
-      }),
+    graphqlOverHttp({
+      apollo,
+      authenticate: (req) => authenticator.fromHeaders(req.headers),
+      context: (req, principal) => ({ principal, via: 'graphql', requestId: typeof req.id === 'string' ? req.id : randomUUID(), clientAddress: req.ip ?? null }),
+      kept: deps.keptRecordReads,
+      instruments,
     }),
   );
   return {

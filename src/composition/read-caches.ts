@@ -7,6 +7,7 @@ import { AnswerCache } from '../domain/shared/answer-cache.js';
 import type { PublicRecordView, VerificationView } from '../domain/verification/verification-service.js';
 import type { RestReply } from '../facade-rest/operation.js';
 import type { KeptAnswer } from '../facade-rest/kept-public-answers.js';
+import type { KeptGraphqlAnswer } from '../graph/transport/graphql-http.js';
 import { watchRecordChanges } from '../graph/invalidation.js';
 
 export type ReadCaches = {
@@ -16,6 +17,10 @@ export type ReadCaches = {
   recordViews: AnswerCache<RecordView> | null;
   /** The REST listing's answers as sent, per credential and query: kept and dropped with the pages. */
   listingAnswers: AnswerCache<RestReply> | null;
+  /** The REST record read's answers as sent, per credential and URL: kept and dropped with the record views. */
+  recordAnswers: AnswerCache<RestReply> | null;
+  /** GraphQL record reads' answers as sent, per credential and request: kept and dropped with the record views. */
+  graphqlRecordAnswers: AnswerCache<KeptGraphqlAnswer> | null;
   /** Sealed records' public answers (public record, public verification without a supplied artifact). */
   publicAnswers: AnswerCache<PublicRecordView | VerificationView> | null;
   /** The REST public record's answers as sent, per URL: kept with the public answers, dropped with them, answered before express. */
@@ -28,7 +33,7 @@ export type ReadCaches = {
 /**
  * Every in-memory read cache of an instance, in one place: what is kept, for how long, and every
  * signal that drops it.
- * - Record views, listing pages and the REST listing's bytes: each committed transaction of this
+ * - Record views, listing pages, and the bytes of the REST listing, the REST record read and GraphQL record reads: each committed transaction of this
  *   instance (a caller reads what it just wrote), every RECORDS_CHANGED or activity notification from
  *   any instance (a trigger notifies every committed write to the tables views are made from, by any
  *   path), and a LISTEN connection that comes back (what was notified meanwhile is unknown).
@@ -45,6 +50,8 @@ export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: Pu
     : null;
   const recordViews = settings.recordSeconds > 0 ? new AnswerCache<RecordView>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
   const listingAnswers = listings ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000 }) : null;
+  const recordAnswers = recordViews ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
+  const graphqlRecordAnswers = recordViews ? new AnswerCache<KeptGraphqlAnswer>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
   const publicAnswers = settings.publicAnswerSeconds > 0
     ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 })
     : null;
@@ -57,6 +64,8 @@ export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: Pu
     listings?.invalidate();
     listingAnswers?.invalidate();
     recordViews?.invalidate();
+    recordAnswers?.invalidate();
+    graphqlRecordAnswers?.invalidate();
   };
   if (listings || recordViews) orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: dropRecordViews });
   const stopWatching = publicAnswers || listings || recordViews
@@ -65,5 +74,5 @@ export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: Pu
         dropRecordViews();
       })
     : async () => undefined;
-  return { listings, recordViews, listingAnswers, publicAnswers, publicAnswerBytes, eventsCommitted: dropPublicAnswers, stop: stopWatching };
+  return { listings, recordViews, listingAnswers, recordAnswers, graphqlRecordAnswers, publicAnswers, publicAnswerBytes, eventsCommitted: dropPublicAnswers, stop: stopWatching };
 }

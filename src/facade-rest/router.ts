@@ -37,6 +37,8 @@ export type RestFacadeDeps = {
    * Dropped with the listing pages (the composition root invalidates both on the same signals).
    */
   listingAnswers?: AnswerCache<RestReply> | null;
+  /** A record read's answers kept the same way, dropped with the record views (RECORD_CACHE_SECONDS). */
+  recordAnswers?: AnswerCache<RestReply> | null;
   /**
    * Public answers kept as the bytes sent, per URL, while the domain keeps the view they show (`kept`,
    * by the record's reference); the HTTP server answers them before express (kept-public-answers.ts).
@@ -45,8 +47,11 @@ export type RestFacadeDeps = {
   logger: Logger;
 };
 
-/** Routes whose 200 answers `listingAnswers` keeps. */
-const LISTING_OPERATIONS = new Set(['listIdentityAgreements']);
+/** Routes whose 200 answers are kept as sent, per credential and query, and where. */
+const KEPT_READS = new Map<string, (deps: RestFacadeDeps) => AnswerCache<RestReply> | null | undefined>([
+  ['listIdentityAgreements', (deps) => deps.listingAnswers],
+  ['getAgreement', (deps) => deps.recordAnswers],
+]);
 
 /**
  * `/api/v1` (and the meta routes) served from the OpenAPI document: routing through a route table
@@ -103,11 +108,12 @@ export async function createRestFacade(deps: RestFacadeDeps): Promise<express.Ro
           reply.status === 200 && 'file' in reply && reply.file && kept(reference) ? { status: 200, headers: reply.headers ?? {}, file: reply.file, route } : null;
         return bytes.remember(keptAnswerKey(req.path, req.originalUrl), async () => asSentBytes(await run()), keep);
       }
-      if (!deps.listingAnswers || !principal || !LISTING_OPERATIONS.has(operationId)) return run();
+      const keptReads = KEPT_READS.get(operationId)?.(deps);
+      if (!keptReads || !principal) return run();
       // Per credential (another credential of the same identity may have other scopes) and the query, canonical.
-      const key = `${operationId} ${credentialKey(principal)} ${canonicalQuery(req.originalUrl)}`;
+      const key = `${operationId} ${credentialKey(principal)} ${req.path} ${canonicalQuery(req.originalUrl)}`;
       // Only a 200 is kept, as the bytes sent: a refusal or an error is answered afresh every time.
-      return deps.listingAnswers.get(key, async () => asSentBytes(await run()), (reply) => reply.status === 200 && reply.file !== undefined);
+      return keptReads.get(key, async () => asSentBytes(await run()), (reply) => reply.status === 200 && reply.file !== undefined);
     });
   }
   await api.init();

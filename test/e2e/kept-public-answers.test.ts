@@ -25,7 +25,7 @@ describe('Public answers kept as sent', () => {
     await t.stop();
   });
 
-  const kept = () => t.app.services.keptPublicAnswers!.size;
+  const kept = () => t.app.services.caches.publicAnswerBytes!.size;
 
   /** Until every event is delivered and every mail sent (jobs are off: no artifacts are made): each of those commits drops the kept answers. */
   const settled = async () => {

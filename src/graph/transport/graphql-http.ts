@@ -1,0 +1,131 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
+import { Kind, OperationTypeNode, parse, type DocumentNode } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import { credentialKey, type Principal } from '../../domain/identity/principal.js';
+import type { AnswerCache } from '../../domain/shared/answer-cache.js';
+import type { Instruments } from '../../domain/shared/instruments.js';
+import type { GraphContext } from '../context.js';
+
+/** A GraphQL answer kept as Apollo sent it, with the operation name the metrics count it under. */
+export type KeptGraphqlAnswer = { headers: [string, string][]; body: string; operationName: string | null };
+
+/**
+ * The root fields whose answers change only with what drops the record views (read-caches.ts): a
+ * query that selects nothing else is a record read, and its answer is kept as sent for its credential.
+ */
+const KEPT_ROOT_FIELDS = new Set(['record', '__typename']);
+
+export type GraphqlOverHttp = {
+  apollo: ApolloServer<GraphContext>;
+  /** The principal of the request's credentials (throws when they do not check out). */
+  authenticate: (req: Request) => Promise<Principal | null>;
+  /** The context of an operation, for its principal. */
+  context: (req: Request, principal: Principal | null) => GraphContext;
+  /** Record reads' answers kept as sent (none: every operation is executed). */
+  kept?: AnswerCache<KeptGraphqlAnswer> | null;
+  instruments?: Instruments;
+};
+
+/**
+ * Apollo on express (what @as-integrations/express5 does), with one thing more: a record read's
+ * answer is kept as the bytes Apollo sent, per credential, Accept header and request (document,
+ * operation name and variables), and dropped with the record views. A kept answer is sent without
+ * Apollo's request pipeline; it is still budgeted, authenticated (the credential epoch included),
+ * logged and counted, as every request is. Only a complete 200 answer without errors is kept.
+ */
+export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Response) => Promise<void> {
+  const { apollo, kept } = deps;
+  return async (req, res) => {
+    const keyed = kept ? await keptKey(req, deps.authenticate) : null;
+    if (kept && keyed) {
+      const answer = kept.peek(keyed.key);
+      if (answer) {
+        deps.instruments?.graphqlOperation(answer.operationName, 'graphql', 'ok');
+        for (const [name, value] of answer.headers) res.setHeader(name, value);
+        res.status(200).send(answer.body);
+        return;
+      }
+    }
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    }
+    const query = req.url.indexOf('?');
+    const execute = () =>
+      apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: query < 0 ? '' : req.url.slice(query), body: req.body as unknown },
+        // Authenticated once: the kept answer's lookup already asked.
+        context: async () => deps.context(req, keyed ? keyed.principal : await deps.authenticate(req)),
+      });
+    const keep = (response: HTTPGraphQLResponse): KeptGraphqlAnswer | null => {
+      if ((response.status ?? 200) !== 200 || response.body.kind !== 'complete' || !keyed) return null;
+      const result = JSON.parse(response.body.string) as { errors?: unknown; data?: unknown };
+      return result.errors === undefined && result.data != null ? { headers: [...response.headers], body: response.body.string, operationName: keyed.operationName } : null;
+    };
+    // Kept only when no invalidation came while it was executed (AnswerCache.remember).
+    const response = kept && keyed ? await kept.remember(keyed.key, execute, keep) : await execute();
+    for (const [name, value] of response.headers) res.setHeader(name, value);
+    res.statusCode = response.status ?? 200;
+    if (response.body.kind === 'complete') {
+      res.send(response.body.string);
+      return;
+    }
+    for await (const chunk of response.body.asyncIterator) res.write(chunk);
+    res.end();
+  };
+}
+
+type KeptKey = { key: string; principal: Principal; operationName: string | null };
+
+/** The key of a request whose answer may be kept (a POST with a JSON document and credentials), else null. */
+async function keptKey(req: Request, authenticate: (req: Request) => Promise<Principal | null>): Promise<KeptKey | null> {
+  const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
+  if (req.method !== 'POST' || typeof body?.query !== 'string' || body.extensions !== undefined) return null;
+  if (req.headers.authorization === undefined && req.headers['x-api-key'] === undefined) return null;
+  const operationName = typeof body.operationName === 'string' ? body.operationName : null;
+  const shape = keptShape(body.query, operationName);
+  if (!shape) return null;
+  let principal: Principal | null;
+  try {
+    principal = await authenticate(req);
+  } catch {
+    // Credentials that do not check out: Apollo's context answers them (authenticating again).
+    return null;
+  }
+  if (!principal) return null;
+  const document = createHash('sha256').update(body.query).digest('base64url');
+  const key = `${credentialKey(principal)}\u0000${req.headers.accept ?? ''}\u0000${operationName ?? ''}\u0000${document}\u0000${JSON.stringify(body.variables ?? null)}`;
+  return { key, principal, operationName: shape.operationName };
+}
+
+/** Whether a document's operation is a record read, by its text (documents up to 16 KiB, 128 kept). */
+const shapes = new LRUCache<string, { operationName: string | null } | false>({ max: 128 });
+const MAX_KEPT_DOCUMENT = 16 * 1024;
+
+function keptShape(query: string, operationName: string | null): { operationName: string | null } | null {
+  if (query.length > MAX_KEPT_DOCUMENT) return null;
+  const cacheKey = `${operationName ?? ''}\u0000${query}`;
+  let shape = shapes.get(cacheKey);
+  if (shape === undefined) {
+    shape = recordRead(query, operationName);
+    shapes.set(cacheKey, shape);
+  }
+  return shape || null;
+}
+
+function recordRead(query: string, operationName: string | null): { operationName: string | null } | false {
+  let document: DocumentNode;
+  try {
+    document = parse(query, { noLocation: true });
+  } catch {
+    return false;
+  }
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const operation = operationName === null ? (operations.length === 1 ? operations[0] : undefined) : operations.find((candidate) => candidate.name?.value === operationName);
+  if (!operation || operation.operation !== OperationTypeNode.QUERY) return false;
+  const rootsKept = operation.selectionSet.selections.every((selection) => selection.kind === Kind.FIELD && KEPT_ROOT_FIELDS.has(selection.name.value) && !selection.directives?.length);
+  const recordSelected = operation.selectionSet.selections.some((selection) => selection.kind === Kind.FIELD && selection.name.value === 'record');
+  return rootsKept && recordSelected ? { operationName: operation.name?.value ?? null } : false;
+}

@@ -1,0 +1,110 @@
+import pg from 'pg';
+import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { waitFor } from '../support/wait.js';
+
+/**
+ * A record read's answer, over REST and over GraphQL, is kept as the bytes sent, per credential and
+ * request, and dropped with the record views (read-caches.ts): what is sent from memory is what the
+ * operation answers, to the credential that asked, until anything the record is made from changes.
+ */
+describe('Record reads kept as sent', () => {
+  let t: TestApp;
+  let sql: pg.Client;
+  const RECORD = 'query KeptRecord($id: String!) { record(id: $id) { id title status parties { displayName } } }';
+
+  beforeAll(async () => {
+    t = await startTestApp({ RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300' });
+    sql = new pg.Client({ connectionString: t.databaseUrl });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql.end();
+    await t.stop();
+  });
+
+  const caches = () => t.app.services.caches;
+
+  /** Until every event is delivered and every mail sent: each of those commits drops the kept answers. */
+  const settled = async () => {
+    await waitFor(async () => {
+      const { rows } = await sql.query<{ busy: boolean }>(
+        "select exists (select 1 from outbox_events where delivered_at is null) or exists (select 1 from mail_outbox where status in ('pending', 'sending')) as busy",
+      );
+      return !rows[0]!.busy;
+    }, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  };
+
+  /** A write the database's triggers do not see (replication role): nothing drops the kept answers. */
+  const renameUnseen = async (id: string, title: string) => {
+    await sql.query('begin');
+    await sql.query("set local session_replication_role = 'replica'");
+    await sql.query('update records set title = $2 where id = $1', [id, title]);
+    await sql.query('commit');
+  };
+
+  const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
+  /** The headers of an answer but those that differ on every answer (the budget's remaining count among them). */
+  const stableHeaders = (headers: Headers) => Object.fromEntries([...headers].filter(([name]) => !['date', 'x-request-id', 'ratelimit'].includes(name)));
+  const remaining = (headers: Headers) => Number(/;r=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1]);
+
+  it('answers a kept GraphQL record read as Apollo did, until a committed write drops it', async () => {
+    const token = await t.signIn('kept-reader@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Kept title', parties: [{ display_name: 'Kept Party', contact_point_value: 'kept-party@example.com' }] }) });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    await settled();
+
+    const first = await post(token, { query: RECORD, variables: { id } });
+    const firstBody = await first.text();
+    expect(JSON.parse(firstBody)).toMatchObject({ data: { record: { id, title: 'Kept title', status: 'draft' } } });
+    expect(JSON.parse(firstBody).data.record.parties).toContainEqual({ displayName: 'Kept Party' });
+    expect(caches().graphqlRecordAnswers!.size).toBe(1);
+    const again = await post(token, { query: RECORD, variables: { id } });
+    expect(await again.text()).toBe(firstBody);
+    expect(stableHeaders(again.headers)).toEqual(stableHeaders(first.headers));
+    // A kept answer is budgeted as any operation.
+    expect(remaining(again.headers)).toBe(remaining(first.headers) - 1);
+
+    // Kept: a write nothing notifies is not seen, over GraphQL or REST (each kept for this credential)...
+    expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Kept title');
+    expect(caches().recordAnswers!.size).toBe(1);
+    await renameUnseen(id, 'Renamed unseen');
+    expect(JSON.parse(await (await post(token, { query: RECORD, variables: { id } })).text()).data.record.title).toBe('Kept title');
+    expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Kept title');
+    // ...until a committed write to a table a record is made from (here another record, by plain SQL) drops both.
+    await sql.query("update participants set display_name = 'Someone else' where record_id <> $1", [id]);
+    await waitFor(async () => JSON.parse(await (await post(token, { query: RECORD, variables: { id } })).text()).data.record.title === 'Renamed unseen', 10_000);
+    expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Renamed unseen');
+  });
+
+  it('keeps an answer for its credential and request only, and never an error or another field', async () => {
+    const token = await t.signIn('kept-owner@example.com');
+    const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Owned', parties: [{ display_name: 'Other', contact_point_value: 'kept-other@example.com' }] }) });
+    const id = created.body.id as string;
+    await settled();
+    expect((await (await post(token, { query: RECORD, variables: { id } })).json()).data.record.title).toBe('Owned');
+
+    // Another identity asking the same request: its own answer (not found), not the owner's; never kept.
+    const stranger = await t.signIn('kept-stranger@example.com');
+    const refused = await (await post(stranger, { query: RECORD, variables: { id } })).json();
+    expect(refused.data?.record ?? null).toBeNull();
+    expect(refused.errors?.[0]?.extensions?.code).toBe('not_found');
+    // Another credential of the owner's identity, an API key that may not retrieve: refused, not the session's answer.
+    const key = await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['create'], name: 'no retrieve' } });
+    expect(key.status).toBe(201);
+    const byKey = await (await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key.body.key }, body: JSON.stringify({ query: RECORD, variables: { id } }) })).json();
+    expect(byKey.errors?.[0]?.extensions?.code).toBe('missing_scope');
+    // A query with another root field runs every time.
+    const keptNow = caches().graphqlRecordAnswers!.size;
+    expect((await (await post(token, { query: `query { record(id: "${id}") { id } contactPoints { value } }` })).json()).data.record.id).toBe(id);
+    expect(caches().graphqlRecordAnswers!.size).toBe(keptNow);
+
+    // Signing out ends the kept answer's use at once: the credential is checked before anything kept is sent.
+    expect((await t.request('POST', '/api/v1/identity/sign-out', { token })).status).toBeLessThan(300);
+    const after = await (await post(token, { query: RECORD, variables: { id } })).json();
+    expect(after.data?.record ?? null).toBeNull();
+    expect(after.errors?.[0]?.extensions?.code).toBe('unauthenticated');
+  });
+});
