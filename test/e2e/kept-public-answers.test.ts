@@ -3,6 +3,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { signWithEmailOtp } from '../support/ceremony.js';
 import { sealTwoPartyAgreement } from '../support/seal-agreement.js';
+import { settled } from '../support/settled.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -27,17 +28,6 @@ describe('Public answers kept as sent', () => {
 
   const kept = () => t.app.services.caches.publicAnswerBytes!.size;
 
-  /** Until every event is delivered and every mail sent (jobs are off: no artifacts are made): each of those commits drops the kept answers. */
-  const settled = async () => {
-    await waitFor(async () => {
-      const { rows } = await sql.query<{ busy: boolean }>(
-        "select exists (select 1 from outbox_events where delivered_at is null) or exists (select 1 from mail_outbox where status in ('pending', 'sending')) as busy",
-      );
-      return !rows[0]!.busy;
-    }, 10_000);
-    // A notification still on its way (a loaded machine delays them) is given a second to land.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  };
 
   /** The headers of an answer but those that differ on every answer. */
   const stableHeaders = (headers: Headers) => Object.fromEntries([...headers].filter(([name]) => !['date', 'x-request-id'].includes(name)));
@@ -53,7 +43,7 @@ describe('Public answers kept as sent', () => {
 
   it('answers as express does, header for header and byte for byte, with its log line and its count', async () => {
     const sealed = await sealTwoPartyAgreement(t, {}, { initiator: 'kept-a@example.com', party: 'kept-b@example.com' });
-    await settled();
+    await settled(sql);
     const url = `${t.url}/api/v1/public/agreements/${sealed.reference}`;
     const countBefore = await publicRecordCount();
 
@@ -88,7 +78,7 @@ describe('Public answers kept as sent', () => {
 
   it('keeps an answer until any committed write drops it, and never keeps a record that is not final', async () => {
     const sealed = await sealTwoPartyAgreement(t, {}, { initiator: 'kept-c@example.com', party: 'kept-d@example.com' });
-    await settled();
+    await settled(sql);
     const read = async () => (await t.request('GET', `/api/v1/public/agreements/${sealed.reference}`)).body as { expires_at: string | null };
     const before = await read();
     expect(kept()).toBeGreaterThan(0);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
+import { settled } from '../support/settled.js';
 import { waitFor } from '../support/wait.js';
 
 /**
@@ -24,16 +25,6 @@ describe('Record reads kept as sent', () => {
 
   const caches = () => t.app.services.caches;
 
-  /** Until every event is delivered and every mail sent: each of those commits drops the kept answers. */
-  const settled = async () => {
-    await waitFor(async () => {
-      const { rows } = await sql.query<{ busy: boolean }>(
-        "select exists (select 1 from outbox_events where delivered_at is null) or exists (select 1 from mail_outbox where status in ('pending', 'sending')) as busy",
-      );
-      return !rows[0]!.busy;
-    }, 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  };
 
   /** A write the database's triggers do not see (replication role): nothing drops the kept answers. */
   const renameUnseen = async (id: string, title: string) => {
@@ -43,6 +34,7 @@ describe('Record reads kept as sent', () => {
     await sql.query('commit');
   };
 
+  const json = async (response: Promise<Response>): Promise<any> => (await response).json();
   const post = (token: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
   /** The headers of an answer but those that differ on every answer (the budget's remaining count among them). */
@@ -54,7 +46,7 @@ describe('Record reads kept as sent', () => {
     const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Kept title', parties: [{ display_name: 'Kept Party', contact_point_value: 'kept-party@example.com' }] }) });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    await settled();
+    await settled(sql);
 
     const first = await post(token, { query: RECORD, variables: { id } });
     const firstBody = await first.text();
@@ -71,11 +63,11 @@ describe('Record reads kept as sent', () => {
     expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Kept title');
     expect(caches().recordAnswers!.size).toBe(1);
     await renameUnseen(id, 'Renamed unseen');
-    expect(JSON.parse(await (await post(token, { query: RECORD, variables: { id } })).text()).data.record.title).toBe('Kept title');
+    expect((await json(post(token, { query: RECORD, variables: { id } }))).data.record.title).toBe('Kept title');
     expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Kept title');
     // ...until a committed write to a table a record is made from (here another record, by plain SQL) drops both.
     await sql.query("update participants set display_name = 'Someone else' where record_id <> $1", [id]);
-    await waitFor(async () => JSON.parse(await (await post(token, { query: RECORD, variables: { id } })).text()).data.record.title === 'Renamed unseen', 10_000);
+    await waitFor(async () => (await json(post(token, { query: RECORD, variables: { id } }))).data.record.title === 'Renamed unseen', 10_000);
     expect((await t.request('GET', `/api/v1/agreements/${id}`, { token })).body.title).toBe('Renamed unseen');
   });
 
@@ -83,27 +75,27 @@ describe('Record reads kept as sent', () => {
     const token = await t.signIn('kept-owner@example.com');
     const created = await t.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Owned', parties: [{ display_name: 'Other', contact_point_value: 'kept-other@example.com' }] }) });
     const id = created.body.id as string;
-    await settled();
-    expect((await (await post(token, { query: RECORD, variables: { id } })).json()).data.record.title).toBe('Owned');
+    await settled(sql);
+    expect((await json(post(token, { query: RECORD, variables: { id } }))).data.record.title).toBe('Owned');
 
     // Another identity asking the same request: its own answer (not found), not the owner's; never kept.
     const stranger = await t.signIn('kept-stranger@example.com');
-    const refused = await (await post(stranger, { query: RECORD, variables: { id } })).json();
+    const refused = await json(post(stranger, { query: RECORD, variables: { id } }));
     expect(refused.data?.record ?? null).toBeNull();
     expect(refused.errors?.[0]?.extensions?.code).toBe('not_found');
     // Another credential of the owner's identity, an API key that may not retrieve: refused, not the session's answer.
     const key = await t.request('POST', '/api/v1/api-keys', { token, body: { scopes: ['create'], name: 'no retrieve' } });
     expect(key.status).toBe(201);
-    const byKey = await (await fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key.body.key }, body: JSON.stringify({ query: RECORD, variables: { id } }) })).json();
+    const byKey = await json(fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key.body.key }, body: JSON.stringify({ query: RECORD, variables: { id } }) }));
     expect(byKey.errors?.[0]?.extensions?.code).toBe('missing_scope');
     // A query with another root field runs every time.
     const keptNow = caches().graphqlRecordAnswers!.size;
-    expect((await (await post(token, { query: `query { record(id: "${id}") { id } contactPoints { value } }` })).json()).data.record.id).toBe(id);
+    expect((await json(post(token, { query: `query { record(id: "${id}") { id } contactPoints { value } }` }))).data.record.id).toBe(id);
     expect(caches().graphqlRecordAnswers!.size).toBe(keptNow);
 
     // Signing out ends the kept answer's use at once: the credential is checked before anything kept is sent.
     expect((await t.request('POST', '/api/v1/identity/sign-out', { token })).status).toBeLessThan(300);
-    const after = await (await post(token, { query: RECORD, variables: { id } })).json();
+    const after = await json(post(token, { query: RECORD, variables: { id } }));
     expect(after.data?.record ?? null).toBeNull();
     expect(after.errors?.[0]?.extensions?.code).toBe('unauthenticated');
   });
