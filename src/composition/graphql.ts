@@ -145,8 +145,9 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
   app.get('/graphql', config.graphqlIntrospection ? graphqlExplorer() : graphqlExplorerOff());
   app.use(
     '/graphql',
-    // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts).
-    (_req, _res, next) => withClaimSlot(next),
+    // A place for the Idempotency-Key claim the plugin makes once the document is parsed (claim-context.ts);
+    // a request without the header makes none.
+    (req, _res, next) => (req.headers['idempotency-key'] === undefined ? next() : withClaimSlot(next)),
     graphqlBudget(graphqlOperations),
     boundedBody(express.json, BODY_LIMITS.graphql, (res) => sendGraphqlRefusal(res, 413, TOO_LARGE_MESSAGE, { code: 'payload_too_large' })),
     refuseDeepDocuments,

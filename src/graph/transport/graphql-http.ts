@@ -95,21 +95,25 @@ async function keptKey(req: Request, authenticate: (req: Request) => Promise<Pri
     return null;
   }
   if (!principal) return null;
-  const document = createHash('sha256').update(body.query).digest('base64url');
-  const key = `${credentialKey(principal)}\u0000${req.headers.accept ?? ''}\u0000${operationName ?? ''}\u0000${document}\u0000${JSON.stringify(body.variables ?? null)}`;
+  const key = `${credentialKey(principal)}\u0000${req.headers.accept ?? ''}\u0000${shape.document}\u0000${JSON.stringify(body.variables ?? null)}`;
   return { key, principal, operationName: shape.operationName };
 }
 
-/** Whether a document's operation is a record read, by its text (documents up to 16 KiB, 128 kept). */
-const shapes = new LRUCache<string, { operationName: string | null } | false>({ max: 128 });
+/**
+ * Whether a document's operation is a record read, by its text and operation name (documents up to
+ * 16 KiB, 128 kept), with the hash that names the pair in a kept answer's key.
+ */
+type Shape = { operationName: string | null; document: string };
+const shapes = new LRUCache<string, Shape | false>({ max: 128 });
 const MAX_KEPT_DOCUMENT = 16 * 1024;
 
-function keptShape(query: string, operationName: string | null): { operationName: string | null } | null {
+function keptShape(query: string, operationName: string | null): Shape | null {
   if (query.length > MAX_KEPT_DOCUMENT) return null;
   const cacheKey = `${operationName ?? ''}\u0000${query}`;
   let shape = shapes.get(cacheKey);
   if (shape === undefined) {
-    shape = recordRead(query, operationName);
+    const read = recordRead(query, operationName);
+    shape = read && { ...read, document: createHash('sha256').update(cacheKey).digest('base64url') };
     shapes.set(cacheKey, shape);
   }
   return shape || null;
