@@ -9,7 +9,7 @@ import type { Instruments } from '../../domain/shared/instruments.js';
 import type { GraphContext } from '../context.js';
 
 /** A GraphQL answer kept as Apollo sent it, with the operation name the metrics count it under. */
-export type KeptGraphqlAnswer = { headers: [string, string][]; body: string; operationName: string | null };
+export type KeptGraphqlAnswer = { headers: [string, string][]; body: Buffer; operationName: string | null };
 
 /**
  * The root fields whose answers change only with what drops the record views (read-caches.ts): a
@@ -44,7 +44,10 @@ export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Resp
       if (answer) {
         deps.instruments?.graphqlOperation(answer.operationName, 'graphql', 'ok');
         for (const [name, value] of answer.headers) res.setHeader(name, value);
-        res.status(200).send(answer.body);
+        // The bytes as express's `send` wrote them (no ETag: the app sets none).
+        res.statusCode = 200;
+        res.setHeader('Content-Length', answer.body.length);
+        res.end(answer.body);
         return;
       }
     }
@@ -62,7 +65,7 @@ export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Resp
     const keep = (response: HTTPGraphQLResponse): KeptGraphqlAnswer | null => {
       if ((response.status ?? 200) !== 200 || response.body.kind !== 'complete' || !keyed) return null;
       const result = JSON.parse(response.body.string) as { errors?: unknown; data?: unknown };
-      return result.errors === undefined && result.data != null ? { headers: [...response.headers], body: response.body.string, operationName: keyed.operationName } : null;
+      return result.errors === undefined && result.data != null ? { headers: [...response.headers], body: Buffer.from(response.body.string), operationName: keyed.operationName } : null;
     };
     // Kept only when no invalidation came while it was executed (AnswerCache.remember).
     const response = kept && keyed ? await kept.remember(keyed.key, execute, keep) : await execute();
