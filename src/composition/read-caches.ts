@@ -43,19 +43,25 @@ export type ReadCaches = {
  * epoch and its notification), not a read cache. Each is here because it earns its memory: what it
  * earns is measured in bench/README.md.
  */
+/** The bytes each cache of answers kept as sent holds at most. */
+const KEPT_BYTES = 8 * 2 ** 20;
+
 export function readCaches(settings: Config['caches'], orm: MikroORM, pubSub: PubSub): ReadCaches {
   const seconds = (value: number) => value * 1000;
   const listings = settings.listingSeconds > 0
     ? new AnswerCache<RecordPage>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000, maxSize: 5_000, sizeOf: (page) => page.records.length })
     : null;
   const recordViews = settings.recordSeconds > 0 ? new AnswerCache<RecordView>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
-  const listingAnswers = listings ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000 }) : null;
-  const recordAnswers = recordViews ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
-  const graphqlRecordAnswers = recordViews ? new AnswerCache<KeptGraphqlAnswer>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000 }) : null;
+  // Answers kept as sent are bounded by their bytes too (a listing's page is some 40 KiB): at most
+  // KEPT_BYTES each, whatever callers ask (with the views and pages, well within the process's heap).
+  const bytes = { maxSize: KEPT_BYTES, sizeOf: (answer: { file?: Buffer; body?: unknown }) => (Buffer.isBuffer(answer.file) ? answer.file.length : Buffer.isBuffer(answer.body) ? answer.body.length : 1024) };
+  const listingAnswers = listings ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.listingSeconds), maxEntries: 1_000, ...bytes }) : null;
+  const recordAnswers = recordViews ? new AnswerCache<RestReply>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000, ...bytes }) : null;
+  const graphqlRecordAnswers = recordViews ? new AnswerCache<KeptGraphqlAnswer>({ ttlMs: seconds(settings.recordSeconds), maxEntries: 10_000, ...bytes }) : null;
   const publicAnswers = settings.publicAnswerSeconds > 0
     ? new AnswerCache<PublicRecordView | VerificationView>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 })
     : null;
-  const publicAnswerBytes = publicAnswers ? new AnswerCache<KeptAnswer>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000 }) : null;
+  const publicAnswerBytes = publicAnswers ? new AnswerCache<KeptAnswer>({ ttlMs: seconds(settings.publicAnswerSeconds), maxEntries: 10_000, ...bytes }) : null;
   const dropPublicAnswers = () => {
     publicAnswers?.invalidate();
     publicAnswerBytes?.invalidate();

@@ -29,3 +29,33 @@ describe('AnswerCache.invalidate', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('AnswerCache.remember', () => {
+  it('keeps what `keep` makes of the result, nothing when it says null, and nothing loaded across an invalidation', async () => {
+    const cache = new AnswerCache<{ bytes: string }>({ ttlMs: 60_000, maxEntries: 10 });
+    const reply = { status: 200, body: 'answer' };
+    const keep = (result: typeof reply) => (result.status === 200 ? { bytes: result.body } : null);
+    expect(await cache.remember('kept', async () => reply, keep)).toBe(reply);
+    expect(cache.peek('kept')).toEqual({ bytes: 'answer' });
+    expect(cache.has('kept')).toBe(true);
+    await cache.remember('refused', async () => ({ status: 404, body: 'no' }), keep);
+    expect(cache.has('refused')).toBe(false);
+
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const pending = cache.remember('late', async () => (await gate, reply), keep);
+    cache.invalidate();
+    release();
+    expect(await pending).toBe(reply);
+    expect(cache.peek('late')).toBeUndefined();
+  });
+
+  it('holds at most its byte budget', async () => {
+    const cache = new AnswerCache<{ file: Buffer }>({ ttlMs: 60_000, maxEntries: 100, maxSize: 10_000, sizeOf: (answer) => answer.file.length });
+    for (let n = 0; n < 10; n += 1) await cache.remember(`key${n}`, async () => n, () => ({ file: Buffer.alloc(3_000) }));
+    expect(cache.size).toBe(3);
+    // The newest are kept.
+    expect(cache.has('key9')).toBe(true);
+    expect(cache.has('key0')).toBe(false);
+  });
+});
