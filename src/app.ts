@@ -99,7 +99,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
   const { schema, pubSub } = services;
 
   const metrics = createMetrics(orm, { token: config.metricsToken, port: config.metricsPort, stuckWork: services.stuckWork, subscribers: () => pubSub.subscriberCount, registry });
-  const { app, server, drain } = createHttp(config, logger, metrics?.observe, services.caches.publicAnswerBytes);
+  const { app, server, drain, early } = createHttp(config, logger, metrics?.observe, services.caches.publicAnswerBytes);
   const formatError = formatGraphError(logger, services.instruments);
   const graphql = await mountGraphql(app, server, {
     schema,
@@ -111,6 +111,7 @@ export async function startApp(config: Config, options: AppOptions = {}): Promis
     instruments: services.instruments,
     tracing: services.tracing,
     keptRecordReads: services.caches.graphqlRecordAnswers,
+    early,
     logger,
   });
   services.onCredentialsChanged(graphql.recheckCredentials);

@@ -22,7 +22,8 @@ import { noInstruments, type Instruments } from '../domain/shared/instruments.js
 import { BODY_LIMITS, boundedBody, TOO_LARGE_MESSAGE } from '../graph/transport/body-limits.js';
 import { ClientBudget } from '../graph/transport/client-budget.js';
 import { sendGraphqlRefusal } from '../graph/transport/refusal.js';
-import { graphqlOverHttp, type KeptGraphqlAnswer } from '../graph/transport/graphql-http.js';
+import { graphqlOverHttp, keptGraphqlReadsEarly, type KeptGraphqlAnswer } from '../graph/transport/graphql-http.js';
+import type { EarlyAnswers } from '../graph/transport/early-answers.js';
 import type { AnswerCache } from '../domain/shared/answer-cache.js';
 import { clientAddressResolver, guardedWebSocketServer } from '../graph/transport/websocket.js';
 import { graphqlExplorer, graphqlExplorerOff } from '../web-ui.js';
@@ -40,6 +41,8 @@ export type GraphqlDeps = {
   tracing?: Tracing;
   /** Record reads' answers kept as sent, dropped with the record views (read-caches.ts); none: every operation runs. */
   keptRecordReads?: AnswerCache<KeptGraphqlAnswer> | null;
+  /** Where kept record reads are answered before express (http.ts). */
+  early?: EarlyAnswers;
   logger: Logger;
 };
 
@@ -153,12 +156,24 @@ export async function mountGraphql(app: Express, server: Server, deps: GraphqlDe
     refuseDeepDocuments,
     graphqlOverHttp({
       apollo,
-      authenticate: (req) => authenticator.fromHeaders(req.headers),
+      authenticate: (headers) => authenticator.fromHeaders(headers),
       context: (req, principal) => ({ principal, via: 'graphql', requestId: typeof req.id === 'string' ? req.id : randomUUID(), clientAddress: req.ip ?? null }),
       kept: deps.keptRecordReads,
       instruments,
     }),
   );
+  if (deps.keptRecordReads && deps.early) {
+    deps.early.register(
+      keptGraphqlReadsEarly({
+        kept: deps.keptRecordReads,
+        budget: graphqlOperations,
+        clientAddressOf: ws.clientAddressOf,
+        authenticate: (headers) => authenticator.fromHeaders(headers),
+        instruments,
+        send: deps.early.send,
+      }),
+    );
+  }
   return {
     recheckCredentials: () => void ws.recheckCredentials(),
     // WebSocket clients get 1001 "Going away" and reconnect elsewhere; the HTTP listener is drained by the stop (drain.ts).

@@ -14,8 +14,10 @@ import { httpLogger, requestIdOf } from '../logger.js';
 import { httpDrain, type HttpDrain } from './drain.js';
 import type { AnswerCache } from '../domain/shared/answer-cache.js';
 import { keptAnswerFor, type KeptAnswer } from '../facade-rest/kept-public-answers.js';
+import type { EarlyAnswers, EarlyHandler } from '../graph/transport/early-answers.js';
 
 const noop = () => undefined;
+
 
 /**
  * The HTTP server and the express app every transport mounts on, with what applies to all of them:
@@ -28,7 +30,7 @@ export function createHttp(
   logger: Logger,
   observe?: RequestHandler,
   keptAnswers?: AnswerCache<KeptAnswer> | null,
-): { app: Express; server: Server; drain: HttpDrain } {
+): { app: Express; server: Server; drain: HttpDrain; early: EarlyAnswers } {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
@@ -57,27 +59,30 @@ export function createHttp(
   app.use('/graphql', requestDeadline(config.requestTimeoutSeconds, (res) => sendGraphqlRefusal(res, 503, DEADLINE_MESSAGE, { code: 'unavailable', ...late })));
   // The routes an anonymous caller reaches answer with the client's quota (RateLimit header fields).
   app.use(['/graphql', '/api/v1/verification', '/api/v1/public', OAUTH_MOUNT], quotaHeaders());
-  // Public answers kept as sent (kept-public-answers.ts) are answered here too, with what express
-  // would add to them: the security headers, the request id and log line, the metrics' count.
+  // Answers given before express (kept public answers, kept GraphQL reads) get what express would add
+  // to them: the security headers, the request id and log line, the metrics' count under their route.
   const logRequest = httpLogger(logger);
-  const answerKept = (req: IncomingMessage, res: ServerResponse, answer: KeptAnswer) => {
+  const sendEarly: EarlyAnswers['send'] = (req, res, answer) => {
     res.setHeaders(securityHeaders);
-    // The metrics count it under its route's template, as the REST facade names it.
     (res as ServerResponse & { locals?: object }).locals = { route: answer.route };
     observe?.(req as Request, res as Response, noop);
     logRequest(req, res, noop);
-    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(answer.file.length) }).end(answer.file);
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(answer.body.length) }).end(answer.body);
   };
+  const handlers: EarlyHandler[] = [];
   const server = createServer((req, res) => {
     drain.mark(req, res);
     closeUnreadBodies(req, res);
     if (req.method === 'GET' && (req.url === '/health' || req.url?.startsWith('/health?'))) return answerHealth(req, res);
+    // The metrics count a kept public answer under its route's template, as the REST facade names it.
     const kept = keptAnswers ? keptAnswerFor(keptAnswers, req) : undefined;
-    if (kept) answerKept(req, res, kept);
-    else app(req, res);
+    if (kept) return sendEarly(req, res, { route: kept.route, status: kept.status, headers: kept.headers, body: kept.file });
+    const toExpress = () => void app(req, res);
+    for (const handler of handlers) if (handler(req, res, toExpress)) return;
+    toExpress();
   });
   const drain = httpDrain(server);
-  return { app, server, drain };
+  return { app, server, drain, early: { register: (handler) => void handlers.push(handler), send: sendEarly } };
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { GraphQLError, parse, specifiedRules, validate, type DocumentNode, type GraphQLSchema, type ValidationRule } from 'graphql';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
@@ -106,12 +107,16 @@ function withCode(error: GraphQLError, code: string): GraphQLError {
  */
 export function graphqlBudget(budget: ClientBudget): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
-    const { admitted, quota } = budget.take(req.ip ?? 'unknown');
+    // Taken already when the request was looked at before express (a kept read that was not kept).
+    const { admitted, quota } = takenBudgets.get(req) ?? budget.take(req.ip ?? 'unknown');
     reportQuota({ policy: 'graphql', ...quota });
     if (admitted) return next();
     sendGraphqlRefusal(res, 429, OVER_BUDGET, { code: 'rate_limited', retryAfterSeconds: quota.resetSeconds });
   };
 }
+
+/** Budgets taken for a request before express (graphql-http.ts's kept reads), which graphqlBudget then does not take again. */
+export const takenBudgets = new WeakMap<IncomingMessage, ReturnType<ClientBudget['take']>>();
 
 const OVER_BUDGET = 'Too many GraphQL operations from this network address; try again shortly';
 

@@ -99,4 +99,38 @@ describe('Record reads kept as sent', () => {
     expect(after.data?.record ?? null).toBeNull();
     expect(after.errors?.[0]?.extensions?.code).toBe('unauthenticated');
   });
+
+  it('answers a body that is not a JSON object or array the same with credentials as without', async () => {
+    const token = await t.signIn('kept-malformed@example.com');
+    for (const body of ['{"query": ', '"a string"', '[1, 2']) {
+      const send = (headers: Record<string, string>) => fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      const anonymous = await send({});
+      const withToken = await send({ authorization: `Bearer ${token}` });
+      expect({ body, status: withToken.status }).toEqual({ body, status: anonymous.status });
+      expect(withToken.status).toBe(400);
+      expect(await withToken.json()).toEqual(await anonymous.json());
+    }
+  });
+
+  it('budgets a kept read once, kept or not, and refuses past the budget as any operation', async () => {
+    const limited = await startTestApp({ RECORD_CACHE_SECONDS: '300', GRAPHQL_OPERATIONS_PER_MINUTE: '3' }, { sameDatabaseAs: t });
+    try {
+      const token = await limited.signIn('kept-budget@example.com');
+      const created = await limited.request('POST', '/api/v1/agreements', { token, body: agreementBody({ title: 'Budgeted', parties: [{ display_name: 'Other', contact_point_value: 'kept-budget-other@example.com' }] }) });
+      const id = created.body.id as string;
+      await settled(sql);
+      const read = () => fetch(`${limited.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: RECORD, variables: { id } }) });
+      // Executed and kept, then answered from memory twice: three operations, each counted once.
+      const answers = [await read(), await read(), await read()];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+      expect(answers.map((answer) => remaining(answer.headers))).toEqual([2, 1, 0]);
+      expect(limited.app.services.caches.graphqlRecordAnswers!.size).toBe(1);
+      const refused = await read();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('rate_limited');
+    } finally {
+      await limited.stop();
+    }
+  });
 });

@@ -49,6 +49,14 @@ export function refuseTooLarge(res: Response, answer: TooLargeAnswer): void {
 export function boundedBody(parser: (options: { limit: number }) => RequestHandler, limit: number, answer: TooLargeAnswer): RequestHandler {
   const parse = parser({ limit });
   return (req: Request, res: Response, next: NextFunction) => {
+    // Read before express (a small JSON body, readSmallJsonBody): parsed the way the parser would have.
+    const read = preReadBodies.get(req);
+    if (read) {
+      preReadBodies.delete(req);
+      if ('error' in read) return next(read.error);
+      req.body = read.body;
+      return next();
+    }
     if (announcesMoreThan(req, limit)) return refuseTooLarge(res, answer);
     let received = 0;
     const count = (chunk: Buffer) => {
@@ -77,5 +85,52 @@ export function boundedBody(parser: (options: { limit: number }) => RequestHandl
 export function closeUnreadBodies(req: IncomingMessage, res: ServerResponse): void {
   res.once('finish', () => {
     if (!req.complete) req.socket.destroySoon();
+  });
+}
+
+/** Bodies read before express, parsed or refused as express.json would (their parser then reads nothing). */
+const preReadBodies = new WeakMap<IncomingMessage, { body: unknown } | { error: Error }>();
+
+/** The most a body read before express may be: small JSON documents only (a kept GraphQL read's). */
+const PRE_READ_LIMIT = 16 * 1024;
+
+/**
+ * Whether a request's body may be read before express: announced JSON (UTF-8), not compressed, of a
+ * known length of at most PRE_READ_LIMIT. Anything else is express.json's to read, limit and refuse.
+ */
+export function preReadable(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  if (type === undefined || !/^application\/json\s*(;\s*charset=utf-8\s*)?$/i.test(type)) return false;
+  if (req.headers['content-encoding'] !== undefined || req.headers['transfer-encoding'] !== undefined) return false;
+  const length = Number(req.headers['content-length']);
+  return Number.isInteger(length) && length >= 2 && length <= PRE_READ_LIMIT;
+}
+
+/**
+ * Reads a preReadable body whole and parses it as express.json does (strict: an object or an array),
+ * remembering the result for the route's boundedBody. Resolves the parsed body, or undefined when it
+ * is not JSON (then the route answers its parser's 400). Rejects when the request ends early.
+ */
+export function readSmallJsonBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('error', reject);
+    req.once('aborted', () => reject(new Error('request aborted')));
+    req.once('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      try {
+        // What JSON allows before its value is only blanks: anything else trimmed here fails to parse below.
+        const first = text.trimStart()[0];
+        if (first !== '{' && first !== '[') throw new SyntaxError('Unexpected token: a JSON body is an object or an array');
+        const body: unknown = JSON.parse(text);
+        preReadBodies.set(req, { body });
+        resolve(body);
+      } catch (error) {
+        // What body-parser calls it: the routes answer it as a malformed body (400).
+        preReadBodies.set(req, { error: Object.assign(error as Error, { type: 'entity.parse.failed', status: 400, statusCode: 400, expose: true }) });
+        resolve(undefined);
+      }
+    });
   });
 }

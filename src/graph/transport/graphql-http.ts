@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLResponse } from '@apollo/server';
 import { Kind, OperationTypeNode, parse, type DocumentNode } from 'graphql';
@@ -7,6 +8,11 @@ import { credentialKey, type Principal } from '../../domain/identity/principal.j
 import type { AnswerCache } from '../../domain/shared/answer-cache.js';
 import type { Instruments } from '../../domain/shared/instruments.js';
 import type { GraphContext } from '../context.js';
+import type { EarlyAnswers, EarlyHandler } from './early-answers.js';
+import { rateLimitHeaders } from '../../domain/shared/quotas.js';
+import { takenBudgets } from '../armor.js';
+import { preReadable, readSmallJsonBody } from './body-limits.js';
+import type { ClientBudget } from './client-budget.js';
 
 /** A GraphQL answer kept as Apollo sent it, with the operation name the metrics count it under. */
 export type KeptGraphqlAnswer = { headers: [string, string][]; body: Buffer; operationName: string | null };
@@ -20,7 +26,7 @@ const KEPT_ROOT_FIELDS = new Set(['record', '__typename']);
 export type GraphqlOverHttp = {
   apollo: ApolloServer<GraphContext>;
   /** The principal of the request's credentials (throws when they do not check out). */
-  authenticate: (req: Request) => Promise<Principal | null>;
+  authenticate: (headers: IncomingHttpHeaders) => Promise<Principal | null>;
   /** The context of an operation, for its principal. */
   context: (req: Request, principal: Principal | null) => GraphContext;
   /** Record reads' answers kept as sent (none: every operation is executed). */
@@ -38,8 +44,10 @@ export type GraphqlOverHttp = {
 export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Response) => Promise<void> {
   const { apollo, kept } = deps;
   return async (req, res) => {
-    const keyed = kept ? await keptKey(req, deps.authenticate) : null;
-    if (kept && keyed) {
+    // Looked up already when the request came (keptGraphqlReadsEarly), and not kept then.
+    const early = earlyKeys.get(req);
+    const keyed = early ?? (kept ? await keptKey(req, deps.authenticate) : null);
+    if (kept && keyed && !early) {
       const answer = kept.peek(keyed.key);
       if (answer) {
         deps.instruments?.graphqlOperation(answer.operationName, 'graphql', 'ok');
@@ -60,7 +68,7 @@ export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Resp
       apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: req.method.toUpperCase(), headers, search: query < 0 ? '' : req.url.slice(query), body: req.body as unknown },
         // Authenticated once: the kept answer's lookup already asked.
-        context: async () => deps.context(req, keyed ? keyed.principal : await deps.authenticate(req)),
+        context: async () => deps.context(req, keyed ? keyed.principal : await deps.authenticate(req.headers)),
       });
     const keep = (response: HTTPGraphQLResponse): KeptGraphqlAnswer | null => {
       if ((response.status ?? 200) !== 200 || response.body.kind !== 'complete' || !keyed) return null;
@@ -82,8 +90,58 @@ export function graphqlOverHttp(deps: GraphqlOverHttp): (req: Request, res: Resp
 
 type KeptKey = { key: string; principal: Principal; operationName: string | null };
 
+/** Requests looked up before express and not kept: their key and principal, not asked for again. */
+const earlyKeys = new WeakMap<IncomingMessage, KeptKey>();
+
+/**
+ * Kept record reads answered by the HTTP server before express, as the public record's are: a POST
+ * of a small JSON document with credentials has its body read (body-limits.ts's pre-read, which the
+ * route's parser then takes as its own), its operation budgeted (graphqlBudget does not take it again),
+ * its credential checked and its answer looked up. Kept: sent with its RateLimit fields and what
+ * express would add (EarlyAnswers.send), counted by operation. Anything else (not JSON, over budget,
+ * not kept, an Idempotency-Key, credentials that do not check out) goes on to express as it would
+ * have, its body, budget and principal already taken.
+ */
+export function keptGraphqlReadsEarly(deps: {
+  kept: AnswerCache<KeptGraphqlAnswer>;
+  budget: ClientBudget;
+  clientAddressOf: (req: IncomingMessage) => string;
+  authenticate: (headers: IncomingHttpHeaders) => Promise<Principal | null>;
+  instruments?: Instruments;
+  send: EarlyAnswers['send'];
+}): EarlyHandler {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const body = await readSmallJsonBody(req);
+    if (body === undefined) return false;
+    const taken = deps.budget.take(deps.clientAddressOf(req));
+    takenBudgets.set(req, taken);
+    if (!taken.admitted) return false;
+    const keyed = await keptKey({ method: 'POST', headers: req.headers, body }, deps.authenticate);
+    if (!keyed) return false;
+    const kept = deps.kept.peek(keyed.key);
+    if (!kept) {
+      earlyKeys.set(req, keyed);
+      return false;
+    }
+    deps.instruments?.graphqlOperation(kept.operationName, 'graphql', 'ok');
+    const headers = { ...Object.fromEntries(kept.headers), ...rateLimitHeaders([{ policy: 'graphql', ...taken.quota }]) };
+    deps.send(req, res, { route: '/graphql', status: 200, headers, body: kept.body });
+    return true;
+  };
+  return (req, res, toExpress) => {
+    if (req.method !== 'POST' || req.url !== '/graphql' || !preReadable(req)) return false;
+    if (req.headers['idempotency-key'] !== undefined || (req.headers.authorization === undefined && req.headers['x-api-key'] === undefined)) return false;
+    answer(req, res).then(
+      (answered) => void (answered || toExpress()),
+      // The request ended before its body did: nobody is left to answer.
+      () => void res.destroy(),
+    );
+    return true;
+  };
+}
+
 /** The key of a request whose answer may be kept (a POST with a JSON document and credentials), else null. */
-async function keptKey(req: Request, authenticate: (req: Request) => Promise<Principal | null>): Promise<KeptKey | null> {
+async function keptKey(req: Pick<Request, 'method' | 'headers' | 'body'>, authenticate: (headers: IncomingHttpHeaders) => Promise<Principal | null>): Promise<KeptKey | null> {
   const body = req.body as { query?: unknown; operationName?: unknown; variables?: unknown; extensions?: unknown } | undefined;
   if (req.method !== 'POST' || typeof body?.query !== 'string' || body.extensions !== undefined) return null;
   if (req.headers.authorization === undefined && req.headers['x-api-key'] === undefined) return null;
@@ -92,7 +150,7 @@ async function keptKey(req: Request, authenticate: (req: Request) => Promise<Pri
   if (!shape) return null;
   let principal: Principal | null;
   try {
-    principal = await authenticate(req);
+    principal = await authenticate(req.headers);
   } catch {
     // Credentials that do not check out: Apollo's context answers them (authenticating again).
     return null;
