@@ -18,7 +18,6 @@ import type { EarlyAnswers, EarlyHandler } from '../graph/transport/early-answer
 
 const noop = () => undefined;
 
-
 /**
  * The HTTP server and the express app every transport mounts on, with what applies to all of them:
  * security headers, the request log, request deadlines, quota headers on anonymous routes, and the

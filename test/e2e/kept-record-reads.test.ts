@@ -1,4 +1,5 @@
 import pg from 'pg';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { agreementBody, startTestApp, type TestApp } from '../support/harness.js';
 import { settled } from '../support/settled.js';
 import { waitFor } from '../support/wait.js';
@@ -11,10 +12,11 @@ import { waitFor } from '../support/wait.js';
 describe('Record reads kept as sent', () => {
   let t: TestApp;
   let sql: pg.Client;
+  const METRICS_TOKEN = 'kept-reads-metrics-token';
   const RECORD = 'query KeptRecord($id: String!) { record(id: $id) { id title status parties { displayName } } }';
 
   beforeAll(async () => {
-    t = await startTestApp({ RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300' });
+    t = await startTestApp({ RECORD_CACHE_SECONDS: '300', LISTING_CACHE_SECONDS: '300', METRICS_TOKEN });
     sql = new pg.Client({ connectionString: t.databaseUrl });
     await sql.connect();
   });
@@ -24,7 +26,6 @@ describe('Record reads kept as sent', () => {
   });
 
   const caches = () => t.app.services.caches;
-
 
   /** A write the database's triggers do not see (replication role): nothing drops the kept answers. */
   const renameUnseen = async (id: string, title: string) => {
@@ -39,6 +40,13 @@ describe('Record reads kept as sent', () => {
     fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) });
   /** The headers of an answer but those that differ on every answer (the budget's remaining count among them). */
   const stableHeaders = (headers: Headers) => Object.fromEntries([...headers].filter(([name]) => !['date', 'x-request-id', 'ratelimit'].includes(name)));
+  /** A counter's value from a scrape, summed over the series whose labels include `labels`. */
+  const counted = async (name: string, labels: Record<string, string>) => {
+    const response = await fetch(`${t.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    const families = parsePrometheusTextFormat(await response.text()) as { name: string; metrics: { labels?: Record<string, string>; value?: string }[] }[];
+    const series = families.find((family) => family.name === name)?.metrics ?? [];
+    return series.filter((metric) => Object.entries(labels).every(([label, value]) => metric.labels?.[label] === value)).reduce((sum, metric) => sum + Number(metric.value ?? 0), 0);
+  };
   const remaining = (headers: Headers) => Number(/;r=(\d+)/.exec(headers.get('ratelimit') ?? '')?.[1]);
 
   it('answers a kept GraphQL record read as Apollo did, until a committed write drops it', async () => {
@@ -53,8 +61,15 @@ describe('Record reads kept as sent', () => {
     expect(JSON.parse(firstBody)).toMatchObject({ data: { record: { id, title: 'Kept title', status: 'draft' } } });
     expect(JSON.parse(firstBody).data.record.parties).toContainEqual({ displayName: 'Kept Party' });
     expect(caches().graphqlRecordAnswers!.size).toBe(1);
-    const again = await post(token, { query: RECORD, variables: { id } });
+    const requestsBefore = await counted('http_requests_total', { route: '/graphql', status_class: '2xx' });
+    const operationsBefore = await counted('rss_graphql_operations_total', { operation: 'KeptRecord', outcome: 'ok' });
+    const again = await post(token, { query: RECORD, variables: { id } }, { 'x-request-id': 'kept-graphql-read' });
     expect(await again.text()).toBe(firstBody);
+    // Answered from memory, it is still logged under its request id and counted as a request and an operation.
+    expect(again.headers.get('x-request-id')).toBe('kept-graphql-read');
+    expect(t.logs()).toContain('"id":"kept-graphql-read"');
+    await waitFor(async () => (await counted('http_requests_total', { route: '/graphql', status_class: '2xx' })) === requestsBefore + 1, 5_000);
+    expect(await counted('rss_graphql_operations_total', { operation: 'KeptRecord', outcome: 'ok' })).toBe(operationsBefore + 1);
     expect(stableHeaders(again.headers)).toEqual(stableHeaders(first.headers));
     // A kept answer is budgeted as any operation.
     expect(remaining(again.headers)).toBe(remaining(first.headers) - 1);
@@ -102,7 +117,9 @@ describe('Record reads kept as sent', () => {
 
   it('answers a body that is not a JSON object or array the same with credentials as without', async () => {
     const token = await t.signIn('kept-malformed@example.com');
-    for (const body of ['{"query": ', '"a string"', '[1, 2']) {
+    // Not JSON, JSON that is no object or array, and a document too deep to be looked at.
+    const deep = `{ record(id: "x") ${'{ a '.repeat(40)}${'}'.repeat(41)}`;
+    for (const body of ['{"query": ', '"a string"', '[1, 2', JSON.stringify({ query: deep })]) {
       const send = (headers: Record<string, string>) => fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
       const anonymous = await send({});
       const withToken = await send({ authorization: `Bearer ${token}` });

@@ -29,12 +29,7 @@ export class AnswerCache<T extends object> {
 
   /** The cached answer, or `load()`'s, stored when `cacheable` says it can only change with an event. */
   async get(key: string, load: () => Promise<T>, cacheable: (answer: T) => boolean): Promise<T> {
-    const hit = this.entries.get(key);
-    if (hit) return hit;
-    const generation = this.generation;
-    const answer = await load();
-    if (generation === this.generation && cacheable(answer)) this.entries.set(key, answer);
-    return answer;
+    return this.entries.get(key) ?? this.remember(key, load, (answer) => (cacheable(answer) ? answer : null));
   }
 
   /**

@@ -8,6 +8,7 @@ import { credentialKey, type Principal } from '../../domain/identity/principal.j
 import type { AnswerCache } from '../../domain/shared/answer-cache.js';
 import type { Instruments } from '../../domain/shared/instruments.js';
 import type { GraphContext } from '../context.js';
+import { documentTooDeep } from '../document-shape.js';
 import type { EarlyAnswers, EarlyHandler } from './early-answers.js';
 import { rateLimitHeaders } from '../../domain/shared/quotas.js';
 import { takenBudgets } from '../armor.js';
@@ -169,7 +170,8 @@ const shapes = new LRUCache<string, Shape | false>({ max: 128 });
 const MAX_KEPT_DOCUMENT = 16 * 1024;
 
 function keptShape(query: string, operationName: string | null): Shape | null {
-  if (query.length > MAX_KEPT_DOCUMENT) return null;
+  // Parsed here before the route's own checks run: a document too deep for them is not looked at.
+  if (query.length > MAX_KEPT_DOCUMENT || documentTooDeep(query)) return null;
   const cacheKey = `${operationName ?? ''}\u0000${query}`;
   let shape = shapes.get(cacheKey);
   if (shape === undefined) {
